@@ -1,0 +1,93 @@
+// Builds every bundle: the extension host (cjs, `vscode` external), the webview (iife, browser),
+// the built-in demo agent (a standalone node script shipped in the vsix), and — unless
+// --production — the scripted test agents and the integration test suites.
+import * as esbuild from "esbuild";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+const production = process.argv.includes("--production");
+const watch = process.argv.includes("--watch");
+const root = new URL("..", import.meta.url).pathname;
+
+/** Lists files below dir whose name passes the test (recursive). */
+function files(dir, test) {
+  if (!existsSync(join(root, dir))) return [];
+  const out = [];
+  for (const name of readdirSync(join(root, dir))) {
+    const rel = join(dir, name);
+    if (statSync(join(root, rel)).isDirectory()) out.push(...files(rel, test));
+    else if (test(name)) out.push(rel);
+  }
+  return out;
+}
+
+/** esbuild reports problems in the format VS Code's `$esbuild-watch` matcher expects. */
+const reportPlugin = {
+  name: "report",
+  setup(build) {
+    build.onEnd((result) => {
+      for (const { text, location } of result.errors) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+      }
+      if (watch) console.log(`[watch] build finished (${result.errors.length} errors)`);
+    });
+  },
+};
+
+const node = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  sourcemap: production ? false : "linked",
+  minify: production,
+  logLevel: "warning",
+  plugins: [reportPlugin],
+  absWorkingDir: root,
+};
+
+const contexts = [
+  { ...node, entryPoints: ["src/extension.ts"], outfile: "dist/extension.js", external: ["vscode"] },
+  { ...node, entryPoints: ["src/demo/demoAgent.ts"], outfile: "dist/demoAgent.js" },
+];
+if (existsSync(join(root, "src/webview/main.ts"))) {
+  contexts.push({
+    bundle: true, platform: "browser", target: "es2022", format: "iife",
+    sourcemap: production ? false : "linked", minify: production, logLevel: "warning",
+    plugins: [reportPlugin], absWorkingDir: root,
+    entryPoints: ["src/webview/main.ts"], outfile: "dist/webview.js",
+  });
+}
+if (!production) {
+  const agents = files("test/fixtures/agents", (n) => n.endsWith(".ts"));
+  if (agents.length) contexts.push({ ...node, entryPoints: agents, outdir: "out/fixtures/agents" });
+  for (const suite of ["integration", "smoke", "bench"]) {
+    const entries = files(`test/${suite}`, (n) => n.endsWith(".ts"));
+    if (entries.length) {
+      contexts.push({
+        ...node, entryPoints: entries, outdir: `out/${suite}`, outbase: `test/${suite}`,
+        external: ["vscode", "mocha"],
+      });
+    }
+  }
+}
+
+if (!watch) {
+  rmSync(join(root, "dist"), { recursive: true, force: true });
+  if (!production) rmSync(join(root, "out"), { recursive: true, force: true });
+}
+const started = Date.now();
+const built = await Promise.all(contexts.map((c) => esbuild.context(c)));
+if (watch) {
+  await Promise.all(built.map((c) => c.watch()));
+  console.log("[watch] watching for changes");
+} else {
+  try {
+    await Promise.all(built.map((c) => c.rebuild()));
+  } finally {
+    await Promise.all(built.map((c) => c.dispose()));
+  }
+  const outs = contexts.map((c) => c.outfile ? relative(root, join(root, c.outfile)) : c.outdir);
+  console.log(`built ${outs.join(", ")} in ${Date.now() - started} ms${production ? " (production)" : ""}`);
+}

@@ -1,0 +1,396 @@
+/**
+ * A running ACP agent: spawns the process, frames its stdio, runs the SDK client app with a
+ * handler for every client method, performs `initialize` (with timeout and version check) and
+ * `authenticate`, creates sessions, and turns every way an agent can fail into an `AgentError`
+ * that names the agent and what to do. It owns the process: disposing kills it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import type { AnyMessage } from "@agentclientprotocol/sdk";
+import type { ContentBlock, SessionStartInfo } from "../core/events";
+import { parseConfigOptions } from "../core/updateMapper";
+import { AgentSession, describeError, type SessionTransport } from "./agentSession";
+import { ndJsonStream } from "./ndjson";
+import { killTree } from "./nodeTerminals";
+import type { ClientPorts } from "./ports";
+
+export interface AgentSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+export interface ConnectOptions {
+  initializeTimeoutMs: number;
+  clientName: string;
+  clientVersion: string;
+  /** Picks an auth method when the agent requires one; undefined = give up. */
+  chooseAuthMethod?: (agentName: string, methods: { id: string; name: string; description?: string }[]) => Promise<string | undefined>;
+}
+
+/** A failure of the agent itself, worded for the user: what happened and what to do. */
+export class AgentError extends Error {
+  constructor(readonly agentName: string, message: string, readonly hint: string, readonly stderrTail = "") {
+    super(`Agent "${agentName}" ${message}`);
+    this.name = "AgentError";
+  }
+
+  /** Message plus hint, for notifications. */
+  get userMessage(): string {
+    return `${this.message}. ${this.hint}`;
+  }
+}
+
+const STDERR_RING_BYTES = 64 * 1024;
+const PENDING_UPDATE_LIMIT = 10_000;
+
+export class AgentConnection {
+  private readonly sessions = new Map<string, AgentSession>();
+  /** Updates for sessions whose `session/new` answer has not been processed yet (they race it on the wire). */
+  private readonly pendingUpdates = new Map<string, unknown[]>();
+  private pendingCount = 0;
+  private stderrTail = "";
+  private disposed = false;
+  private deathReason: AgentError | undefined;
+  private readonly deathListeners = new Set<(err: AgentError) => void>();
+  readonly dead: Promise<never>;
+  private rejectDead!: (e: AgentError) => void;
+  private conn!: acp.ClientConnection;
+  initializeResponse: acp.InitializeResponse | undefined;
+
+  private constructor(readonly spec: AgentSpec, private readonly proc: ChildProcess, private readonly ports: ClientPorts, private readonly options: ConnectOptions) {
+    this.dead = new Promise<never>((_, reject) => { this.rejectDead = reject; });
+    this.dead.catch(() => undefined);
+  }
+
+  get agentName(): string {
+    return this.spec.name;
+  }
+
+  get isAlive(): boolean {
+    return !this.deathReason && !this.disposed;
+  }
+
+  /** Recent stderr of the agent (bounded ring). */
+  get stderr(): string {
+    return this.stderrTail;
+  }
+
+  onDeath(listener: (err: AgentError) => void): { dispose(): void } {
+    this.deathListeners.add(listener);
+    return { dispose: () => { this.deathListeners.delete(listener); } };
+  }
+
+  /** Spawns the agent and completes `initialize`; rejects with an `AgentError`. */
+  static async start(spec: AgentSpec, ports: ClientPorts, options: ConnectOptions): Promise<AgentConnection> {
+    const { logger } = ports;
+    logger.info(`Starting agent "${spec.name}": ${[spec.command, ...spec.args].join(" ")} (cwd ${spec.cwd})`);
+    let proc: ChildProcess;
+    try {
+      proc = spawn(spec.command, spec.args, {
+        cwd: spec.cwd,
+        env: { ...process.env, ...spec.env },
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: process.platform !== "win32",
+        windowsHide: true,
+      });
+    } catch (err) {
+      throw new AgentError(spec.name, `could not be started: ${describeError(err).message}`, "Check the agent's command in the agentThoughts.agents setting.");
+    }
+    const self = new AgentConnection(spec, proc, ports, options);
+    await self.waitForSpawn();
+    self.wire();
+    await self.initialize();
+    return self;
+  }
+
+  private waitForSpawn(): Promise<void> {
+    const { spec, proc } = this;
+    return new Promise<void>((resolve, reject) => {
+      proc.once("spawn", () => resolve());
+      proc.once("error", (err: NodeJS.ErrnoException) => {
+        const hint = "Check the agent's command in the agentThoughts.agents setting, or install the agent.";
+        if (err.code === "ENOENT") reject(new AgentError(spec.name, `could not be started: command "${spec.command}" was not found (cwd ${spec.cwd})`, hint));
+        else if (err.code === "EACCES") reject(new AgentError(spec.name, `could not be started: "${spec.command}" is not executable`, hint));
+        else reject(new AgentError(spec.name, `could not be started: ${err.message}`, hint));
+      });
+    });
+  }
+
+  private wire(): void {
+    const { proc, ports: { logger } } = this;
+    proc.stderr!.setEncoding("utf8");
+    let partial = "";
+    proc.stderr!.on("data", (text: string) => {
+      this.stderrTail = (this.stderrTail + text).slice(-STDERR_RING_BYTES);
+      const lines = (partial + text).split("\n");
+      partial = lines.pop() ?? "";
+      if (partial.length > 4096) { lines.push(partial); partial = ""; }
+      for (const l of lines) if (l.trim()) logger.info(`[${this.spec.name} stderr] ${l.length > 2000 ? l.slice(0, 2000) + "…" : l}`);
+    });
+    proc.stdin!.on("error", (err) => logger.warn(`[${this.spec.name}] stdin: ${err.message}`));
+    proc.on("exit", (code, signal) => {
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      if (this.disposed) {
+        logger.info(`Agent "${this.spec.name}" ${how}.`);
+        return;
+      }
+      const tail = this.stderrTail.trim().split("\n").slice(-5).join("\n");
+      this.die(new AgentError(this.spec.name, how + (tail ? `; its last output: ${tail.slice(-600)}` : ""), "Restart the agent with Agent Thoughts: Ask… (a new session starts); see Agent Thoughts: Show Log for details.", this.stderrTail));
+    });
+
+    const stream = ndJsonStream(proc.stdin!, proc.stdout!, {
+      incoming: (m) => this.tap(m),
+      outgoing: (m) => logger.traceEnabled && logger.trace(`→ ${this.spec.name} ${truncate(JSON.stringify(m))}`),
+      noise: (line, reason) => {
+        logger.warn(`[${this.spec.name} stdout] ${reason}: ${truncate(line, 300)}`);
+        for (const s of this.sessions.values()) {
+          if (s.busy) s.record({ kind: "unknown", what: "stdout", reason: `agent wrote a line that is ${reason}`, raw: truncate(line, 2000) });
+        }
+      },
+    });
+
+    const app = acp.client({ name: this.options.clientName })
+      .onNotification(acp.methods.client.session.update, () => undefined) // mapped by the tap, in wire order
+      .onNotification(acp.methods.client.elicitation.complete, () => undefined)
+      .onRequest(acp.methods.client.session.requestPermission, async (ctx) => {
+        const session = this.session(ctx.params.sessionId);
+        const outcome = await session.resolvePermission(String(ctx.requestId), ctx.params);
+        return { outcome };
+      })
+      .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
+        this.session(params.sessionId);
+        const content = await this.ports.fs.readTextFile({ sessionId: params.sessionId, path: params.path, ...(params.line != null ? { line: params.line } : {}), ...(params.limit != null ? { limit: params.limit } : {}) });
+        return { content };
+      })
+      .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
+        this.session(params.sessionId);
+        await this.ports.fs.writeTextFile({ sessionId: params.sessionId, path: params.path, content: params.content });
+        return {};
+      })
+      .onRequest(acp.methods.client.terminal.create, async ({ params }) => {
+        this.session(params.sessionId);
+        const terminalId = await this.ports.terminal.create({
+          sessionId: params.sessionId, command: params.command,
+          ...(params.args ? { args: params.args } : {}), ...(params.env ? { env: params.env } : {}),
+          cwd: params.cwd ?? this.spec.cwd,
+          ...(params.outputByteLimit != null ? { outputByteLimit: params.outputByteLimit } : {}),
+        });
+        return { terminalId };
+      })
+      .onRequest(acp.methods.client.terminal.output, async ({ params }) => {
+        const r = await this.ports.terminal.output(params.sessionId, params.terminalId);
+        return { output: r.output, truncated: r.truncated, ...(r.exitStatus ? { exitStatus: r.exitStatus } : {}) };
+      })
+      .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => this.ports.terminal.waitForExit(params.sessionId, params.terminalId))
+      .onRequest(acp.methods.client.terminal.kill, async ({ params }) => { await this.ports.terminal.kill(params.sessionId, params.terminalId); return {}; })
+      .onRequest(acp.methods.client.terminal.release, async ({ params }) => { await this.ports.terminal.release(params.sessionId, params.terminalId); return {}; })
+      .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
+        // We do not advertise elicitation; an agent asking anyway gets a clear decline, and the user sees it.
+        const sessionId = "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : undefined;
+        const s = sessionId ? this.sessions.get(sessionId) : undefined;
+        s?.record({ kind: "notice", severity: "warning", title: `${this.spec.name} asked for input (elicitation), which Agent Thoughts does not support yet`, description: params.message });
+        return { action: "decline" };
+      });
+    this.conn = app.connect(stream);
+    void this.conn.closed.then(() => {
+      if (!this.disposed && !this.deathReason) {
+        // The stream ended before the exit event; the exit handler words the error when it comes.
+        setTimeout(() => { if (!this.disposed && !this.deathReason) this.die(new AgentError(this.spec.name, "closed its connection", "Restart the agent with a new session.", this.stderrTail)); }, 1000);
+      }
+    });
+  }
+
+  /** Sees every incoming message in wire order; maps session updates and permission requests. */
+  private tap(message: AnyMessage): void {
+    const { logger } = this.ports;
+    if (logger.traceEnabled) logger.trace(`← ${this.spec.name} ${truncate(JSON.stringify(message))}`);
+    if (!("method" in message)) return;
+    const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
+    const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
+    if (message.method === acp.methods.client.session.update) {
+      if (!sessionId) {
+        logger.warn(`[${this.spec.name}] session/update without sessionId ignored: ${truncate(JSON.stringify(message), 300)}`);
+        return;
+      }
+      const session = this.sessions.get(sessionId);
+      if (session) session.ingestUpdate(params.update);
+      else this.holdUpdate(sessionId, params.update);
+    } else if (message.method === acp.methods.client.session.requestPermission && "id" in message && sessionId) {
+      this.sessions.get(sessionId)?.ingestPermissionRequest(String(message.id), params);
+    } else if (!("id" in message) && !knownNotification(message.method)) {
+      logger.debug(`[${this.spec.name}] ignoring notification ${message.method}`);
+    }
+  }
+
+  private holdUpdate(sessionId: string, update: unknown): void {
+    if (this.pendingCount >= PENDING_UPDATE_LIMIT) {
+      this.ports.logger.warn(`[${this.spec.name}] dropping update for unknown session ${sessionId}: ${truncate(JSON.stringify(update), 300)}`);
+      return;
+    }
+    const list = this.pendingUpdates.get(sessionId) ?? [];
+    list.push(update);
+    this.pendingUpdates.set(sessionId, list);
+    this.pendingCount++;
+    if (list.length === 1) {
+      setTimeout(() => {
+        if (this.pendingUpdates.has(sessionId)) this.ports.logger.warn(`[${this.spec.name}] updates for unknown session ${sessionId} (${this.pendingUpdates.get(sessionId)!.length} so far) are held until that session appears`);
+      }, 2000).unref?.();
+    }
+  }
+
+  private session(sessionId: string): AgentSession {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw acp.RequestError.sessionNotFound(sessionId);
+    return s;
+  }
+
+  private async initialize(): Promise<void> {
+    const { spec, options } = this;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AgentError(spec.name, `did not answer initialize within ${Math.round(options.initializeTimeoutMs / 1000)} s`, "Check that the command starts an ACP agent (some need a flag such as --acp), or raise agentThoughts.initializeTimeoutSeconds.", this.stderrTail)), options.initializeTimeoutMs);
+    });
+    try {
+      const init = await Promise.race([
+        this.conn.agent.request(acp.methods.agent.initialize, {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: {
+            fs: { readTextFile: true, writeTextFile: true },
+            terminal: true,
+            _meta: { terminal_output: true, terminal_output_delta: true },
+          },
+          clientInfo: { name: options.clientName, title: "Agent Thoughts", version: options.clientVersion },
+        }),
+        timeout,
+        this.dead,
+      ]);
+      if (init.protocolVersion !== acp.PROTOCOL_VERSION) {
+        throw new AgentError(spec.name, `speaks ACP protocol version ${String(init.protocolVersion)}, but Agent Thoughts supports version ${acp.PROTOCOL_VERSION}`, "Update the agent (or Agent Thoughts) to a matching version.");
+      }
+      this.initializeResponse = init;
+      this.ports.logger.info(`Agent "${spec.name}" initialized: ${init.agentInfo?.name ?? "?"} ${init.agentInfo?.version ?? ""} (protocol ${init.protocolVersion})`);
+    } catch (err) {
+      this.dispose();
+      if (err instanceof AgentError) throw err;
+      throw new AgentError(spec.name, `failed to initialize: ${describeError(err).message}`, "See Agent Thoughts: Show Log for the agent's output.", this.stderrTail);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** `session/new` (authenticating first when the agent asks for it). */
+  async newSession(cwd: string): Promise<AgentSession> {
+    if (this.deathReason) throw this.deathReason;
+    const request = (): Promise<acp.NewSessionResponse> => Promise.race([this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }), this.dead]);
+    let res: acp.NewSessionResponse;
+    try {
+      res = await request();
+    } catch (err) {
+      if (!(err instanceof acp.RequestError) || err.code !== -32000) throw this.wrap(err, "could not start a session");
+      await this.authenticate();
+      try {
+        res = await request();
+      } catch (err2) {
+        throw this.wrap(err2, "could not start a session after authenticating");
+      }
+    }
+    const transport: SessionTransport = {
+      agentName: this.spec.name,
+      dead: this.dead,
+      prompt: async (sessionId: string, prompt: ContentBlock[]) => {
+        const r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: prompt as acp.ContentBlock[] });
+        const usage = "usage" in r && r.usage && typeof r.usage === "object" ? (r.usage as Record<string, unknown>) : undefined;
+        return { stopReason: r.stopReason, ...(usage ? { usage } : {}) };
+      },
+      cancel: (sessionId: string) => this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId }),
+    };
+    const session = new AgentSession(res.sessionId, transport, this.ports.permission, this.ports.logger);
+    this.sessions.set(res.sessionId, session);
+    session.record({ kind: "session_start", ...this.startInfo(cwd, res) });
+    const held = this.pendingUpdates.get(res.sessionId);
+    if (held) {
+      this.pendingUpdates.delete(res.sessionId);
+      this.pendingCount -= held.length;
+      for (const u of held) session.ingestUpdate(u);
+    }
+    return session;
+  }
+
+  private startInfo(cwd: string, res: acp.NewSessionResponse): SessionStartInfo {
+    const info: SessionStartInfo = { agentName: this.initializeResponse?.agentInfo?.title ?? this.initializeResponse?.agentInfo?.name ?? this.spec.name, cwd };
+    const version = this.initializeResponse?.agentInfo?.version;
+    if (version) info.agentVersion = version;
+    if (res.modes) info.modes = { currentModeId: res.modes.currentModeId, availableModes: res.modes.availableModes.map((m) => ({ id: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })) };
+    if (res.configOptions) info.configOptions = parseConfigOptions(res.configOptions).options;
+    const legacy = (res as { models?: { currentModelId?: unknown; availableModels?: unknown } }).models;
+    if (legacy && typeof legacy.currentModelId === "string" && Array.isArray(legacy.availableModels)) {
+      info.models = {
+        currentModelId: legacy.currentModelId,
+        availableModels: (legacy.availableModels as { modelId?: unknown; name?: unknown; description?: unknown }[])
+          .filter((m) => typeof m.modelId === "string")
+          .map((m) => ({ modelId: String(m.modelId), name: typeof m.name === "string" ? m.name : String(m.modelId), ...(typeof m.description === "string" ? { description: m.description } : {}) })),
+      };
+    }
+    return info;
+  }
+
+  private async authenticate(): Promise<void> {
+    const methods = (this.initializeResponse?.authMethods ?? []).map((m) => ({ id: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) }));
+    if (methods.length === 0) throw new AgentError(this.spec.name, "requires authentication but offers no method", "Log in with the agent's own CLI, then try again.");
+    const methodId = methods.length === 1 ? methods[0]!.id : await this.options.chooseAuthMethod?.(this.spec.name, methods);
+    if (!methodId) throw new AgentError(this.spec.name, "requires authentication", `Choose one of: ${methods.map((m) => m.name).join(", ")}; or log in with the agent's own CLI.`);
+    this.ports.logger.info(`Authenticating with "${this.spec.name}" using ${methodId}`);
+    try {
+      await Promise.race([this.conn.agent.request(acp.methods.agent.authenticate, { methodId }), this.dead]);
+    } catch (err) {
+      throw this.wrap(err, `could not authenticate with ${methodId}`);
+    }
+  }
+
+  private wrap(err: unknown, what: string): AgentError {
+    if (err instanceof AgentError) return err;
+    return new AgentError(this.spec.name, `${what}: ${describeError(err).message}`, "See Agent Thoughts: Show Log for details.", this.stderrTail);
+  }
+
+  private die(reason: AgentError): void {
+    if (this.deathReason) return;
+    this.deathReason = reason;
+    this.ports.logger.error(reason.userMessage);
+    for (const s of this.sessions.values()) {
+      s.record({ kind: "error", message: reason.message, detail: reason.hint, fatal: true });
+      s.end(reason);
+      this.ports.terminal.releaseSession(s.sessionId);
+    }
+    this.rejectDead(reason);
+    for (const l of this.deathListeners) l(reason);
+    killTree(this.proc, "SIGKILL");
+  }
+
+  /** Stops the agent (and every session and terminal it has). */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    const reason = new AgentError(this.spec.name, "was stopped", "Start a new session to continue.");
+    for (const s of this.sessions.values()) {
+      s.end(reason);
+      this.ports.terminal.releaseSession(s.sessionId);
+    }
+    this.rejectDead(reason);
+    try { this.conn?.close(); } catch { /* already closed */ }
+    this.proc.stdin?.destroy();
+    killTree(this.proc);
+    const proc = this.proc;
+    setTimeout(() => killTree(proc, "SIGKILL"), 2000).unref?.();
+  }
+}
+
+function knownNotification(method: string): boolean {
+  return method === acp.methods.client.elicitation.complete || method.startsWith("_");
+}
+
+function truncate(s: string, max = 4000): string {
+  return s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s;
+}

@@ -1,0 +1,223 @@
+/**
+ * One ACP session with a running agent: its event log and mapper, its prompt turns (run one at a
+ * time, in the order asked), cancellation, and its open permission requests. Turns are exposed as
+ * `ThoughtStream`s; the connection feeds raw wire messages in through `ingest*`.
+ */
+import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody } from "../core/events";
+import { SessionLog } from "../core/sessionLog";
+import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
+import { SessionUpdateMapper } from "../core/updateMapper";
+import type { Logger, PermissionPort } from "./ports";
+
+/** What a session needs from its connection. */
+export interface SessionTransport {
+  readonly agentName: string;
+  prompt(sessionId: string, prompt: ContentBlock[]): Promise<{ stopReason: StopReason; usage?: Record<string, unknown> }>;
+  cancel(sessionId: string): Promise<void>;
+  /** Rejects when the connection dies, with the reason; never resolves otherwise. */
+  readonly dead: Promise<never>;
+}
+
+export interface PromptOptions {
+  include?: EventFilter;
+  signal?: AbortSignal;
+}
+
+interface PendingPermission {
+  requestId: string;
+  toolCallId: string;
+  turnId: number | undefined;
+  controller: AbortController;
+  answered: boolean;
+}
+
+const STOP_REASONS: readonly StopReason[] = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"];
+
+export class AgentSession {
+  readonly log: SessionLog;
+  private readonly mapper = new SessionUpdateMapper();
+  private turnCounter = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly permissions = new Map<string, PendingPermission>();
+  private ended: Error | undefined;
+  private cancelRequested = false;
+  private runningTurn: number | undefined;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly transport: SessionTransport,
+    private readonly permissionPort: PermissionPort,
+    private readonly logger: Logger,
+    now: () => number = Date.now,
+  ) {
+    this.log = new SessionLog(sessionId, now);
+  }
+
+  get agentName(): string {
+    return this.transport.agentName;
+  }
+
+  /** True while a turn runs (or is queued). */
+  get busy(): boolean {
+    return this.runningTurn !== undefined;
+  }
+
+  get isEnded(): boolean {
+    return this.ended !== undefined;
+  }
+
+  /** Appends events to the log (used by the connection for session-level facts). */
+  record(...events: ThoughtEventBody[]): void {
+    this.log.append(...events);
+  }
+
+  /** A raw `session/update` `update` object, in wire order. */
+  ingestUpdate(update: unknown): void {
+    this.log.append(...this.mapper.map(update));
+  }
+
+  /** A raw `session/request_permission`, in wire order; registers it under its JSON-RPC id. */
+  ingestPermissionRequest(rpcId: string, params: { toolCall?: unknown; options?: unknown }): void {
+    if (this.permissions.has(rpcId)) return;
+    const requestId = `perm-${rpcId}`;
+    const events = this.mapper.permissionRequest(requestId, params.toolCall, params.options);
+    const request = events.find((e) => e.kind === "permission_request");
+    this.permissions.set(rpcId, {
+      requestId, toolCallId: request?.kind === "permission_request" ? request.toolCallId : "", turnId: this.log.turnId,
+      controller: new AbortController(), answered: false,
+    });
+    this.log.append(...events);
+  }
+
+  /** Answers a permission request through the port (UI/policy); called by the SDK handler. */
+  async resolvePermission(rpcId: string, params: { toolCall?: unknown; options?: unknown }): Promise<PermissionOutcome> {
+    if (!this.permissions.has(rpcId)) this.ingestPermissionRequest(rpcId, params);
+    const pending = this.permissions.get(rpcId)!;
+    const event = this.log.all().findLast((e) => e.kind === "permission_request" && e.requestId === pending.requestId);
+    if (this.ended || this.cancelRequested || event?.kind !== "permission_request") {
+      return this.answerPermission(pending, { outcome: "cancelled" }, "cancel");
+    }
+    let outcome: PermissionOutcome;
+    try {
+      outcome = await this.permissionPort.request({
+        sessionId: this.sessionId, agentName: this.agentName, requestId: pending.requestId, toolCallId: event.toolCallId,
+        title: event.title, options: event.options, toolCall: event.toolCall, signal: pending.controller.signal,
+      });
+    } catch (err) {
+      this.logger.error(`Permission request ${pending.requestId} failed: ${String(err)}`);
+      outcome = { outcome: "cancelled" };
+    }
+    if (pending.answered) return { outcome: "cancelled" };
+    const by = pending.controller.signal.aborted ? "cancel" : "user";
+    return this.answerPermission(pending, pending.controller.signal.aborted ? { outcome: "cancelled" } : outcome, by);
+  }
+
+  private answerPermission(pending: PendingPermission, outcome: PermissionOutcome, by: "user" | "policy" | "cancel"): PermissionOutcome {
+    if (!pending.answered) {
+      pending.answered = true;
+      this.log.append({ kind: "permission_outcome", requestId: pending.requestId, toolCallId: pending.toolCallId, outcome, by });
+    }
+    for (const [id, p] of this.permissions) if (p === pending) this.permissions.delete(id);
+    return outcome;
+  }
+
+  /** Open permission requests (for commands that answer them). */
+  pendingPermissions(): { requestId: string; toolCallId: string }[] {
+    return [...this.permissions.values()].filter((p) => !p.answered).map((p) => ({ requestId: p.requestId, toolCallId: p.toolCallId }));
+  }
+
+  /** Starts a prompt turn now (or right after the running one) and returns its stream. */
+  prompt(prompt: string | ContentBlock[], options: PromptOptions = {}): ThoughtStream {
+    const feed = new TurnFeed();
+    const cancel = this.promptInto(feed, prompt, options.signal);
+    return new ThoughtStream(feed, { ...(options.include ? { include: options.include } : {}), cancel });
+  }
+
+  /** Queues a turn that reports into `feed`; returns the function that cancels it. */
+  promptInto(feed: TurnFeed, prompt: string | ContentBlock[], signal?: AbortSignal): () => void {
+    const blocks: ContentBlock[] = typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
+    const turnId = ++this.turnCounter;
+    const run = this.queue.then(() => this.runTurn(turnId, blocks, feed, signal));
+    this.queue = run.catch(() => undefined);
+    return () => this.cancelTurn(turnId);
+  }
+
+  private async runTurn(turnId: number, prompt: ContentBlock[], feed: TurnFeed, signal: AbortSignal | undefined): Promise<void> {
+    if (this.ended) {
+      feed.fail(new TurnError(`${this.agentName} is not running: ${this.ended.message}`));
+      return;
+    }
+    this.runningTurn = turnId;
+    this.cancelRequested = false;
+    const sub = this.log.subscribe((e) => { if (e.turnId === turnId) feed.push(e); });
+    const onAbort = (): void => this.cancelTurn(turnId);
+    try {
+      this.log.append({ kind: "turn_start", turnId, prompt });
+      for (const block of prompt) this.log.append({ kind: "user_message", text: block.type === "text" ? block.text : "", content: block });
+      if (signal?.aborted) {
+        this.finishTurn(turnId, feed, "cancelled");
+        return;
+      }
+      signal?.addEventListener("abort", onAbort, { once: true });
+      let response: { stopReason: StopReason; usage?: Record<string, unknown> };
+      try {
+        response = await Promise.race([this.transport.prompt(this.sessionId, prompt), this.transport.dead]);
+      } catch (err) {
+        const { message, code, detail } = describeError(err);
+        const fatal = this.ended !== undefined;
+        this.log.append(...this.mapper.endTurn(), { kind: "error", message: `${this.agentName}: ${message}`, ...(detail ? { detail } : {}), ...(code !== undefined ? { code } : {}), fatal });
+        this.log.closeTurn();
+        feed.fail(new TurnError(`${this.agentName}: ${message}`, code, detail));
+        return;
+      }
+      let stop = response.stopReason;
+      if (!STOP_REASONS.includes(stop)) {
+        this.log.append({ kind: "unknown", what: "session/prompt", reason: `unknown stop reason "${String(stop)}" shown as end_turn`, raw: response });
+        stop = "end_turn";
+      }
+      this.finishTurn(turnId, feed, stop, response.usage);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      sub.dispose();
+      this.runningTurn = undefined;
+      this.cancelRequested = false;
+      if (!feed.isSettled) feed.fail(new TurnError(`${this.agentName}: the turn ended unexpectedly`));
+    }
+  }
+
+  private finishTurn(turnId: number, feed: TurnFeed, stopReason: StopReason, usage?: Record<string, unknown>): void {
+    this.cancelOpenPermissions();
+    this.log.append(...this.mapper.endTurn(), { kind: "turn_end", turnId, stopReason, ...(usage ? { usage } : {}) });
+    feed.finish(summariseTurn(feed.events, this.sessionId, turnId, stopReason, usage));
+  }
+
+  /** Cancels the running turn if it is `turnId` (or any running turn when omitted). */
+  cancelTurn(turnId?: number): void {
+    if (this.runningTurn === undefined || (turnId !== undefined && turnId !== this.runningTurn)) return;
+    if (this.cancelRequested) return;
+    this.cancelRequested = true;
+    this.cancelOpenPermissions();
+    this.transport.cancel(this.sessionId).catch((err: unknown) => this.logger.warn(`session/cancel failed: ${String(err)}`));
+  }
+
+  private cancelOpenPermissions(): void {
+    for (const p of this.permissions.values()) if (!p.answered) p.controller.abort();
+  }
+
+  /** The agent died or the session was closed: fail what runs, cancel what waits. */
+  end(reason: Error): void {
+    if (this.ended) return;
+    this.ended = reason;
+    this.cancelOpenPermissions();
+  }
+}
+
+export function describeError(err: unknown): { message: string; code?: number; detail?: string } {
+  if (err instanceof Error) {
+    const e = err as Error & { code?: unknown; data?: unknown };
+    const code = typeof e.code === "number" ? e.code : undefined;
+    const detail = e.data !== undefined ? (typeof e.data === "string" ? e.data : JSON.stringify(e.data)) : undefined;
+    return { message: e.message, ...(code !== undefined ? { code } : {}), ...(detail ? { detail } : {}) };
+  }
+  return { message: String(err) };
+}

@@ -1,0 +1,101 @@
+/**
+ * Newline-delimited JSON-RPC framing over an agent's stdio, with a tap. We frame the stream
+ * ourselves (instead of the SDK's `ndJsonStream`) because the tap must see every message in
+ * wire order before the SDK validates it — the SDK silently drops updates its schema rejects —
+ * and because non-JSON noise and oversized lines must be reported, not swallowed.
+ */
+import { StringDecoder } from "node:string_decoder";
+import type { Readable, Writable } from "node:stream";
+import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
+
+export interface NdJsonHooks {
+  /** Every parsed message from the agent, in wire order, before the SDK sees it. */
+  incoming(message: AnyMessage): void;
+  /** Every message we send. */
+  outgoing(message: AnyMessage): void;
+  /** A line that is not a JSON-RPC message (log noise, truncated JSON, too large). */
+  noise(line: string, reason: string): void;
+}
+
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+function isMessage(v: unknown): v is AnyMessage {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && (v as { jsonrpc?: unknown }).jsonrpc === "2.0";
+}
+
+export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks: NdJsonHooks, maxMessageBytes = MAX_MESSAGE_BYTES): Stream {
+  const readable = new ReadableStream<AnyMessage>({
+    start(controller) {
+      const decoder = new StringDecoder("utf8");
+      let buffer = "";
+      let skipping = false; // inside an oversized line: drop until its newline
+      const line = (text: string): void => {
+        const trimmed = text.trim();
+        if (!trimmed) return;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(trimmed);
+        } catch {
+          hooks.noise(trimmed, "not JSON");
+          return;
+        }
+        if (!isMessage(parsed)) {
+          hooks.noise(trimmed, "not a JSON-RPC 2.0 message");
+          return;
+        }
+        hooks.incoming(parsed);
+        controller.enqueue(parsed);
+      };
+      agentStdout.on("data", (chunk: Buffer) => {
+        // Scan only the new text for newlines so a huge line costs linear time.
+        const text = decoder.write(chunk);
+        let start = 0;
+        let nl: number;
+        while ((nl = text.indexOf("\n", start)) >= 0) {
+          const whole = buffer + text.slice(start, nl);
+          buffer = "";
+          start = nl + 1;
+          if (skipping) {
+            skipping = false;
+            continue;
+          }
+          line(whole);
+        }
+        if (skipping) return;
+        buffer += text.slice(start);
+        if (buffer.length > maxMessageBytes) {
+          hooks.noise(buffer.slice(0, 200), `message larger than ${maxMessageBytes} bytes dropped`);
+          buffer = "";
+          skipping = true;
+        }
+      });
+      agentStdout.on("end", () => {
+        if (!skipping) line(buffer + decoder.end());
+        buffer = "";
+        try { controller.close(); } catch { /* already closed or errored */ }
+      });
+      agentStdout.on("error", (err) => {
+        try { controller.error(err); } catch { /* already closed */ }
+      });
+    },
+  });
+  const writable = new WritableStream<AnyMessage>({
+    write(message) {
+      hooks.outgoing(message);
+      return new Promise<void>((resolve, reject) => {
+        if (agentStdin.destroyed || !agentStdin.writable) {
+          reject(new Error("the agent's stdin is closed"));
+          return;
+        }
+        agentStdin.write(JSON.stringify(message) + "\n", (err) => (err ? reject(err) : resolve()));
+      });
+    },
+    close() {
+      agentStdin.end();
+    },
+    abort() {
+      agentStdin.destroy();
+    },
+  });
+  return { readable, writable };
+}

@@ -1,0 +1,137 @@
+/**
+ * Keeps the running agents and their current sessions: starts an agent on first use, reuses
+ * its session for later prompts, restarts it after it died, and hands out `ThoughtStream`s
+ * synchronously (eager start) even while the agent is still starting.
+ */
+import type { ContentBlock, ThoughtEvent } from "../core/events";
+import { ThoughtStream, TurnError, TurnFeed } from "../core/thoughtStream";
+import { AgentConnection, AgentError, type AgentSpec, type ConnectOptions } from "./agentConnection";
+import type { AgentSession } from "./agentSession";
+import type { ClientPorts } from "./ports";
+import type { StreamOptions } from "../api";
+
+export interface SessionManagerOptions extends ConnectOptions {
+  /** Resolves an agent name (undefined = the default agent) to how to run it. */
+  resolveAgent(name: string | undefined): AgentSpec;
+}
+
+interface Running { connection: AgentConnection; session: AgentSession }
+
+export class SessionManager {
+  private readonly starting = new Map<string, Promise<Running>>();
+  private readonly eventListeners = new Set<(e: ThoughtEvent) => void>();
+  private readonly sessionListeners = new Set<(s: AgentSession) => void>();
+  private readonly allSessions: AgentSession[] = [];
+  private latest: AgentSession | undefined;
+  private readonly connections = new Set<AgentConnection>();
+  private disposed = false;
+
+  constructor(private readonly ports: ClientPorts, private readonly options: SessionManagerOptions) {}
+
+  /** The session used most recently (for commands such as cancel). */
+  get currentSession(): AgentSession | undefined {
+    return this.latest;
+  }
+
+  get sessions(): readonly AgentSession[] {
+    return this.allSessions;
+  }
+
+  onEvent(listener: (e: ThoughtEvent) => void): { dispose(): void } {
+    this.eventListeners.add(listener);
+    return { dispose: () => { this.eventListeners.delete(listener); } };
+  }
+
+  onSession(listener: (s: AgentSession) => void): { dispose(): void } {
+    this.sessionListeners.add(listener);
+    return { dispose: () => { this.sessionListeners.delete(listener); } };
+  }
+
+  /** Runs a prompt turn; the stream exists at once, the agent starts behind it if needed. */
+  stream(prompt: string | ContentBlock[], options: StreamOptions = {}): ThoughtStream {
+    const feed = new TurnFeed();
+    let cancel: (() => void) | undefined;
+    let cancelled = false;
+    const stream = new ThoughtStream(feed, {
+      ...(options.include ? { include: options.include } : {}),
+      cancel: () => { cancelled = true; cancel?.(); },
+    });
+    void (async () => {
+      try {
+        const { session } = await this.sessionFor(options.agent, options.newSession === true);
+        this.latest = session;
+        cancel = session.promptInto(feed, prompt, options.signal);
+        if (cancelled) cancel();
+      } catch (err) {
+        const message = err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
+        this.ports.logger.error(message);
+        feed.fail(err instanceof Error ? err : new TurnError(message));
+      }
+    })();
+    return stream;
+  }
+
+  /** The agent's current session, starting the agent or a new session when needed. */
+  async sessionFor(agentName: string | undefined, fresh: boolean): Promise<Running> {
+    const spec = this.options.resolveAgent(agentName);
+    const existing = this.starting.get(spec.name);
+    if (existing) {
+      const running = await existing.catch(() => undefined);
+      if (running && running.connection.isAlive && sameSpec(running.connection.spec, spec)) {
+        if (!fresh && !running.session.isEnded) return running;
+        const next = this.newSession(running.connection);
+        this.starting.set(spec.name, next);
+        return next;
+      }
+      running?.connection.dispose();
+    }
+    const started = (async () => {
+      const connection = await AgentConnection.start(spec, this.ports, this.options);
+      this.connections.add(connection);
+      if (this.disposed) {
+        connection.dispose();
+        throw new TurnError("Agent Thoughts is shutting down");
+      }
+      return this.newSession(connection);
+    })();
+    this.starting.set(spec.name, started);
+    started.catch(() => { if (this.starting.get(spec.name) === started) this.starting.delete(spec.name); });
+    return started;
+  }
+
+  private async newSession(connection: AgentConnection): Promise<Running> {
+    const session = await connection.newSession(connection.spec.cwd);
+    this.allSessions.push(session);
+    session.log.subscribe((e) => { for (const l of this.eventListeners) l(e); });
+    // Replay what was recorded before anyone could subscribe (session_start, early updates).
+    for (const e of session.log.all()) for (const l of this.eventListeners) l(e);
+    for (const l of this.sessionListeners) l(session);
+    return { connection, session };
+  }
+
+  /** Stops one agent (by name) or all. */
+  async stop(agentName?: string): Promise<void> {
+    const names = agentName ? [agentName] : [...this.starting.keys()];
+    for (const name of names) {
+      const p = this.starting.get(name);
+      this.starting.delete(name);
+      const running = await p?.catch(() => undefined);
+      if (running) {
+        running.connection.dispose();
+        this.connections.delete(running.connection);
+      }
+    }
+  }
+
+  /** Kills every agent process now (extension shutdown). */
+  dispose(): void {
+    this.disposed = true;
+    for (const c of this.connections) c.dispose();
+    this.connections.clear();
+    this.starting.clear();
+  }
+}
+
+function sameSpec(a: AgentSpec, b: AgentSpec): boolean {
+  return a.command === b.command && a.cwd === b.cwd && JSON.stringify(a.args) === JSON.stringify(b.args) && JSON.stringify(a.env) === JSON.stringify(b.env);
+}

@@ -1,0 +1,176 @@
+/**
+ * The thought stream's vocabulary: every `ThoughtEvent` an ACP session can produce, as one
+ * discriminated union on `kind`. Everything downstream (panel, diff review, terminals, exports,
+ * the public API) reads these and nothing else, so the types are plain serialisable data.
+ */
+
+/** A content block as the agent sent it (ACP `ContentBlock`), kept verbatim but typed loosely. */
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image"; data: string; mimeType: string; uri?: string }
+  | { type: "audio"; data: string; mimeType: string }
+  | { type: "resource_link"; uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }
+  | { type: "resource"; resource: { uri: string; text?: string; blob?: string; mimeType?: string } };
+
+export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
+export type ToolStatus = "pending" | "in_progress" | "completed" | "failed";
+/** Where a tool call ended: ACP's terminal statuses plus `canceled` for calls left open when a turn ends. */
+export type ToolOutcome = "completed" | "failed" | "canceled";
+
+export type ToolContent =
+  | { type: "content"; content: ContentBlock }
+  | { type: "diff"; path: string; oldText: string | null; newText: string }
+  | { type: "terminal"; terminalId: string };
+
+export interface ToolLocation { path: string; line?: number }
+
+/** Terminal output an agent streams itself in `_meta` (Claude/Codex adapters), normalised. */
+export interface TerminalMeta {
+  terminalId?: string;
+  /** Output text appended by this update (from `terminal_output_delta`, or the new tail of `terminal_output`). */
+  output?: string;
+  /** True when `output` replaces everything seen so far rather than appending. */
+  replace?: boolean;
+  exit?: { exitCode?: number | null; signal?: string | null };
+  info?: Record<string, unknown>;
+}
+
+/** Everything known about a tool call at one moment (fields absent = not yet known). */
+export interface ToolCallFields {
+  title?: string;
+  toolKind?: ToolKind;
+  status?: ToolStatus;
+  content?: ToolContent[];
+  locations?: ToolLocation[];
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  terminal?: TerminalMeta;
+}
+
+export interface PlanEntry { content: string; priority: "high" | "medium" | "low"; status: "pending" | "in_progress" | "completed" }
+
+export interface PermissionOption { optionId: string; name: string; kind: "allow_once" | "allow_always" | "reject_once" | "reject_always" }
+
+export type PermissionOutcome = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
+
+export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
+
+export interface AvailableCommand { name: string; description: string; hint?: string }
+
+export interface ConfigOption {
+  id: string;
+  name: string;
+  description?: string;
+  category?: string;
+  type: "select" | "boolean";
+  currentValue: string | boolean;
+  /** For `select`: the flattened choices (groups are flattened, group name kept). */
+  options?: { value: string; name: string; description?: string; group?: string }[];
+}
+
+export interface SessionMode { id: string; name: string; description?: string }
+
+/** What `session/new` told us about the session. */
+export interface SessionStartInfo {
+  agentName: string;
+  agentVersion?: string;
+  cwd: string;
+  modes?: { currentModeId: string; availableModes: SessionMode[] };
+  configOptions?: ConfigOption[];
+  /** Legacy (pre-config-option) model list some agents still return. */
+  models?: { currentModelId: string; availableModels: { modelId: string; name: string; description?: string }[] };
+}
+
+/** The body of each event; `ThoughtEvent` adds the envelope. */
+export type ThoughtEventBody =
+  | ({ kind: "session_start" } & SessionStartInfo)
+  | { kind: "turn_start"; turnId: number; prompt: ContentBlock[] }
+  | { kind: "user_message"; text: string; content: ContentBlock; messageId?: string }
+  | { kind: "thought"; text: string; content: ContentBlock; messageId?: string }
+  | { kind: "message"; text: string; content: ContentBlock; messageId?: string }
+  /** First sight of a tool call; `announced` is false when the agent never sent `tool_call` for it. */
+  | ({ kind: "tool_start"; toolCallId: string; announced: boolean; title: string } & Omit<ToolCallFields, "title">)
+  /** Changed fields only; `content` and `locations` replace the previous lists (ACP semantics). */
+  | ({ kind: "tool_update"; toolCallId: string } & ToolCallFields)
+  | { kind: "tool_done"; toolCallId: string; outcome: ToolOutcome; rawOutput?: unknown }
+  | { kind: "plan"; entries: PlanEntry[] }
+  | { kind: "usage"; used: number; size: number; cost?: { amount: number; currency: string } }
+  | { kind: "session_info"; title?: string | null; updatedAt?: string | null }
+  | { kind: "mode"; currentModeId: string }
+  | { kind: "config_options"; options: ConfigOption[] }
+  | { kind: "commands"; commands: AvailableCommand[] }
+  | { kind: "notice"; severity: string; title: string; description?: string }
+  | { kind: "compaction"; compactionId: string; status: string; summary?: string; error?: string }
+  | { kind: "compaction_summary"; compactionId: string; text: string }
+  | { kind: "permission_request"; requestId: string; toolCallId: string; title: string; options: PermissionOption[]; toolCall: ToolCallFields }
+  | { kind: "permission_outcome"; requestId: string; toolCallId: string; outcome: PermissionOutcome; by: "user" | "policy" | "cancel" }
+  | { kind: "turn_end"; turnId: number; stopReason: StopReason; usage?: Record<string, unknown> }
+  /** Something went wrong; `fatal` errors end the session (agent crashed, connection lost). */
+  | { kind: "error"; message: string; detail?: string; code?: number; fatal: boolean }
+  /** Anything the agent sent that we do not model (new or malformed update kinds) — never dropped. */
+  | { kind: "unknown"; what: string; reason: string; raw: unknown };
+
+export type ThoughtEventKind = ThoughtEventBody["kind"];
+
+/** The envelope every event carries. */
+export interface EventEnvelope {
+  /** 1-based, dense and increasing within a session log. */
+  seq: number;
+  /** Receipt time, milliseconds since the epoch. */
+  at: number;
+  /** Our session key (the agent's session id once known). */
+  sessionId: string;
+  /** The turn this event belongs to, when one was running. */
+  turnId?: number;
+}
+
+export type ThoughtEvent = EventEnvelope & ThoughtEventBody;
+
+/** Narrow an event by kind: `EventOf<"thought">`. */
+export type EventOf<K extends ThoughtEventKind> = EventEnvelope & Extract<ThoughtEventBody, { kind: K }>;
+
+export const ALL_EVENT_KINDS: readonly ThoughtEventKind[] = [
+  "session_start", "turn_start", "user_message", "thought", "message", "tool_start", "tool_update", "tool_done",
+  "plan", "usage", "session_info", "mode", "config_options", "commands", "notice", "compaction",
+  "compaction_summary", "permission_request", "permission_outcome", "turn_end", "error", "unknown",
+];
+
+/** Plain text of a content block, for logs and summaries. */
+export function contentText(block: ContentBlock): string {
+  switch (block.type) {
+    case "text": return block.text;
+    case "image": return `[image ${block.mimeType}]`;
+    case "audio": return `[audio ${block.mimeType}]`;
+    case "resource_link": return `[${block.title ?? block.name}](${block.uri})`;
+    case "resource": return block.resource.text ?? `[resource ${block.resource.uri}]`;
+  }
+}
+
+/** One line describing an event, for the log channel. */
+export function describeEvent(e: ThoughtEvent): string {
+  const head = `#${e.seq}${e.turnId !== undefined ? ` t${e.turnId}` : ""} ${e.kind}`;
+  switch (e.kind) {
+    case "session_start": return `${head} agent=${e.agentName} cwd=${e.cwd}`;
+    case "turn_start": return `${head} ${JSON.stringify(e.prompt.map(contentText).join(" ").slice(0, 200))}`;
+    case "user_message":
+    case "thought":
+    case "message": return `${head} ${JSON.stringify(e.text)}`;
+    case "tool_start": return `${head} ${e.toolCallId} ${e.toolKind ?? "other"} ${JSON.stringify(e.title)}${e.announced ? "" : " (unannounced)"}`;
+    case "tool_update": return `${head} ${e.toolCallId}${e.status ? ` status=${e.status}` : ""}${e.title ? ` ${JSON.stringify(e.title)}` : ""}`;
+    case "tool_done": return `${head} ${e.toolCallId} ${e.outcome}`;
+    case "plan": return `${head} ${e.entries.map((p) => `[${p.status === "completed" ? "x" : p.status === "in_progress" ? "~" : " "}] ${p.content}`).join("; ")}`;
+    case "usage": return `${head} ${e.used}/${e.size}${e.cost ? ` ${e.cost.amount} ${e.cost.currency}` : ""}`;
+    case "session_info": return `${head} title=${JSON.stringify(e.title ?? null)}`;
+    case "mode": return `${head} ${e.currentModeId}`;
+    case "config_options": return `${head} ${e.options.map((o) => `${o.id}=${String(o.currentValue)}`).join(", ")}`;
+    case "commands": return `${head} ${e.commands.map((c) => "/" + c.name).join(" ")}`;
+    case "notice": return `${head} [${e.severity}] ${e.title}${e.description ? `: ${e.description}` : ""}`;
+    case "compaction": return `${head} ${e.compactionId} ${e.status}`;
+    case "compaction_summary": return `${head} ${e.compactionId} ${JSON.stringify(e.text)}`;
+    case "permission_request": return `${head} ${e.requestId} for ${e.toolCallId} ${JSON.stringify(e.title)} options=${e.options.map((o) => o.optionId).join("|")}`;
+    case "permission_outcome": return `${head} ${e.requestId} ${e.outcome.outcome === "selected" ? e.outcome.optionId : "cancelled"} by ${e.by}`;
+    case "turn_end": return `${head} ${e.stopReason}`;
+    case "error": return `${head}${e.fatal ? " FATAL" : ""} ${e.message}${e.detail ? ` — ${e.detail}` : ""}`;
+    case "unknown": return `${head} ${e.what}: ${e.reason}`;
+  }
+}

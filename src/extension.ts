@@ -1,0 +1,110 @@
+/**
+ * Composition root: builds the log channel, the ports, the session manager and the commands, and
+ * returns the public API. Behaviour lives in the layers it wires together.
+ */
+import * as vscode from "vscode";
+import { AgentError } from "./acp/agentConnection";
+import { NodeTerminals } from "./acp/nodeTerminals";
+import { SessionManager } from "./acp/sessionManager";
+import type { AgentThoughtsApi, StreamOptions } from "./api";
+import type { ContentBlock } from "./core/events";
+import type { TurnResult } from "./core/thoughtStream";
+import { AgentRegistry } from "./vscode/agents";
+import { VscodeFileSystem } from "./vscode/fileSystem";
+import { ChannelLogger, EventTranscript } from "./vscode/logger";
+import { QuickPickPermissions } from "./vscode/permissions";
+
+export function activate(context: vscode.ExtensionContext): AgentThoughtsApi {
+  const started = Date.now();
+  const channel = vscode.window.createOutputChannel("Agent Thoughts", { log: true });
+  context.subscriptions.push(channel);
+  const logger = new ChannelLogger(channel);
+  const registry = new AgentRegistry(context.extensionPath);
+  const version = (context.extension.packageJSON as { version?: string }).version ?? "0.0.0";
+
+  const terminals = new NodeTerminals(() => registry.resolve(undefined).cwd);
+  const manager = new SessionManager(
+    { fs: new VscodeFileSystem(logger), permission: new QuickPickPermissions(), terminal: terminals, logger },
+    {
+      clientName: "agent-thoughts",
+      clientVersion: version,
+      initializeTimeoutMs: Math.max(1, vscode.workspace.getConfiguration("agentThoughts").get<number>("initializeTimeoutSeconds") ?? 60) * 1000,
+      resolveAgent: (name) => registry.resolve(name),
+      chooseAuthMethod: async (agentName, methods) => {
+        const pick = await vscode.window.showQuickPick(methods.map((m) => ({ label: m.name, detail: m.description, id: m.id })), { title: `${agentName} needs you to sign in`, ignoreFocusOut: true });
+        return pick?.id;
+      },
+    },
+  );
+  const transcript = new EventTranscript(channel);
+  context.subscriptions.push(
+    { dispose: () => manager.dispose() },
+    { dispose: () => terminals.dispose() },
+    transcript,
+    manager.onEvent((e) => transcript.write(e)),
+  );
+
+  const stream = (prompt: string | ContentBlock[], options?: StreamOptions): ReturnType<SessionManager["stream"]> => manager.stream(prompt, options);
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand("agentThoughts.ask", async (promptArg?: unknown): Promise<TurnResult | undefined> => {
+      const prompt = typeof promptArg === "string" && promptArg.trim() ? promptArg : await vscode.window.showInputBox({
+        title: `Ask ${registry.defaultName()}`,
+        prompt: "What should the agent do?",
+        placeHolder: "e.g. Explain what src/hello.ts does",
+        ignoreFocusOut: true,
+      });
+      if (!prompt) return undefined;
+      channel.show(true);
+      const turn = stream(prompt);
+      try {
+        return await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Window, title: `${registry.defaultName()} is working…`, cancellable: false },
+          () => turn.result,
+        );
+      } catch (err) {
+        const message = err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
+        void vscode.window.showErrorMessage(message, "Show Log").then((choice) => { if (choice) channel.show(); });
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand("agentThoughts.selectAgent", async (nameArg?: unknown): Promise<string | undefined> => {
+      const current = registry.defaultName();
+      const name = typeof nameArg === "string" ? nameArg : (await vscode.window.showQuickPick(
+        registry.names().map((n) => ({ label: n, description: n === current ? "current" : undefined, detail: n === "Demo" ? "Built-in demo agent (no API key, no network)" : describeCommand(registry, n) })),
+        { title: "Select the agent for Agent Thoughts", placeHolder: current },
+      ))?.label;
+      if (!name) return undefined;
+      if (!registry.names().includes(name)) {
+        void vscode.window.showErrorMessage(`No agent named "${name}". Add it to the agentThoughts.agents setting.`);
+        return undefined;
+      }
+      const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+      await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, target);
+      return name;
+    }),
+    vscode.commands.registerCommand("agentThoughts.cancel", () => manager.currentSession?.cancelTurn()),
+    vscode.commands.registerCommand("agentThoughts.showLog", () => channel.show()),
+  );
+
+  logger.info(`Agent Thoughts ${version} activated in ${Date.now() - started} ms (VS Code ${vscode.version}).`);
+  return {
+    apiVersion: 1,
+    stream,
+    agents: () => registry.names(),
+    onEvent: (listener) => manager.onEvent(listener),
+  };
+}
+
+function describeCommand(registry: AgentRegistry, name: string): string {
+  try {
+    const spec = registry.resolve(name);
+    return [spec.command, ...spec.args].join(" ");
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

@@ -1,0 +1,100 @@
+/**
+ * `fs/*` for agents, on the editor's view of files: reads return the open document's text
+ * (unsaved edits included), writes go through a `WorkspaceEdit` so the editor's undo works.
+ * Paths outside the workspace folders (including through symlinks) are refused unless the user
+ * allows that one access.
+ */
+import type { Stats } from "node:fs";
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { RequestError } from "@agentclientprotocol/sdk";
+import type { FsPort, Logger, ReadFileRequest, WriteFileRequest } from "../acp/ports";
+
+const MAX_FILE_BYTES = 5 * 1024 * 1024;
+
+/** Slices text by 1-based `line` and `limit` (lines), as ACP specifies. */
+export function sliceLines(text: string, line?: number, limit?: number): string {
+  if (line === undefined && limit === undefined) return text;
+  const lines = text.split("\n");
+  const start = Math.max(0, (line ?? 1) - 1);
+  const end = limit !== undefined ? start + Math.max(0, limit) : lines.length;
+  return lines.slice(start, end).join("\n");
+}
+
+async function realpathOrParent(p: string): Promise<string> {
+  // A file about to be created has no realpath yet: resolve its nearest existing ancestor.
+  let current = p;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(await fs.realpath(current), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return p;
+      rest.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+export class VscodeFileSystem implements FsPort {
+  constructor(private readonly logger: Logger) {}
+
+  private async checkAccess(p: string, verb: "read" | "write"): Promise<vscode.Uri> {
+    if (!path.isAbsolute(p)) throw RequestError.invalidParams(undefined, `path must be absolute: ${p}`);
+    const normal = path.normalize(p);
+    const real = await realpathOrParent(normal);
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const roots = await Promise.all(folders.map((f) => realpathOrParent(f.uri.fsPath)));
+    const inside = roots.some((r) => real === r || real.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+    if (!inside) {
+      const choice = await vscode.window.showWarningMessage(
+        `The agent wants to ${verb} a file outside the workspace: ${normal}${real !== normal ? ` (→ ${real})` : ""}`,
+        { modal: true, detail: "Agents are limited to the workspace folders. Allow this one access?" },
+        "Allow Once",
+      );
+      if (choice !== "Allow Once") {
+        this.logger.warn(`Refused ${verb} outside the workspace: ${normal}`);
+        throw new RequestError(-32001, `Access denied: ${normal} is outside the workspace (the user refused)`);
+      }
+    }
+    return vscode.Uri.file(normal);
+  }
+
+  async readTextFile(req: ReadFileRequest): Promise<string> {
+    const uri = await this.checkAccess(req.path, "read");
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === uri.fsPath);
+    if (open) return sliceLines(open.getText(), req.line, req.limit);
+    let stat: Stats;
+    try {
+      stat = await fs.stat(uri.fsPath);
+    } catch {
+      // Real agents probe for existence by reading; an error here breaks file creation in some (see notes).
+      return "";
+    }
+    if (stat.isDirectory()) throw RequestError.invalidParams(undefined, `${req.path} is a directory`);
+    if (stat.size > MAX_FILE_BYTES) throw RequestError.invalidParams(undefined, `${req.path} is ${(stat.size / 1048576).toFixed(1)} MB; files over 5 MB are not read`);
+    const bytes = await fs.readFile(uri.fsPath);
+    if (bytes.subarray(0, 8000).includes(0)) throw RequestError.invalidParams(undefined, `${req.path} is a binary file`);
+    return sliceLines(new TextDecoder().decode(bytes), req.line, req.limit);
+  }
+
+  async writeTextFile(req: WriteFileRequest): Promise<void> {
+    const uri = await this.checkAccess(req.path, "write");
+    const edit = new vscode.WorkspaceEdit();
+    let exists = true;
+    try { await fs.stat(uri.fsPath); } catch { exists = false; }
+    if (!exists) {
+      edit.createFile(uri, { ignoreIfExists: true, contents: new TextEncoder().encode(req.content) });
+      if (!(await vscode.workspace.applyEdit(edit))) throw RequestError.internalError(undefined, `could not create ${req.path}`);
+      return;
+    }
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const wasDirty = doc.isDirty;
+    edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), req.content);
+    if (!(await vscode.workspace.applyEdit(edit))) throw RequestError.internalError(undefined, `could not write ${req.path}`);
+    // Keep the user's unsaved work unsaved; otherwise persist what the agent wrote.
+    if (!wasDirty) await doc.save();
+  }
+}
