@@ -153,7 +153,8 @@ export class AgentConnection {
     });
 
     const app = acp.client({ name: this.options.clientName })
-      .onNotification(acp.methods.client.session.update, () => undefined) // mapped by the tap, in wire order
+      // Mapped by the tap, in wire order. (The SDK still validates and console-logs updates it rejects; the tap has them.)
+      .onNotification(acp.methods.client.session.update, () => undefined)
       .onNotification(acp.methods.client.elicitation.complete, () => undefined)
       .onRequest(acp.methods.client.session.requestPermission, async (ctx) => {
         const session = this.session(ctx.params.sessionId);
@@ -272,7 +273,8 @@ export class AgentConnection {
       }
       this.initializeResponse = init;
       this.ports.logger.info(`Agent "${spec.name}" initialized: ${init.agentInfo?.name ?? "?"} ${init.agentInfo?.version ?? ""} (protocol ${init.protocolVersion})`);
-    } catch (err) {
+    } catch (caught) {
+      const err = await this.explain(caught);
       this.dispose();
       if (err instanceof AgentError) throw err;
       throw new AgentError(spec.name, `failed to initialize: ${describeError(err).message}`, "See Agent Thoughts: Show Log for the agent's output.", this.stderrTail);
@@ -301,7 +303,12 @@ export class AgentConnection {
       agentName: this.spec.name,
       dead: this.dead,
       prompt: async (sessionId: string, prompt: ContentBlock[]) => {
-        const r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: prompt as acp.ContentBlock[] });
+        let r: acp.PromptResponse;
+        try {
+          r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: prompt as acp.ContentBlock[] });
+        } catch (err) {
+          throw await this.explain(err);
+        }
         const usage = "usage" in r && r.usage && typeof r.usage === "object" ? (r.usage as Record<string, unknown>) : undefined;
         return { stopReason: r.stopReason, ...(usage ? { usage } : {}) };
       },
@@ -348,6 +355,17 @@ export class AgentConnection {
     } catch (err) {
       throw this.wrap(err, `could not authenticate with ${methodId}`);
     }
+  }
+
+  /**
+   * A request failing because the connection closed usually means the agent is exiting; the exit
+   * (code, signal, stderr) tells the user more than "connection closed", so wait briefly for it.
+   */
+  private async explain(err: unknown): Promise<unknown> {
+    if (err instanceof AgentError || this.disposed) return err;
+    if (!this.conn.signal.aborted && this.proc.exitCode === null && this.proc.signalCode === null && !this.proc.stdout?.readableEnded) return err;
+    await Promise.race([this.dead.catch(() => undefined), new Promise((r) => setTimeout(r, 1500))]);
+    return this.deathReason ?? err;
   }
 
   private wrap(err: unknown, what: string): AgentError {
