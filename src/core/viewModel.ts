@@ -1,0 +1,394 @@
+/**
+ * The panel's view model and the pure reducer that folds thought events into it. The host owns
+ * the state and the webview keeps a replica by running the same reducer over the same event
+ * batches, so both sides agree by construction.
+ *
+ * `reduce(state, events)` never mutates its input. Inside one batch it copies each object it
+ * touches once and then edits the copy ("copy on first write"), so a batch of thousands of chunks
+ * costs one copy of the turn, not one per chunk. Objects not touched keep their identity, which
+ * is what lets the renderer skip them.
+ */
+import type {
+  AvailableCommand, ConfigOption, PermissionOption, PermissionOutcome, PlanEntry, SessionMode, StopReason, TerminalMeta, ThoughtEvent,
+  ToolContent, ToolKind, ToolLocation,
+} from "./events";
+
+/** What a tool card shows as its state (ACP statuses plus the ones the client knows). */
+export type ToolViewStatus = "pending" | "awaiting_permission" | "in_progress" | "completed" | "failed" | "rejected" | "canceled";
+
+export interface ToolEntry {
+  type: "tool";
+  id: string;
+  toolCallId: string;
+  title: string;
+  toolKind: ToolKind;
+  status: ToolViewStatus;
+  announced: boolean;
+  content: ToolContent[];
+  locations: ToolLocation[];
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  /** Output of an agent-run command streamed in `_meta`, and its exit. */
+  terminalOutput?: string;
+  terminalExit?: { exitCode?: number | null; signal?: string | null };
+  permission?: { requestId: string; options: PermissionOption[]; outcome?: PermissionOutcome; by?: "user" | "policy" | "cancel" };
+  startedAt: number;
+  endedAt?: number;
+}
+
+export type Entry =
+  | { type: "user"; id: string; text: string; at: number }
+  | { type: "thought"; id: string; text: string; startedAt: number; endedAt?: number }
+  | { type: "message"; id: string; text: string; messageId?: string; at: number }
+  | ToolEntry
+  | { type: "plan"; id: string; entries: PlanEntry[]; at: number }
+  | { type: "notice"; id: string; severity: string; title: string; description?: string; at: number }
+  | { type: "error"; id: string; message: string; detail?: string; fatal: boolean; at: number }
+  | { type: "unknown"; id: string; what: string; reason: string; at: number };
+
+export interface TurnView {
+  turnId: number;
+  prompt: string;
+  startedAt: number;
+  endedAt?: number;
+  stopReason?: StopReason;
+  failed?: string;
+  entries: Entry[];
+}
+
+export type SessionStatus = "idle" | "running" | "awaiting_permission" | "ended";
+
+export interface SessionView {
+  sessionId: string;
+  agentName: string;
+  agentVersion?: string;
+  cwd: string;
+  title?: string;
+  status: SessionStatus;
+  modes?: { currentModeId: string; availableModes: SessionMode[] };
+  configOptions: ConfigOption[];
+  models?: { currentModelId: string; availableModels: { modelId: string; name: string; description?: string }[] };
+  commands: AvailableCommand[];
+  usage?: { used: number; size: number; cost?: { amount: number; currency: string } };
+  /** The current plan (pinned in the panel). */
+  plan?: PlanEntry[];
+  /** Notices and errors outside any turn, newest last. */
+  banners: Entry[];
+  turns: TurnView[];
+  /** toolCallId → [turn index, entry index], for in-place updates. */
+  toolIndex: Record<string, [number, number]>;
+  /** Open permission requests: requestId → toolCallId. */
+  pendingPermissions: Record<string, string>;
+  fatalError?: string;
+  eventCount: number;
+  lastSeq: number;
+}
+
+export interface ViewState {
+  /** Number of events folded in (across sessions); the protocol's version. */
+  version: number;
+  sessions: Record<string, SessionView>;
+  /** Session ids in creation order. */
+  order: string[];
+}
+
+export const EMPTY_STATE: ViewState = { version: 0, sessions: {}, order: [] };
+
+/** Tracks the objects copied in this batch so each is copied at most once. */
+class Draft {
+  private readonly owned = new WeakSet<object>();
+  own<T extends object>(o: T): T {
+    if (this.owned.has(o)) return o;
+    const copy = (Array.isArray(o) ? o.slice() : { ...o }) as T;
+    this.owned.add(copy);
+    return copy;
+  }
+  fresh<T extends object>(o: T): T {
+    this.owned.add(o);
+    return o;
+  }
+}
+
+/** Folds a batch of events into the state; returns the input unchanged for an empty batch. */
+export function reduce(state: ViewState, events: readonly ThoughtEvent[]): ViewState {
+  if (events.length === 0) return state;
+  const d = new Draft();
+  const next = d.own(state);
+  next.sessions = d.own(state.sessions);
+  for (const e of events) apply(d, next, e);
+  next.version = state.version + events.length;
+  return next;
+}
+
+function session(d: Draft, s: ViewState, e: ThoughtEvent): SessionView {
+  let view = s.sessions[e.sessionId];
+  if (!view) {
+    view = d.fresh<SessionView>({
+      sessionId: e.sessionId, agentName: "agent", cwd: "", status: "idle", configOptions: [], commands: [], banners: [], turns: [],
+      toolIndex: {}, pendingPermissions: {}, eventCount: 0, lastSeq: 0,
+    });
+    s.order = d.own(s.order);
+    s.order.push(e.sessionId);
+  } else {
+    view = d.own(view);
+  }
+  s.sessions[e.sessionId] = view;
+  return view;
+}
+
+/** The turn the event belongs to, copied for writing; undefined outside turns. */
+function turn(d: Draft, v: SessionView, turnId: number | undefined): TurnView | undefined {
+  if (turnId === undefined) return undefined;
+  const idx = v.turns.length - 1;
+  const last = v.turns[idx];
+  if (!last || last.turnId !== turnId) return undefined;
+  v.turns = d.own(v.turns);
+  const t = d.own(last);
+  t.entries = d.own(t.entries);
+  v.turns[idx] = t;
+  return t;
+}
+
+function lastEntry(t: TurnView): Entry | undefined {
+  return t.entries[t.entries.length - 1];
+}
+
+function closeThought(d: Draft, t: TurnView, at: number): void {
+  const last = lastEntry(t);
+  if (last?.type === "thought" && last.endedAt === undefined) {
+    const c = d.own(last);
+    c.endedAt = at;
+    t.entries[t.entries.length - 1] = c;
+  }
+}
+
+function pushEntry(d: Draft, v: SessionView, t: TurnView | undefined, entry: Entry, at: number): void {
+  if (!t) {
+    v.banners = d.own(v.banners);
+    v.banners.push(d.fresh(entry));
+    return;
+  }
+  closeThought(d, t, at);
+  t.entries.push(d.fresh(entry));
+}
+
+/** The tool entry for an id, copied for writing. */
+function tool(d: Draft, v: SessionView, toolCallId: string): ToolEntry | undefined {
+  const pos = v.toolIndex[toolCallId];
+  if (!pos) return undefined;
+  const [ti, ei] = pos;
+  const t0 = v.turns[ti];
+  const entry = t0?.entries[ei];
+  if (!t0 || entry?.type !== "tool") return undefined;
+  v.turns = d.own(v.turns);
+  const t = d.own(t0);
+  t.entries = d.own(t.entries);
+  v.turns[ti] = t;
+  const c = d.own(entry);
+  t.entries[ei] = c;
+  return c;
+}
+
+const isFinal = (s: ToolViewStatus): boolean => s === "completed" || s === "failed" || s === "rejected" || s === "canceled";
+
+function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
+  const v = session(d, s, e);
+  v.eventCount++;
+  v.lastSeq = e.seq;
+  switch (e.kind) {
+    case "session_start":
+      v.agentName = e.agentName;
+      if (e.agentVersion) v.agentVersion = e.agentVersion;
+      v.cwd = e.cwd;
+      if (e.modes) v.modes = e.modes;
+      if (e.configOptions) v.configOptions = e.configOptions;
+      if (e.models) v.models = e.models;
+      return;
+    case "turn_start": {
+      v.turns = d.own(v.turns);
+      v.turns.push(d.fresh<TurnView>({ turnId: e.turnId, prompt: "", startedAt: e.at, entries: d.fresh([]) }));
+      v.status = "running";
+      return;
+    }
+    case "user_message": {
+      const t = turn(d, v, e.turnId);
+      if (t && t.entries.length === 0 && !t.prompt) {
+        t.prompt = e.text;
+        return;
+      }
+      const last = t && lastEntry(t);
+      if (t && last?.type === "user") {
+        const c = d.own(last);
+        c.text += e.text;
+        t.entries[t.entries.length - 1] = c;
+        return;
+      }
+      pushEntry(d, v, t, { type: "user", id: `e${e.seq}`, text: e.text, at: e.at }, e.at);
+      return;
+    }
+    case "thought": {
+      const t = turn(d, v, e.turnId);
+      const last = t && lastEntry(t);
+      if (t && last?.type === "thought" && last.endedAt === undefined) {
+        const c = d.own(last);
+        c.text += e.text;
+        t.entries[t.entries.length - 1] = c;
+        return;
+      }
+      pushEntry(d, v, t, { type: "thought", id: `e${e.seq}`, text: e.text, startedAt: e.at }, e.at);
+      return;
+    }
+    case "message": {
+      const t = turn(d, v, e.turnId);
+      const last = t && lastEntry(t);
+      if (t && last?.type === "message" && (e.messageId === undefined || last.messageId === e.messageId)) {
+        const c = d.own(last);
+        c.text += e.text;
+        t.entries[t.entries.length - 1] = c;
+        return;
+      }
+      pushEntry(d, v, t, { type: "message", id: `e${e.seq}`, text: e.text, at: e.at, ...(e.messageId ? { messageId: e.messageId } : {}) }, e.at);
+      return;
+    }
+    case "tool_start": {
+      const t = turn(d, v, e.turnId);
+      const entry: ToolEntry = {
+        type: "tool", id: `e${e.seq}`, toolCallId: e.toolCallId, title: e.title, toolKind: e.toolKind ?? "other",
+        status: e.status ?? "pending", announced: e.announced, content: e.content ?? [], locations: e.locations ?? [], startedAt: e.at,
+        ...(e.rawInput !== undefined ? { rawInput: e.rawInput } : {}), ...(e.rawOutput !== undefined ? { rawOutput: e.rawOutput } : {}),
+      };
+      applyTerminal(entry, e.terminal);
+      if (!t) {
+        // A tool call outside a turn (late update): show it as its own pseudo-turn-less banner.
+        pushEntry(d, v, undefined, entry, e.at);
+        return;
+      }
+      pushEntry(d, v, t, entry, e.at);
+      v.toolIndex = d.own(v.toolIndex);
+      v.toolIndex[e.toolCallId] = [v.turns.length - 1, t.entries.length - 1];
+      return;
+    }
+    case "tool_update": {
+      const c = tool(d, v, e.toolCallId);
+      if (!c) return;
+      if (e.title !== undefined) c.title = e.title;
+      if (e.toolKind !== undefined) c.toolKind = e.toolKind;
+      if (e.status !== undefined && !(isFinal(c.status) && (e.status === "pending" || e.status === "in_progress"))) {
+        if (c.status !== "awaiting_permission" || e.status !== "pending") c.status = e.status;
+      }
+      if (e.content !== undefined) c.content = e.content;
+      if (e.locations !== undefined) c.locations = e.locations;
+      if (e.rawInput !== undefined) c.rawInput = e.rawInput;
+      if (e.rawOutput !== undefined) c.rawOutput = e.rawOutput;
+      applyTerminal(c, e.terminal);
+      return;
+    }
+    case "tool_done": {
+      const c = tool(d, v, e.toolCallId);
+      if (!c) return;
+      if (!(c.status === "rejected" && e.outcome !== "completed")) c.status = e.outcome;
+      c.endedAt = e.at;
+      if (e.rawOutput !== undefined) c.rawOutput = e.rawOutput;
+      return;
+    }
+    case "plan": {
+      v.plan = e.entries;
+      const t = turn(d, v, e.turnId);
+      if (!t) return;
+      // One plan card per turn, updated in place.
+      const idx = t.entries.findIndex((x) => x.type === "plan");
+      if (idx >= 0) {
+        const c = d.own(t.entries[idx] as Extract<Entry, { type: "plan" }>);
+        c.entries = e.entries;
+        c.at = e.at;
+        t.entries[idx] = c;
+      } else {
+        pushEntry(d, v, t, { type: "plan", id: `e${e.seq}`, entries: e.entries, at: e.at }, e.at);
+      }
+      return;
+    }
+    case "usage":
+      v.usage = { used: e.used, size: e.size, ...(e.cost ? { cost: e.cost } : {}) };
+      return;
+    case "session_info":
+      if (e.title !== undefined) {
+        if (e.title === null) delete v.title;
+        else v.title = e.title;
+      }
+      return;
+    case "mode":
+      if (v.modes) v.modes = { ...v.modes, currentModeId: e.currentModeId };
+      else v.modes = { currentModeId: e.currentModeId, availableModes: [] };
+      return;
+    case "config_options":
+      v.configOptions = e.options;
+      return;
+    case "commands":
+      v.commands = e.commands;
+      return;
+    case "notice":
+      pushEntry(d, v, turn(d, v, e.turnId), { type: "notice", id: `e${e.seq}`, severity: e.severity, title: e.title, at: e.at, ...(e.description ? { description: e.description } : {}) }, e.at);
+      return;
+    case "compaction":
+      pushEntry(d, v, turn(d, v, e.turnId), { type: "notice", id: `e${e.seq}`, severity: e.error ? "error" : "info", title: `Context compaction ${e.status}`, at: e.at, ...(e.summary || e.error ? { description: e.error ?? e.summary } : {}) }, e.at);
+      return;
+    case "compaction_summary":
+      return;
+    case "permission_request": {
+      v.pendingPermissions = d.own(v.pendingPermissions);
+      v.pendingPermissions[e.requestId] = e.toolCallId;
+      v.status = "awaiting_permission";
+      const c = tool(d, v, e.toolCallId);
+      if (c) {
+        c.permission = { requestId: e.requestId, options: e.options };
+        if (!isFinal(c.status)) c.status = "awaiting_permission";
+      }
+      return;
+    }
+    case "permission_outcome": {
+      v.pendingPermissions = d.own(v.pendingPermissions);
+      delete v.pendingPermissions[e.requestId];
+      if (v.status === "awaiting_permission" && Object.keys(v.pendingPermissions).length === 0) v.status = "running";
+      const c = tool(d, v, e.toolCallId);
+      if (c?.permission?.requestId === e.requestId) {
+        c.permission = { ...c.permission, outcome: e.outcome, by: e.by };
+        const chosen = e.outcome.outcome === "selected" ? c.permission.options.find((o) => o.optionId === (e.outcome as { optionId: string }).optionId) : undefined;
+        if (chosen?.kind.startsWith("reject")) c.status = "rejected";
+        else if (e.outcome.outcome === "cancelled") c.status = "canceled";
+        else if (c.status === "awaiting_permission") c.status = "pending";
+      }
+      return;
+    }
+    case "turn_end":
+    case "error": {
+      const t = turn(d, v, e.turnId);
+      if (e.kind === "error") {
+        pushEntry(d, v, t, { type: "error", id: `e${e.seq}`, message: e.message, fatal: e.fatal, at: e.at, ...(e.detail ? { detail: e.detail } : {}) }, e.at);
+        if (e.fatal) {
+          v.fatalError = e.message;
+          v.status = "ended";
+        }
+      }
+      if (t) {
+        closeThought(d, t, e.at);
+        t.endedAt = e.at;
+        if (e.kind === "turn_end") t.stopReason = e.stopReason;
+        else t.failed = e.message;
+      }
+      if (v.status !== "ended" && (e.kind === "turn_end" || t)) {
+        v.status = "idle";
+        v.pendingPermissions = {};
+      }
+      return;
+    }
+    case "unknown":
+      pushEntry(d, v, turn(d, v, e.turnId), { type: "unknown", id: `e${e.seq}`, what: e.what, reason: e.reason, at: e.at }, e.at);
+      return;
+  }
+}
+
+function applyTerminal(c: ToolEntry, meta: TerminalMeta | undefined): void {
+  if (!meta) return;
+  if (meta.output !== undefined) c.terminalOutput = meta.replace ? meta.output : (c.terminalOutput ?? "") + meta.output;
+  if (meta.exit) c.terminalExit = meta.exit;
+}

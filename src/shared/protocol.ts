@@ -1,0 +1,86 @@
+/**
+ * The host ↔ webview message protocol, one doc line per message.
+ *
+ * Host → webview messages are facts: a `snapshot` of the whole view state (on `ready`, or when the
+ * webview reports a version gap), then `patch`es carrying the events since the previous version,
+ * at most one per animation frame. The webview folds patches with the same reducer as the host.
+ *
+ * Webview → host messages are verbs. The host validates every one with `parseWebviewMessage`
+ * and ignores (and logs) anything invalid.
+ */
+import { z } from "zod";
+import type { ThoughtEvent } from "../core/events";
+import type { ViewState } from "../core/viewModel";
+
+/** Settings and host facts the panel needs besides the session state. */
+export interface HostInfo {
+  agents: string[];
+  defaultAgent: string;
+  /** `agentThoughts.thinking.display`. */
+  thinkingDisplay: "auto" | "expanded" | "collapsed";
+  /** The session the panel shows. */
+  activeSessionId?: string;
+  /** An agent is being started for the next prompt. */
+  starting?: string;
+  /** The last error that is not part of a session (agent failed to start…). */
+  hostError?: string;
+}
+
+export type HostMessage =
+  /** The whole state; replaces whatever the webview had. */
+  | { type: "snapshot"; version: number; state: ViewState; host: HostInfo }
+  /** Events `from`+1 … `to` (inclusive), in order; apply only if the webview is at `from`. */
+  | { type: "patch"; from: number; to: number; events: ThoughtEvent[] }
+  /** Host facts changed (settings, active session, agent starting). */
+  | { type: "host"; host: HostInfo }
+  /** Put the keyboard focus in the prompt box (after a command). */
+  | { type: "focusPrompt" }
+  /** Reveal an entry (e.g. "why this change?" from a diff). */
+  | { type: "reveal"; sessionId: string; entryId?: string; toolCallId?: string };
+
+const id = z.string().min(1).max(500);
+
+export const webviewMessageSchema = z.discriminatedUnion("type", [
+  /** The webview is loaded (or reloaded) and wants a snapshot. */
+  z.object({ type: z.literal("ready"), version: z.number().int().nonnegative().optional() }),
+  /** The webview saw a version gap and needs a fresh snapshot. */
+  z.object({ type: z.literal("requestSnapshot"), have: z.number().int().nonnegative() }),
+  /** Send a prompt to the active session (or a new one of the default agent). */
+  z.object({ type: z.literal("sendPrompt"), text: z.string().min(1).max(1_000_000), sessionId: id.optional() }),
+  /** Cancel the running turn of a session. */
+  z.object({ type: z.literal("cancelTurn"), sessionId: id }),
+  /** Answer a permission request with one of the agent's options, or cancel it (`optionId` null). */
+  z.object({ type: z.literal("resolvePermission"), sessionId: id, requestId: id, optionId: id.nullable() }),
+  /** Open a file (at a 1-based line) in an editor. */
+  z.object({ type: z.literal("openLocation"), path: z.string().min(1).max(4096), line: z.number().int().positive().optional() }),
+  /** Open the diff of a tool call's diff content (index into its content list). */
+  z.object({ type: z.literal("openDiff"), sessionId: id, toolCallId: id, index: z.number().int().nonnegative() }),
+  /** Show the terminal of a tool call. */
+  z.object({ type: z.literal("revealTerminal"), sessionId: id, toolCallId: id }),
+  /** Open a link from agent markdown (the host checks the scheme). */
+  z.object({ type: z.literal("openLink"), href: z.string().min(1).max(8192) }),
+  /** Start a fresh session with the default agent. */
+  z.object({ type: z.literal("newSession") }),
+  /** Show another session in the panel. */
+  z.object({ type: z.literal("selectSession"), sessionId: id }),
+  /** Pick the default agent. */
+  z.object({ type: z.literal("selectAgent"), name: id.optional() }),
+  /** Switch the session's mode. */
+  z.object({ type: z.literal("setMode"), sessionId: id, modeId: id }),
+  /** Change a session config option (model, thought level…). */
+  z.object({ type: z.literal("setConfigOption"), sessionId: id, configId: id, value: z.union([z.string().max(500), z.boolean()]) }),
+  /** Copy text to the clipboard (webviews cannot always). */
+  z.object({ type: z.literal("copy"), text: z.string().max(10_000_000) }),
+]);
+
+export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
+
+/** Validates a message from the webview; returns a reason when invalid. */
+export function parseWebviewMessage(raw: unknown): { ok: true; message: WebviewMessage } | { ok: false; reason: string } {
+  const r = webviewMessageSchema.safeParse(raw);
+  if (r.success) return { ok: true, message: r.data };
+  return { ok: false, reason: r.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") };
+}
+
+/** Link schemes the host opens from agent markdown; everything else is inert. */
+export const SAFE_LINK_SCHEMES = ["http:", "https:", "mailto:", "file:", "vscode:"] as const;

@@ -1,0 +1,113 @@
+/** The panel's view model reducer: folding, purity (inputs never mutated), identity of untouched parts. */
+import * as assert from "node:assert/strict";
+import type { ThoughtEvent, ThoughtEventBody } from "../../src/core/events";
+import { EMPTY_STATE, reduce, type ViewState } from "../../src/core/viewModel";
+
+let seq = 0;
+function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {
+  seq++;
+  return { ...body, seq, at: 1000 + seq, sessionId, ...(turnId !== undefined ? { turnId } : {}) } as ThoughtEvent;
+}
+const text = (t: string): { text: string; content: { type: "text"; text: string } } => ({ text: t, content: { type: "text", text: t } });
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === "object" && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
+describe("view model reducer", () => {
+  beforeEach(() => { seq = 0; });
+
+  function turnOne(): ViewState {
+    return reduce(EMPTY_STATE, [
+      ev({ kind: "session_start", agentName: "Demo", cwd: "/w", modes: { currentModeId: "code", availableModes: [{ id: "code", name: "Code" }] } }),
+      ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "hi" }] }, 1),
+      ev({ kind: "user_message", ...text("hi") }, 1),
+      ev({ kind: "thought", ...text("Let me ") }, 1),
+      ev({ kind: "thought", ...text("think.") }, 1),
+      ev({ kind: "plan", entries: [{ content: "A", priority: "high", status: "in_progress" }] }, 1),
+      ev({ kind: "tool_start", toolCallId: "t1", announced: true, title: "Read", toolKind: "read", status: "pending" }, 1),
+      ev({ kind: "permission_request", requestId: "p1", toolCallId: "t1", title: "Read", options: [{ optionId: "r", name: "Reject", kind: "reject_once" }], toolCall: {} }, 1),
+    ]);
+  }
+
+  it("folds a turn: prompt, merged thought chunks, plan, tool card awaiting permission", () => {
+    const s = turnOne();
+    const v = s.sessions.s1!;
+    assert.equal(s.version, 8);
+    assert.equal(v.agentName, "Demo");
+    assert.equal(v.status, "awaiting_permission");
+    const t = v.turns[0]!;
+    assert.equal(t.prompt, "hi");
+    assert.deepEqual(t.entries.map((e) => e.type), ["thought", "plan", "tool"]);
+    const thought = t.entries[0]!;
+    assert.ok(thought.type === "thought" && thought.text === "Let me think." && thought.endedAt !== undefined, "the thought closes when the next entry starts");
+    const card = t.entries[2]!;
+    assert.ok(card.type === "tool" && card.status === "awaiting_permission" && card.permission?.requestId === "p1");
+  });
+
+  it("never mutates its input and keeps untouched objects identical", () => {
+    const s1 = deepFreeze(turnOne());
+    const s2 = reduce(s1, [
+      ev({ kind: "permission_outcome", requestId: "p1", toolCallId: "t1", outcome: { outcome: "selected", optionId: "r" }, by: "user" }, 1),
+      ev({ kind: "message", ...text("Done") }, 1),
+    ]);
+    assert.notEqual(s2, s1);
+    const [t1, t2] = [s1.sessions.s1!.turns[0]!, s2.sessions.s1!.turns[0]!];
+    assert.equal(t2.entries[0], t1.entries[0], "the untouched thought keeps its identity");
+    assert.equal(t2.entries[1], t1.entries[1], "the untouched plan keeps its identity");
+    assert.notEqual(t2.entries[2], t1.entries[2]);
+    const card = t2.entries[2]!;
+    assert.ok(card.type === "tool" && card.status === "rejected");
+    assert.equal(s2.sessions.s1!.status, "running");
+    assert.equal(reduce(s2, []), s2, "an empty batch is a no-op returning the same object");
+  });
+
+  it("a tool first seen in an update, plan updated in place, turn end cancels nothing already final", () => {
+    const s = reduce(turnOne(), [
+      ev({ kind: "plan", entries: [{ content: "A", priority: "high", status: "completed" }] }, 1),
+      ev({ kind: "tool_start", toolCallId: "g1", announced: false, title: "Tool call g1", status: "in_progress" }, 1),
+      ev({ kind: "tool_update", toolCallId: "g1", title: "grep foo", content: [{ type: "content", content: { type: "text", text: "3 matches" } }] }, 1),
+      ev({ kind: "tool_done", toolCallId: "g1", outcome: "completed" }, 1),
+      ev({ kind: "tool_done", toolCallId: "t1", outcome: "canceled" }, 1),
+      ev({ kind: "turn_end", turnId: 1, stopReason: "end_turn" }, 1),
+    ]);
+    const v = s.sessions.s1!;
+    const t = v.turns[0]!;
+    assert.equal(t.entries.filter((e) => e.type === "plan").length, 1);
+    assert.deepEqual(v.plan, [{ content: "A", priority: "high", status: "completed" }]);
+    const g = t.entries.find((e) => e.type === "tool" && e.toolCallId === "g1");
+    assert.ok(g?.type === "tool" && g.title === "grep foo" && g.status === "completed" && g.content.length === 1);
+    assert.equal(t.stopReason, "end_turn");
+    assert.equal(v.status, "idle");
+  });
+
+  it("folds 100,000 chunks quickly and linearly (one batch per frame)", () => {
+    let s = reduce(EMPTY_STATE, [ev({ kind: "turn_start", turnId: 1, prompt: [] }, 1)]);
+    const started = process.hrtime.bigint();
+    for (let b = 0; b < 100; b++) {
+      const batch: ThoughtEvent[] = [];
+      for (let i = 0; i < 1000; i++) batch.push(ev({ kind: "thought", ...text("x".repeat(24)) }, 1));
+      s = reduce(s, batch);
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const thought = s.sessions.s1!.turns[0]!.entries[0]!;
+    assert.ok(thought.type === "thought" && thought.text.length === 2_400_000);
+    assert.ok(ms < 2000, `took ${ms} ms`);
+  });
+
+  it("errors end the turn; a fatal error ends the session; late notices go to banners", () => {
+    const s = reduce(turnOne(), [
+      ev({ kind: "error", message: "Agent crashed", fatal: true }, 1),
+      ev({ kind: "notice", severity: "warning", title: "Outside a turn" }),
+    ]);
+    const v = s.sessions.s1!;
+    assert.equal(v.status, "ended");
+    assert.equal(v.fatalError, "Agent crashed");
+    assert.equal(v.turns[0]!.failed, "Agent crashed");
+    assert.deepEqual(v.banners.map((b) => b.type), ["notice"]);
+  });
+});
