@@ -6,7 +6,7 @@ import { EMPTY_STATE, reduce, type ViewState } from "../../src/core/viewModel";
 let seq = 0;
 function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {
   seq++;
-  return { ...body, seq, at: 1000 + seq, sessionId, ...(turnId !== undefined ? { turnId } : {}) } as ThoughtEvent;
+  return { ...body, seq, at: 1000 + seq, sessionId, ...(turnId !== undefined ? { turnId } : {}) };
 }
 const text = (t: string): { text: string; content: { type: "text"; text: string } } => ({ text: t, content: { type: "text", text: t } });
 
