@@ -2,7 +2,7 @@
 // the built-in demo agent (a standalone node script shipped in the vsix), and — unless
 // --production — the scripted test agents and the integration test suites.
 import * as esbuild from "esbuild";
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const production = process.argv.includes("--production");
@@ -78,6 +78,9 @@ if (!watch) {
   if (!production) rmSync(join(root, "out"), { recursive: true, force: true });
 }
 const started = Date.now();
+// Codicons ship with the extension so the webview uses VS Code's own icon font (no CDN, strict CSP).
+mkdirSync(join(root, "dist", "codicons"), { recursive: true });
+for (const f of ["codicon.css", "codicon.ttf"]) copyFileSync(join(root, "node_modules/@vscode/codicons/dist", f), join(root, "dist", "codicons", f));
 const built = await Promise.all(contexts.map((c) => esbuild.context(c)));
 if (watch) {
   await Promise.all(built.map((c) => c.watch()));

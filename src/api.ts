@@ -12,6 +12,8 @@ export interface StreamOptions {
   agent?: string;
   /** Start a fresh session instead of continuing the agent's current one. */
   newSession?: boolean;
+  /** Continue this session (from a `ThoughtEvent.sessionId`); takes precedence over `agent`. */
+  sessionId?: string;
   /** Only these event kinds (or events passing this predicate) are yielded by iteration. */
   include?: EventFilter;
   /** Aborting cancels the turn (`session/cancel`); pending permission requests resolve as cancelled. */

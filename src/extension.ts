@@ -12,9 +12,16 @@ import type { TurnResult } from "./core/thoughtStream";
 import { AgentRegistry } from "./vscode/agents";
 import { VscodeFileSystem } from "./vscode/fileSystem";
 import { ChannelLogger, EventTranscript } from "./vscode/logger";
-import { QuickPickPermissions } from "./vscode/permissions";
+import { PermissionBroker } from "./vscode/permissionBroker";
+import { ThoughtPanelController, ThoughtViewProvider } from "./vscode/thoughtPanel";
+import { ToolOutputs } from "./vscode/toolOutputs";
 
-export function activate(context: vscode.ExtensionContext): AgentThoughtsApi {
+/** The API plus host internals that the integration tests and the benchmark read (undocumented). */
+export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker };
+}
+
+export function activate(context: vscode.ExtensionContext): AgentThoughtsInternalApi {
   const started = Date.now();
   const channel = vscode.window.createOutputChannel("Agent Thoughts", { log: true });
   context.subscriptions.push(channel);
@@ -22,9 +29,13 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi {
   const registry = new AgentRegistry(context.extensionPath);
   const version = (context.extension.packageJSON as { version?: string }).version ?? "0.0.0";
 
-  const terminals = new NodeTerminals(() => registry.resolve(undefined).cwd);
+  const outputs = new ToolOutputs();
+  const terminals = new NodeTerminals(() => registry.resolve(undefined).cwd, outputs.terminalListener);
+  // The broker asks "is a panel showing?" lazily: the panel is created just below.
+  let panelVisible = (): boolean => false;
+  const broker = new PermissionBroker(logger, () => panelVisible());
   const manager = new SessionManager(
-    { fs: new VscodeFileSystem(logger), permission: new QuickPickPermissions(), terminal: terminals, logger },
+    { fs: new VscodeFileSystem(logger), permission: broker, terminal: terminals, logger },
     {
       clientName: "agent-thoughts",
       clientVersion: version,
@@ -37,11 +48,18 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi {
     },
   );
   const transcript = new EventTranscript(channel);
+  const controller = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs);
+  const sidebar = new ThoughtViewProvider(controller);
+  panelVisible = () => controller.anyVisible;
   context.subscriptions.push(
     { dispose: () => manager.dispose() },
     { dispose: () => terminals.dispose() },
+    broker,
+    outputs,
+    controller,
     transcript,
     manager.onEvent((e) => transcript.write(e)),
+    vscode.window.registerWebviewViewProvider(ThoughtViewProvider.viewId, sidebar),
   );
 
   const stream = (prompt: string | ContentBlock[], options?: StreamOptions): ReturnType<SessionManager["stream"]> => manager.stream(prompt, options);
@@ -55,8 +73,8 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi {
         ignoreFocusOut: true,
       });
       if (!prompt) return undefined;
-      channel.show(true);
       const turn = stream(prompt);
+      if (!controller.anyVisible) void sidebar.reveal();
       try {
         return await vscode.window.withProgress(
           { location: vscode.ProgressLocation.Window, title: `${registry.defaultName()} is working…`, cancellable: false },
@@ -85,6 +103,9 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi {
     }),
     vscode.commands.registerCommand("agentThoughts.cancel", () => manager.currentSession?.cancelTurn()),
     vscode.commands.registerCommand("agentThoughts.showLog", () => channel.show()),
+    vscode.commands.registerCommand("agentThoughts.openPanel", () => controller.openInEditor()),
+    vscode.commands.registerCommand("agentThoughts.respondToPermission", () => broker.pick()),
+    vscode.commands.registerCommand("agentThoughts.focusPrompt", async () => { await sidebar.reveal(); controller.focusPrompt(); }),
   );
 
   logger.info(`Agent Thoughts ${version} activated in ${Date.now() - started} ms (VS Code ${vscode.version}).`);
@@ -93,6 +114,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi {
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
+    _test: { controller, broker },
   };
 }
 

@@ -313,6 +313,14 @@ export class AgentConnection {
         return { stopReason: r.stopReason, ...(usage ? { usage } : {}) };
       },
       cancel: (sessionId: string) => this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId }),
+      setMode: async (sessionId: string, modeId: string) => {
+        await Promise.race([this.conn.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId }), this.dead]);
+      },
+      setConfigOption: async (sessionId: string, configId: string, value: string | boolean) => {
+        const params: acp.SetSessionConfigOptionRequest = typeof value === "boolean" ? { sessionId, configId, type: "boolean", value } : { sessionId, configId, value };
+        const r = await Promise.race([this.conn.agent.request(acp.methods.agent.session.setConfigOption, params), this.dead]);
+        return r.configOptions;
+      },
     };
     const session = new AgentSession(res.sessionId, transport, this.ports.permission, this.ports.logger);
     this.sessions.set(res.sessionId, session);

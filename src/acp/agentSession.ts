@@ -14,6 +14,9 @@ export interface SessionTransport {
   readonly agentName: string;
   prompt(sessionId: string, prompt: ContentBlock[]): Promise<{ stopReason: StopReason; usage?: Record<string, unknown> }>;
   cancel(sessionId: string): Promise<void>;
+  setMode(sessionId: string, modeId: string): Promise<void>;
+  /** Returns the agent's full, updated option list. */
+  setConfigOption(sessionId: string, configId: string, value: string | boolean): Promise<unknown[]>;
   /** Rejects when the connection dies, with the reason; never resolves otherwise. */
   readonly dead: Promise<never>;
 }
@@ -202,6 +205,18 @@ export class AgentSession {
 
   private cancelOpenPermissions(): void {
     for (const p of this.permissions.values()) if (!p.answered) p.controller.abort();
+  }
+
+  /** Switches the session mode; recorded as a `mode` event once the agent agrees. */
+  async setMode(modeId: string): Promise<void> {
+    await this.transport.setMode(this.sessionId, modeId);
+    this.log.append({ kind: "mode", currentModeId: modeId });
+  }
+
+  /** Sets a config option (model, thought level…); records the agent's updated options. */
+  async setConfigOption(configId: string, value: string | boolean): Promise<void> {
+    const options = await this.transport.setConfigOption(this.sessionId, configId, value);
+    this.ingestUpdate({ sessionUpdate: "config_option_update", configOptions: options });
   }
 
   /** The agent died or the session was closed: fail what runs, cancel what waits. */

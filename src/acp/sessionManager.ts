@@ -21,6 +21,7 @@ export class SessionManager {
   private readonly starting = new Map<string, Promise<Running>>();
   private readonly eventListeners = new Set<(e: ThoughtEvent) => void>();
   private readonly sessionListeners = new Set<(s: AgentSession) => void>();
+  private readonly statusListeners = new Set<(status: { starting?: string; error?: string }) => void>();
   private readonly allSessions: AgentSession[] = [];
   private latest: AgentSession | undefined;
   private readonly connections = new Set<AgentConnection>();
@@ -42,6 +43,20 @@ export class SessionManager {
     return { dispose: () => { this.eventListeners.delete(listener); } };
   }
 
+  sessionById(sessionId: string): AgentSession | undefined {
+    return this.allSessions.find((s) => s.sessionId === sessionId);
+  }
+
+  /** Agent start-up progress and failures that belong to no session (for the panel). */
+  onStatus(listener: (status: { starting?: string; error?: string }) => void): { dispose(): void } {
+    this.statusListeners.add(listener);
+    return { dispose: () => { this.statusListeners.delete(listener); } };
+  }
+
+  private status(status: { starting?: string; error?: string }): void {
+    for (const l of this.statusListeners) l(status);
+  }
+
   onSession(listener: (s: AgentSession) => void): { dispose(): void } {
     this.sessionListeners.add(listener);
     return { dispose: () => { this.sessionListeners.delete(listener); } };
@@ -58,13 +73,16 @@ export class SessionManager {
     });
     void (async () => {
       try {
-        const { session } = await this.sessionFor(options.agent, options.newSession === true);
+        const existing = options.sessionId ? this.sessionById(options.sessionId) : undefined;
+        if (options.sessionId && !existing) throw new TurnError(`No session ${options.sessionId}`);
+        const session = existing && !existing.isEnded ? existing : (await this.sessionFor(existing?.agentName ?? options.agent, options.newSession === true || existing !== undefined)).session;
         this.latest = session;
         cancel = session.promptInto(feed, prompt, options.signal);
         if (cancelled) cancel();
       } catch (err) {
         const message = err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
         this.ports.logger.error(message);
+        this.status({ error: message });
         feed.fail(err instanceof Error ? err : new TurnError(message));
       }
     })();
@@ -85,8 +103,9 @@ export class SessionManager {
       }
       running?.connection.dispose();
     }
+    this.status({ starting: spec.name });
     const started = (async () => {
-      const connection = await AgentConnection.start(spec, this.ports, this.options);
+      const connection = await AgentConnection.start(spec, this.ports, this.options).finally(() => this.status({}));
       this.connections.add(connection);
       if (this.disposed) {
         connection.dispose();

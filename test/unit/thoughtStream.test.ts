@@ -26,6 +26,8 @@ class FakeTransport implements SessionTransport {
     return new Promise((resolve, reject) => { this.answer = resolve; this.failWith = reject; this.onPrompt?.(); });
   }
   cancel(): Promise<void> { this.cancels++; return Promise.resolve(); }
+  setMode(): Promise<void> { return Promise.resolve(); }
+  setConfigOption(): Promise<unknown[]> { return Promise.resolve([]); }
   end(stopReason: StopReason = "end_turn"): void { this.answer?.({ stopReason }); }
   fail(e: Error): void { this.failWith?.(e); }
   die(e: Error): void { this.killDead(e); }

@@ -1,0 +1,93 @@
+/**
+ * Routes each permission request to wherever the user is: inline in the thought panel (the
+ * panel reads it from the session state and answers through `resolve`), a notification with the
+ * same options when no panel is visible, and the Respond to Permission Request command. The
+ * first answer wins; late answers are ignored and logged.
+ */
+import * as vscode from "vscode";
+import type { Logger, PermissionPort, PermissionRequest } from "../acp/ports";
+import type { PermissionOutcome } from "../core/events";
+
+interface Pending { req: PermissionRequest; resolve: (o: PermissionOutcome) => void }
+
+const ICON: Record<string, string> = { allow_once: "$(check)", allow_always: "$(check-all)", reject_once: "$(close)", reject_always: "$(circle-slash)" };
+
+export class PermissionBroker implements PermissionPort, vscode.Disposable {
+  private readonly pending = new Map<string, Pending>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when the set of open requests changes. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly logger: Logger, private readonly panelVisible: () => boolean) {}
+
+  request(req: PermissionRequest): Promise<PermissionOutcome> {
+    if (req.signal.aborted) return Promise.resolve({ outcome: "cancelled" });
+    return new Promise<PermissionOutcome>((resolve) => {
+      const entry: Pending = { req, resolve };
+      this.pending.set(req.requestId, entry);
+      req.signal.addEventListener("abort", () => this.finish(req.requestId, { outcome: "cancelled" }), { once: true });
+      this.changed.fire();
+      if (!this.panelVisible()) void this.notify(req);
+    });
+  }
+
+  /** Open requests, oldest first. */
+  open(): PermissionRequest[] {
+    return [...this.pending.values()].map((p) => p.req);
+  }
+
+  /** Answers a request; `optionId` null cancels it. Returns false when it is not open (already answered, unknown). */
+  resolve(requestId: string, optionId: string | null): boolean {
+    const p = this.pending.get(requestId);
+    if (!p) {
+      this.logger.warn(`Permission request ${requestId} is not open; answer ignored`);
+      return false;
+    }
+    if (optionId !== null && !p.req.options.some((o) => o.optionId === optionId)) {
+      this.logger.warn(`Permission request ${requestId} has no option ${optionId}; answer ignored`);
+      return false;
+    }
+    return this.finish(requestId, optionId === null ? { outcome: "cancelled" } : { outcome: "selected", optionId });
+  }
+
+  private finish(requestId: string, outcome: PermissionOutcome): boolean {
+    const p = this.pending.get(requestId);
+    if (!p) return false;
+    this.pending.delete(requestId);
+    p.resolve(outcome);
+    this.changed.fire();
+    return true;
+  }
+
+  private async notify(req: PermissionRequest): Promise<void> {
+    const choice = await vscode.window.showInformationMessage(`${req.agentName} asks permission: ${req.title}`, ...req.options.map((o) => o.name));
+    if (!choice) return;
+    const option = req.options.find((o) => o.name === choice);
+    if (option && !this.resolve(req.requestId, option.optionId)) void vscode.window.showInformationMessage("That permission request was already answered.");
+  }
+
+  /** The command-palette way: pick a request (if several), then an option. */
+  async pick(): Promise<void> {
+    const open = this.open();
+    if (open.length === 0) {
+      void vscode.window.showInformationMessage("No agent is waiting for permission.");
+      return;
+    }
+    let req = open[0]!;
+    if (open.length > 1) {
+      const chosen = await vscode.window.showQuickPick(open.map((r) => ({ label: r.title, description: r.agentName, req: r })), { title: "Which request?" });
+      if (!chosen) return;
+      req = chosen.req;
+    }
+    const picked = await vscode.window.showQuickPick(
+      req.options.map((o) => ({ label: `${ICON[o.kind] ?? ""} ${o.name}`.trim(), description: o.kind.replace("_", " "), optionId: o.optionId })),
+      { title: `${req.agentName} asks permission: ${req.title}`, placeHolder: "Choose how to answer the agent", ignoreFocusOut: true },
+    );
+    if (picked) this.resolve(req.requestId, picked.optionId);
+  }
+
+  dispose(): void {
+    for (const id of [...this.pending.keys()]) this.finish(id, { outcome: "cancelled" });
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,344 @@
+/**
+ * The thought panel's host side: owns the view state (folded from the thought stream), and keeps
+ * every open webview (the sidebar `WebviewView` and the editor `WebviewPanel`) in sync over one
+ * ordered channel — a snapshot on `ready`, then at most one patch per frame with the coalesced
+ * events since. Validates and carries out the webview's verbs.
+ */
+import { randomBytes } from "node:crypto";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { SessionManager } from "../acp/sessionManager";
+import type { ThoughtEvent } from "../core/events";
+import { EMPTY_STATE, reduce, type ViewState } from "../core/viewModel";
+import { parseWebviewMessage, SAFE_LINK_SCHEMES, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
+import type { AgentRegistry } from "./agents";
+import type { ChannelLogger } from "./logger";
+import type { PermissionBroker } from "./permissionBroker";
+import type { ToolOutputs } from "./toolOutputs";
+
+/** One frame: the longest a chunk waits before it is posted. */
+const FRAME_MS = 16;
+
+interface View {
+  webview: vscode.Webview;
+  kind: "sidebar" | "editor";
+  /** False until the webview says `ready`; patches go only to ready views. */
+  ready: boolean;
+  visible: () => boolean;
+}
+
+/** Merges runs of text chunks (same session, turn, kind, message) into one event. */
+export function coalesce(events: readonly ThoughtEvent[]): ThoughtEvent[] {
+  const out: ThoughtEvent[] = [];
+  for (const e of events) {
+    const last = out[out.length - 1];
+    if (last && (e.kind === "thought" || e.kind === "message") && last.kind === e.kind && last.sessionId === e.sessionId && last.turnId === e.turnId
+      && (e.kind !== "message" || last.kind !== "message" || last.messageId === e.messageId)) {
+      out[out.length - 1] = { ...last, text: last.text + e.text, content: { type: "text", text: last.text + e.text } };
+      continue;
+    }
+    out.push(e);
+  }
+  return out;
+}
+
+export class ThoughtPanelController implements vscode.Disposable {
+  private state: ViewState = EMPTY_STATE;
+  private pending: ThoughtEvent[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly views = new Set<View>();
+  private activeSessionId: string | undefined;
+  private starting: string | undefined;
+  private hostError: string | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private editorPanel: vscode.WebviewPanel | undefined;
+  /** Counters for tests and the benchmark. */
+  readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0 };
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly manager: SessionManager,
+    private readonly registry: AgentRegistry,
+    private readonly broker: PermissionBroker,
+    private readonly logger: ChannelLogger,
+    private readonly outputs: ToolOutputs,
+  ) {
+    this.disposables.push(
+      manager.onEvent((e) => this.onEvent(e)),
+      manager.onSession((s) => { this.activeSessionId = s.sessionId; this.postHost(); }),
+      manager.onStatus((st) => { this.starting = st.starting; this.hostError = st.error; this.postHost(); }),
+      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration("agentThoughts")) this.postHost(); }),
+    );
+  }
+
+  /** The current view state (for tests and exports). */
+  get viewState(): ViewState {
+    this.flush();
+    return this.state;
+  }
+
+  get anyVisible(): boolean {
+    return [...this.views].some((v) => v.visible());
+  }
+
+  private onEvent(e: ThoughtEvent): void {
+    this.stats.eventsIn++;
+    this.pending.push(e);
+    this.timer ??= setTimeout(() => this.flush(), FRAME_MS);
+  }
+
+  /** Folds pending events and posts one patch to each ready view. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length === 0) return;
+    const events = coalesce(this.pending);
+    this.pending = [];
+    const from = this.state.version;
+    this.state = reduce(this.state, events);
+    const msg: HostMessage = { type: "patch", from, to: this.state.version, events };
+    this.stats.patches++;
+    this.stats.eventsPosted += events.length;
+    for (const v of this.views) if (v.ready) this.post(v, msg);
+  }
+
+  private hostInfo(): HostInfo {
+    const config = vscode.workspace.getConfiguration("agentThoughts");
+    const display = config.get<string>("thinking.display");
+    return {
+      agents: this.registry.names(),
+      defaultAgent: this.registry.defaultName(),
+      thinkingDisplay: display === "expanded" || display === "collapsed" ? display : "auto",
+      ...(this.activeSessionId ? { activeSessionId: this.activeSessionId } : {}),
+      ...(this.starting ? { starting: this.starting } : {}),
+      ...(this.hostError ? { hostError: this.hostError } : {}),
+    };
+  }
+
+  private postHost(): void {
+    const msg: HostMessage = { type: "host", host: this.hostInfo() };
+    for (const v of this.views) if (v.ready) this.post(v, msg);
+  }
+
+  private post(v: View, msg: HostMessage): void {
+    this.stats.posts++;
+    v.webview.postMessage(msg).then((delivered) => {
+      // An undelivered message leaves a gap; the view asks for a snapshot when it is back.
+      if (!delivered) v.ready = false;
+    }, () => { v.ready = false; });
+  }
+
+  private snapshot(v: View): void {
+    this.flush();
+    this.stats.snapshots++;
+    v.ready = true;
+    this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() });
+  }
+
+  /** Connects a webview (sidebar or editor) to the controller. */
+  attach(webview: vscode.Webview, kind: View["kind"], visible: () => boolean, lifetime: vscode.Disposable[]): void {
+    webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")] };
+    webview.html = this.html(webview);
+    const view: View = { webview, kind, ready: false, visible };
+    this.views.add(view);
+    lifetime.push(
+      webview.onDidReceiveMessage((raw: unknown) => this.receive(view, raw)),
+      { dispose: () => { this.views.delete(view); } },
+    );
+  }
+
+  /** Opens (or reveals) the panel as an editor tab. */
+  openInEditor(): void {
+    if (this.editorPanel) {
+      this.editorPanel.reveal(undefined, false);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel("agentThoughts.editorPanel", "Agent Thoughts", { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { retainContextWhenHidden: false });
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, "media", "icon.svg");
+    this.editorPanel = panel;
+    const lifetime: vscode.Disposable[] = [];
+    this.attach(panel.webview, "editor", () => panel.visible, lifetime);
+    panel.onDidDispose(() => {
+      this.editorPanel = undefined;
+      for (const d of lifetime) d.dispose();
+    });
+  }
+
+  /** Asks the views to focus the prompt box. */
+  focusPrompt(): void {
+    for (const v of this.views) if (v.ready) this.post(v, { type: "focusPrompt" });
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = randomBytes(16).toString("base64");
+    const uri = (...p: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...p)).toString();
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource} data:`,
+      `script-src 'nonce-${nonce}'`,
+    ].join("; ");
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${uri("dist", "codicons", "codicon.css")}">
+<link rel="stylesheet" href="${uri("media", "panel.css")}">
+<title>Agent Thoughts</title>
+</head>
+<body>
+<div id="root"></div>
+<script nonce="${nonce}" src="${uri("dist", "webview.js")}"></script>
+</body>
+</html>`;
+  }
+
+  private receive(view: View, raw: unknown): void {
+    const parsed = parseWebviewMessage(raw);
+    if (!parsed.ok) {
+      this.stats.invalidMessages++;
+      this.logger.warn(`Ignored an invalid message from the ${view.kind} panel: ${parsed.reason}`);
+      return;
+    }
+    this.handle(view, parsed.message).catch((err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.error(`Panel action ${parsed.message.type} failed: ${message}`);
+      void vscode.window.showErrorMessage(`Agent Thoughts: ${message}`);
+    });
+  }
+
+  private async handle(view: View, m: WebviewMessage): Promise<void> {
+    switch (m.type) {
+      case "ready":
+      case "requestSnapshot":
+        this.snapshot(view);
+        return;
+      case "sendPrompt": {
+        const sessionId = m.sessionId ?? this.activeSessionId;
+        const session = sessionId ? this.manager.sessionById(sessionId) : undefined;
+        this.hostError = undefined;
+        const turn = this.manager.stream(m.text, session ? { sessionId: session.sessionId } : {});
+        turn.result.catch(() => undefined); // failures are shown as events/banners
+        return;
+      }
+      case "cancelTurn":
+        this.requireSession(m.sessionId).cancelTurn();
+        return;
+      case "resolvePermission": {
+        const session = this.requireSession(m.sessionId);
+        if (!session.pendingPermissions().some((p) => p.requestId === m.requestId)) {
+          this.logger.warn(`Permission request ${m.requestId} is not open in session ${m.sessionId}; answer ignored`);
+          return;
+        }
+        this.broker.resolve(m.requestId, m.optionId);
+        return;
+      }
+      case "openLocation": {
+        const file = path.isAbsolute(m.path) ? m.path : path.join(this.sessionCwd(), m.path);
+        const line = Math.max(0, (m.line ?? 1) - 1);
+        await vscode.window.showTextDocument(vscode.Uri.file(file), { selection: new vscode.Range(line, 0, line, 0), preview: true });
+        return;
+      }
+      case "openDiff":
+        await this.outputs.openDiff(this.state, m.sessionId, m.toolCallId, m.index);
+        return;
+      case "revealTerminal":
+        this.outputs.revealTerminal(this.state, m.sessionId, m.toolCallId);
+        return;
+      case "openLink":
+        await this.openLink(m.href);
+        return;
+      case "newSession": {
+        this.hostError = undefined;
+        await this.manager.sessionFor(undefined, true);
+        return;
+      }
+      case "selectSession":
+        if (!this.state.sessions[m.sessionId]) return;
+        this.activeSessionId = m.sessionId;
+        this.postHost();
+        return;
+      case "selectAgent":
+        await vscode.commands.executeCommand("agentThoughts.selectAgent", m.name);
+        this.postHost();
+        return;
+      case "setMode":
+        await this.requireSession(m.sessionId).setMode(m.modeId);
+        return;
+      case "setConfigOption":
+        await this.requireSession(m.sessionId).setConfigOption(m.configId, m.value);
+        return;
+      case "copy":
+        await vscode.env.clipboard.writeText(m.text);
+        return;
+    }
+  }
+
+  private requireSession(sessionId: string): NonNullable<ReturnType<SessionManager["sessionById"]>> {
+    const s = this.manager.sessionById(sessionId);
+    if (!s) throw new Error(`No session ${sessionId}`);
+    return s;
+  }
+
+  private sessionCwd(): string {
+    const s = this.activeSessionId ? this.state.sessions[this.activeSessionId] : undefined;
+    return s?.cwd || vscode.workspace.workspaceFolders?.[0]?.uri.fsPath || "/";
+  }
+
+  private async openLink(href: string): Promise<void> {
+    let uri: vscode.Uri;
+    try {
+      uri = vscode.Uri.parse(href, true);
+    } catch {
+      this.logger.warn(`Refused a malformed link from the agent: ${href.slice(0, 200)}`);
+      return;
+    }
+    if (!(SAFE_LINK_SCHEMES as readonly string[]).includes(`${uri.scheme}:`)) {
+      this.logger.warn(`Refused a ${uri.scheme}: link from the agent: ${href.slice(0, 200)}`);
+      void vscode.window.showWarningMessage(`Agent Thoughts does not open ${uri.scheme}: links.`);
+      return;
+    }
+    if (uri.scheme === "file") {
+      await vscode.window.showTextDocument(uri, { preview: true });
+      return;
+    }
+    await vscode.env.openExternal(uri);
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    for (const d of this.disposables) d.dispose();
+    this.editorPanel?.dispose();
+  }
+}
+
+/** The sidebar view. */
+export class ThoughtViewProvider implements vscode.WebviewViewProvider {
+  static readonly viewId = "agentThoughts.panel";
+  private view: vscode.WebviewView | undefined;
+
+  constructor(private readonly controller: ThoughtPanelController) {}
+
+  get isVisible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const lifetime: vscode.Disposable[] = [];
+    this.controller.attach(view.webview, "sidebar", () => view.visible, lifetime);
+    view.onDidDispose(() => {
+      if (this.view === view) this.view = undefined;
+      for (const d of lifetime) d.dispose();
+    });
+  }
+
+  /** Shows the sidebar view without taking focus. */
+  async reveal(): Promise<void> {
+    if (this.view) this.view.show(true);
+    else await vscode.commands.executeCommand(`${ThoughtViewProvider.viewId}.focus`);
+  }
+}
