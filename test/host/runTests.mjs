@@ -1,0 +1,258 @@
+#!/usr/bin/env node
+// Runs a compiled test suite inside a REAL VS Code extension host: code-server (VS Code 1.100.3)
+// driven by headless Chromium through playwright-core. Usage:
+//   node test/host/runTests.mjs integration|smoke|bench
+// integration/bench: the extension is loaded from the repo (extensionDevelopmentPath).
+// smoke: dist-vsix/agent-thoughts.vsix is installed into a fresh extensions dir and the repo is NOT
+// the development extension (an empty placeholder is, since the workbench runs tests only in
+// extension-development mode), so the installed extension is what runs.
+// Exit code: the suite's (0 = all passed), 1 on failure, 2 on harness errors/timeouts.
+// See test/host/README.md for the environment variables.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { format } from "node:util";
+import { dirname, join, resolve } from "node:path";
+import {
+  codeServerCli, copyWorkspace, ensureCodeServer, repoRoot, startCodeServer, workbenchUrl,
+} from "./codeServer.mjs";
+
+const MODES = ["integration", "smoke", "bench"];
+const TAG = "\u200b"; // see forwardConsole() in test/integration/index.ts
+const mode = process.argv[2];
+if (!MODES.includes(mode)) {
+  console.error(`usage: node test/host/runTests.mjs <${MODES.join("|")}>`);
+  process.exit(2);
+}
+
+const t0 = Date.now();
+const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
+const log = (msg) => console.log(`[host] ${msg}`);
+const timeoutMs = Number(process.env.AGENT_THOUGHTS_TEST_TIMEOUT_MS || 10 * 60_000);
+const resultsDir = join(repoRoot, "test-results");
+const chromiumPath = process.env.AGENT_THOUGHTS_CHROMIUM
+  ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
+
+const testsPath = join(repoRoot, "out", mode);
+if (!existsSync(join(testsPath, "index.js"))) {
+  if (mode === "bench") {
+    log(`no bench suite (${testsPath}/index.js missing); nothing to run`);
+    process.exit(0);
+  }
+  console.error(`[host] ${testsPath}/index.js is missing — run \`node scripts/build.mjs\` first`);
+  process.exit(2);
+}
+if (!chromiumPath) {
+  console.error("[host] no Chromium found (apt-get install -y chromium, or set AGENT_THOUGHTS_CHROMIUM)");
+  process.exit(2);
+}
+
+let server;
+let browser;
+let exitCode = 2;
+const temp = mkdtempSync(join(tmpdir(), "agent-thoughts-run-"));
+// Also on Ctrl+C (codeServer.mjs stops code-server and exits; Playwright closes Chromium).
+process.on("exit", () => {
+  if (!process.env.AGENT_THOUGHTS_KEEP_TEMP) rmSync(temp, { recursive: true, force: true });
+});
+try {
+  ensureCodeServer();
+  // The overall timeout starts once code-server is installed (the first install takes ~1 min).
+  const deadline = Date.now() + timeoutMs;
+
+  // smoke: install the packaged extension into a fresh extensions dir.
+  let extensionsDir;
+  if (mode === "smoke") {
+    const vsix = resolve(repoRoot, process.env.AGENT_THOUGHTS_VSIX || "dist-vsix/agent-thoughts.vsix");
+    if (!existsSync(vsix)) throw new Error(`${vsix} is missing — run \`npm run package\` first`);
+    extensionsDir = join(temp, "extensions");
+    mkdirSync(extensionsDir, { recursive: true });
+    const started = Date.now();
+    const out = codeServerCli(["--install-extension", vsix, "--extensions-dir", extensionsDir, "--force"]);
+    log(`installed ${vsix} in ${Date.now() - started} ms: ${out.trim().split("\n").pop()}`);
+  }
+
+  // Tests ask for screenshots by dropping <id>.json ({"path": …}) here; we answer with <id>.done.
+  const screenshotRequests = join(temp, "screenshot-requests");
+  mkdirSync(screenshotRequests);
+  const folder = copyWorkspace(temp);
+  server = await startCodeServer({
+    folder,
+    extensionsDir,
+    quiet: !process.env.AGENT_THOUGHTS_HOST_VERBOSE,
+    env: {
+      // The extension host inherits code-server's environment.
+      AGENT_THOUGHTS_REPO: repoRoot,
+      AGENT_THOUGHTS_WORKSPACE: folder,
+      AGENT_THOUGHTS_TEST_MODE: mode,
+      AGENT_THOUGHTS_SCREENSHOT_REQUESTS: screenshotRequests,
+    },
+  });
+  log(`code-server ${server.url} ready after ${elapsed()} (workspace ${folder})`);
+
+  const { chromium } = await import("playwright-core");
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-precise-memory-info"],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+
+  const screenshot = async (path) => {
+    const abs = resolve(repoRoot, path);
+    mkdirSync(dirname(abs), { recursive: true });
+    await page.screenshot({ path: abs });
+    return abs;
+  };
+
+  let settle;
+  const finished = new Promise((r) => { settle = r; });
+  let testsStarted = false;
+  const printedErrors = new Set();
+  await page.exposeFunction("codeAutomationLog", (type, args) => {
+    // args: the arguments of the console call (extension host) or log call (workbench). Lines from
+    // the test reporter are tagged with U+200B by test/integration/index.ts (log()).
+    const text = Array.isArray(args) ? format(...args) : String(args);
+    const fromTests = text.startsWith(TAG);
+    const body = fromTests ? text.slice(TAG.length) : text;
+    if (!testsStarted && body.startsWith("[agent-thoughts-tests] start")) {
+      testsStarted = true;
+      log(`tests running after ${elapsed()}`);
+    }
+    if (fromTests) {
+      console.log(body);
+    } else if (process.env.AGENT_THOUGHTS_HOST_VERBOSE) {
+      console.log(`[workbench:${type}] ${body}`);
+    } else if (/open-vsx\.org|ENOTFOUND|EAI_AGAIN/.test(body)) {
+      // offline: the marketplace (open-vsx.org) is unreachable; harmless
+    } else if (testsStarted) {
+      // Other console output while tests run (tests, the extension; rarely the workbench).
+      console.log(`[log${type === "info" ? "" : ":" + type}] ${body}`);
+    } else if (type === "error") {
+      // Workbench errors before the tests start (e.g. the test runner failing to load): first line, once.
+      const line = body.split("\n")[0];
+      if (!printedErrors.has(line)) {
+        printedErrors.add(line);
+        console.log(`[workbench:error] ${line}`);
+      }
+    }
+  });
+  await page.exposeFunction("codeAutomationExit", (code) => settle({ code: Number(code) }));
+  // For tests driven from the page (Playwright) side; extension-host code uses the file handshake.
+  await page.exposeFunction("agentThoughtsScreenshot", (path) => screenshot(path));
+
+  page.on("pageerror", (e) => {
+    if (process.env.AGENT_THOUGHTS_HOST_VERBOSE) console.log(`[page error] ${e.message}`);
+  });
+  page.on("console", (msg) => {
+    if (process.env.AGENT_THOUGHTS_HOST_VERBOSE) console.log(`[browser:${msg.type()}] ${msg.text()}`);
+  });
+
+  /**
+   * The webview frame of the thought panel (`view`: "sidebar" | "editor" | undefined = any), found
+   * by the marker the host puts on its <body>; retried while the view loads.
+   */
+  const webviewFrame = async (view, timeoutMs = 15_000) => {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      for (const f of page.frames()) {
+        const kind = await f.evaluate("document.body && document.body.dataset.agentThoughtsView || ''").catch(() => "");
+        if (kind && (!view || kind === view)) return f;
+      }
+      if (Date.now() > until) throw new Error(`no ${view ?? "Agent Thoughts"} webview frame within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  /** Carries out one request from extension-host tests (see test/integration/webview.ts). */
+  const handle = async (req) => {
+    switch (req.op ?? "screenshot") {
+      case "screenshot": return { path: await screenshot(req.path) };
+      case "evaluate": {
+        // An expression string: CDP evaluation is not subject to the webview's CSP (no eval inside).
+        const f = await webviewFrame(req.view);
+        return { value: await f.evaluate(`(${req.fn})(${JSON.stringify(req.arg ?? null)})`) };
+      }
+      case "click": await (await webviewFrame(req.view)).click(req.selector, { timeout: 10_000 }); return {};
+      case "fill": await (await webviewFrame(req.view)).fill(req.selector, req.text, { timeout: 10_000 }); return {};
+      case "press": await (await webviewFrame(req.view)).press(req.selector, req.key, { timeout: 10_000 }); return {};
+      case "keyboard": await page.keyboard.press(req.key); return {};
+      default: throw new Error(`unknown request ${req.op}`);
+    }
+  };
+
+  // Requests from extension-host tests: <id>.json in, <id>.done out.
+  let busy = false;
+  const poll = setInterval(async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      for (const name of readdirSync(screenshotRequests)) {
+        if (!name.endsWith(".json")) continue;
+        const req = join(screenshotRequests, name);
+        const base = req.slice(0, -".json".length);
+        let reply;
+        try {
+          const request = JSON.parse(readFileSync(req, "utf8"));
+          rmSync(req);
+          reply = await handle(request);
+        } catch (e) {
+          rmSync(req, { force: true });
+          reply = { error: String(e?.message ?? e) };
+        }
+        writeFileSync(`${base}.tmp`, JSON.stringify(reply));
+        renameSync(`${base}.tmp`, `${base}.done`);
+      }
+    } finally {
+      busy = false;
+    }
+  }, 10);
+
+  // The workbench only runs extensionTestsPath in extension-development mode, so smoke loads an
+  // empty placeholder extension as the "development" one; the installed vsix runs as installed.
+  let extensionDevelopmentPath = repoRoot;
+  if (mode === "smoke") {
+    extensionDevelopmentPath = join(temp, "smoke-placeholder-extension");
+    mkdirSync(extensionDevelopmentPath);
+    writeFileSync(join(extensionDevelopmentPath, "package.json"), JSON.stringify({
+      name: "smoke-placeholder", publisher: "agent-thoughts-tests", version: "0.0.0",
+      engines: { vscode: "*" },
+    }));
+  }
+  const url = workbenchUrl(server, {
+    folder,
+    extensionDevelopmentPath,
+    extensionTestsPath: testsPath,
+  });
+  if (process.env.AGENT_THOUGHTS_HOST_VERBOSE) log(`opening ${url}`);
+  await page.goto(url);
+  log(`workbench loaded after ${elapsed()}; running ${mode} tests (timeout ${timeoutMs / 1000} s)…`);
+
+  const outcome = await Promise.race([
+    finished,
+    new Promise((r) => setTimeout(() => r({ timeout: true }), Math.max(0, deadline - Date.now()))),
+  ]);
+  clearInterval(poll);
+  if (outcome.timeout) {
+    console.error(`[host] TIMEOUT: ${mode} tests did not finish within ${timeoutMs / 1000} s`);
+    exitCode = 2;
+  } else {
+    exitCode = outcome.code;
+  }
+  if (exitCode !== 0) {
+    const shot = await screenshot(join(resultsDir, `${mode}-failure.png`)).catch(() => undefined);
+    if (shot) log(`failure screenshot: ${shot}`);
+  }
+  if (process.env.AGENT_THOUGHTS_SCREENSHOT) {
+    const shot = await screenshot(process.env.AGENT_THOUGHTS_SCREENSHOT).catch((e) => log(`screenshot failed: ${e}`));
+    if (shot) log(`screenshot: ${shot}`);
+  }
+  log(`${mode}: exit code ${exitCode} after ${elapsed()}`);
+} catch (e) {
+  console.error(`[host] ${e?.stack ?? e}`);
+  if (server) console.error(`[host] code-server output:\n${server.output()}`);
+  exitCode = 2;
+} finally {
+  await browser?.close().catch(() => {});
+  await server?.stop();
+}
+process.exit(exitCode);

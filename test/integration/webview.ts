@@ -1,0 +1,40 @@
+// Drives the real thought-panel webview DOM from extension-host tests, through the harness
+// (which owns the browser): evaluate a function in the webview, click, type, press keys.
+import * as assert from "node:assert/strict";
+import { harnessRequest } from "./index";
+
+export type View = "sidebar" | "editor";
+
+/** Runs `fn(arg)` inside the webview document and returns its (JSON-serialisable) result. */
+export async function evaluate<A, R>(fn: (arg: A) => R, arg?: A, view?: View): Promise<R> {
+  const reply = await harnessRequest<{ value: R }>({ op: "evaluate", fn: fn.toString(), arg: arg ?? null, view });
+  assert.ok(reply, "not running under the test harness (test/host/runTests.mjs)");
+  return reply.value;
+}
+
+/** A real mouse click on the first element matching `selector`. */
+export async function click(selector: string, view?: View): Promise<void> {
+  assert.ok(await harnessRequest({ op: "click", selector, view }));
+}
+
+/** Types into an input or textarea (replacing its value). */
+export async function fill(selector: string, text: string, view?: View): Promise<void> {
+  assert.ok(await harnessRequest({ op: "fill", selector, text, view }));
+}
+
+/** Presses a key (e.g. "Enter", "Shift+Enter") with the element focused. */
+export async function press(selector: string, key: string, view?: View): Promise<void> {
+  assert.ok(await harnessRequest({ op: "press", selector, key, view }));
+}
+
+/** Polls `fn(arg)` in the webview until it returns a truthy value; returns that value. */
+export async function waitFor<A, R>(fn: (arg: A) => R, arg?: A, opts: { timeoutMs?: number; view?: View; what?: string } = {}): Promise<R> {
+  const until = Date.now() + (opts.timeoutMs ?? 15_000);
+  let last: R | undefined;
+  for (;;) {
+    last = await evaluate(fn, arg, opts.view);
+    if (last) return last;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${opts.what ?? fn.toString().slice(0, 120)} (last: ${JSON.stringify(last)})`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
