@@ -138,7 +138,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   /** Connects a webview (sidebar or editor) to the controller. */
   attach(webview: vscode.Webview, kind: View["kind"], visible: () => boolean, lifetime: vscode.Disposable[]): void {
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")] };
-    webview.html = this.html(webview);
+    webview.html = this.html(webview, kind);
     const view: View = { webview, kind, ready: false, visible };
     this.views.add(view);
     lifetime.push(
@@ -169,7 +169,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     for (const v of this.views) if (v.ready) this.post(v, { type: "focusPrompt" });
   }
 
-  private html(webview: vscode.Webview): string {
+  private html(webview: vscode.Webview, kind: View["kind"]): string {
     const nonce = randomBytes(16).toString("base64");
     const uri = (...p: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...p)).toString();
     const csp = [
@@ -189,7 +189,7 @@ export class ThoughtPanelController implements vscode.Disposable {
 <link rel="stylesheet" href="${uri("media", "panel.css")}">
 <title>Agent Thoughts</title>
 </head>
-<body>
+<body data-agent-thoughts-view="${kind}">
 <div id="root"></div>
 <script nonce="${nonce}" src="${uri("dist", "webview.js")}"></script>
 </body>
@@ -218,9 +218,11 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       case "sendPrompt": {
         const sessionId = m.sessionId ?? this.activeSessionId;
-        const session = sessionId ? this.manager.sessionById(sessionId) : undefined;
+        const shown = sessionId ? this.manager.sessionById(sessionId) : undefined;
+        // Continue the shown session unless the user has picked another agent since.
+        const session = shown && shown.agentName === this.registry.defaultName() ? shown : undefined;
         this.hostError = undefined;
-        const turn = this.manager.stream(m.text, session ? { sessionId: session.sessionId } : {});
+        const turn = this.manager.stream(m.text, session ? { sessionId: session.sessionId } : { newSession: true });
         turn.result.catch(() => undefined); // failures are shown as events/banners
         return;
       }

@@ -155,7 +155,9 @@ try {
   const webviewFrame = async (view, timeoutMs = 15_000) => {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      for (const f of page.frames()) {
+      // The newest matching frame: a view that was hidden and shown again may leave its old frame behind for a while.
+      for (const f of [...page.frames()].reverse()) {
+        if (f.isDetached()) continue;
         const kind = await f.evaluate("document.body && document.body.dataset.agentThoughtsView || ''").catch(() => "");
         if (kind && (!view || kind === view)) return f;
       }

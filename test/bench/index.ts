@@ -1,0 +1,163 @@
+// `npm run bench`: the thought panel under load, in the real VS Code host with the scripted flood
+// agent. Prints figures (no pass/fail thresholds): time to last chunk visible, postMessage count
+// per frame, agent-write → visible lag, DOM size, re-open time and webview heap for a huge session.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { AgentThoughtsInternalApi } from "../../src/extension";
+import type { Scenario, Step } from "../fixtures/agents/scenario";
+import { log } from "../integration/index";
+import { evaluate, waitFor } from "../integration/webview";
+
+const EXTENSION_ID = "agent-thoughts.agent-thoughts";
+const CHUNK = 24;
+
+async function api(): Promise<AgentThoughtsInternalApi> {
+  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
+  if (!ext) throw new Error("extension missing");
+  return ext.activate();
+}
+
+async function useScenario(name: string, scenario: Scenario): Promise<void> {
+  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+  const file = path.join(os.tmpdir(), `at-bench-${name}-${process.pid}.json`);
+  fs.writeFileSync(file, JSON.stringify(scenario));
+  await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+    { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: file, ELECTRON_RUN_AS_NODE: "1" } },
+  ], vscode.ConfigurationTarget.Global);
+}
+
+/** Records, inside the webview, when the streamed thought text grows: [epoch ms, total length]. */
+function installObserver(): boolean {
+  type W = Window & { __atSamples?: [number, number][]; __atObserver?: MutationObserver };
+  const w = window as W;
+  w.__atObserver?.disconnect();
+  const samples: [number, number][] = [];
+  w.__atSamples = samples;
+  const measure = (): void => {
+    let total = 0;
+    const texts = document.querySelectorAll(".thought-text");
+    const last = texts[texts.length - 1];
+    if (last) total = last.textContent?.length ?? 0;
+    if (samples.length === 0 || samples[samples.length - 1]![1] !== total) samples.push([performance.timeOrigin + performance.now(), total]);
+  };
+  const obs = new MutationObserver(measure);
+  obs.observe(document.body, { subtree: true, childList: true, characterData: true });
+  w.__atObserver = obs;
+  return true;
+}
+
+function readSamples(): [number, number][] {
+  return (window as Window & { __atSamples?: [number, number][] }).__atSamples ?? [];
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const fmt = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+
+async function openSidebar(): Promise<void> {
+  await vscode.commands.executeCommand("agentThoughts.panel.focus");
+  await waitFor(() => document.getElementById("prompt") !== null, undefined, { what: "the panel", view: "sidebar" });
+}
+
+async function flood(a: AgentThoughtsInternalApi, name: string, count: number, paceMs?: number): Promise<void> {
+  const timesFile = path.join(os.tmpdir(), `at-bench-times-${name}-${process.pid}.json`);
+  // The first prompt only warms up (agent start + session), so the measurement is the stream, not the spawn.
+  await useScenario(name, { turns: [[{ message: "ready" }], [{ flood: { count, timesFile, ...(paceMs ? { paceMs } : {}) } }]] });
+  const session = (await a.stream("warm up", { agent: name, newSession: true }).result).sessionId;
+  await new Promise((r) => setTimeout(r, 300));
+  await evaluate(installObserver, undefined, "sidebar");
+  const stats = a._test.controller.stats;
+  const posts0 = stats.posts;
+  const t0 = performance.timeOrigin + performance.now();
+  const turn = a.stream("flood", { sessionId: session });
+  await turn.result;
+  const expected = count * CHUNK;
+  await waitFor((n: number) => (document.querySelectorAll(".thought-text")[document.querySelectorAll(".thought-text").length - 1]?.textContent?.length ?? 0) >= n, expected, { timeoutMs: 600_000, view: "sidebar", what: `${count} chunks visible` });
+  const samples = await evaluate(readSamples, undefined, "sidebar");
+  const visibleAt = samples.find(([, len]) => len >= expected)?.[0] ?? NaN;
+  const total = visibleAt - t0;
+  const posts = stats.posts - posts0;
+  const identical = await evaluate((n: number) => {
+    const texts = document.querySelectorAll(".thought-text");
+    const got = texts[texts.length - 1]?.textContent ?? "";
+    let want = "";
+    for (let i = 0; i < n; i++) want += `${String(i).padStart(6, "0")} flood chunk text\n`;
+    return got === want;
+  }, count, "sidebar");
+  const times = JSON.parse(fs.readFileSync(timesFile, "utf8")) as number[];
+  const streamMs = (times[times.length - 1] ?? t0) - (times[0] ?? t0);
+  const lags: number[] = [];
+  let j = 0;
+  for (let i = 0; i < times.length; i++) {
+    const need = (i + 1) * CHUNK;
+    while (j < samples.length && samples[j]![1] < need) j++;
+    if (j < samples.length) lags.push(samples[j]![0] - times[i]!);
+  }
+  lags.sort((x, y) => x - y);
+  const frames = Math.max(1, total / 16.7);
+  log(`  ${name}: ${count.toLocaleString("en")} chunks${paceMs ? ` paced ${Math.round(1000 / paceMs)}/s` : " as fast as the agent writes"}`);
+  log(`    time from prompt to last chunk visible: ${fmt(total)} (agent wrote them in ${fmt(streamMs)}; ${Math.round(count / (total / 1000)).toLocaleString("en")} chunks/s)`);
+  log(`    text identical to the concatenation, in order: ${identical ? "yes" : "NO"}`);
+  log(`    postMessage calls: ${posts} over ~${Math.round(frames)} frames (${(posts / frames).toFixed(2)} per frame)`);
+  log(`    agent-write → visible lag: p50 ${fmt(percentile(lags, 50))}, p95 ${fmt(percentile(lags, 95))}, max ${fmt(lags[lags.length - 1] ?? NaN)} (${lags.length} chunks)`);
+}
+
+async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
+  const turns = 20;
+  const chunksPerTurn = 10_000;
+  const toolsPerTurn = 100;
+  const steps = (t: number): Step[] => {
+    const out: Step[] = [];
+    for (let k = 0; k < toolsPerTurn; k++) {
+      out.push({ flood: { count: chunksPerTurn / toolsPerTurn } });
+      const id = `t${t}-${k}`;
+      out.push({ sessionUpdate: { sessionUpdate: "tool_call", toolCallId: id, title: `Read file ${k}.ts`, kind: "read", status: "in_progress", locations: [{ path: `/w/src/${k}.ts` }] } });
+      out.push({ sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed", content: [{ type: "content", content: { type: "text", text: `contents of ${k}.ts` } }] } });
+    }
+    out.push({ message: `Turn ${t} done.` });
+    return out;
+  };
+  await useScenario("Huge", { turns: Array.from({ length: turns }, (_, t) => steps(t)) });
+  const started = Date.now();
+  let session: string | undefined;
+  for (let t = 0; t < turns; t++) {
+    const r = await a.stream(`turn ${t}`, session ? { sessionId: session } : { agent: "Huge", newSession: true }).result;
+    session = r.sessionId;
+  }
+  await waitFor((n: number) => document.querySelectorAll("[data-entry-type]").length > 0 && document.body.textContent?.includes(`Turn ${n - 1} done.`), turns, { timeoutMs: 120_000, view: "sidebar", what: "the last turn" });
+  const elapsed = Date.now() - started;
+  const dom = await evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
+  const heap = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "sidebar");
+  // Hide the panel (its webview is destroyed), then show it again and time until it is back.
+  await vscode.commands.executeCommand("workbench.view.explorer");
+  await new Promise((r) => setTimeout(r, 500));
+  const t0 = Date.now();
+  await vscode.commands.executeCommand("agentThoughts.panel.focus");
+  await waitFor((n: number) => document.body?.textContent?.includes(`Turn ${n - 1} done.`) ?? false, turns, { timeoutMs: 60_000, view: "sidebar", what: "the restored panel" });
+  const reopen = Date.now() - t0;
+  const heapAfter = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "sidebar");
+  const hostHeap = process.memoryUsage().heapUsed;
+  log(`  Huge session: ${(turns * chunksPerTurn).toLocaleString("en")} chunks (${((turns * chunksPerTurn * CHUNK) / 1e6).toFixed(1)} MB) + ${(turns * toolsPerTurn).toLocaleString("en")} tool calls in ${turns} turns, streamed in ${fmt(elapsed)}`);
+  log(`    DOM elements in the panel: ${dom.toLocaleString("en")}`);
+  log(`    re-opening the hidden panel until the last turn is shown: ${fmt(reopen)} (includes the webview reload)`);
+  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB after re-open; extension host heap ${(hostHeap / 1048576).toFixed(1)} MB`);
+}
+
+export async function run(): Promise<void> {
+  process.env.AGENT_THOUGHTS_DEMO_SPEED = "0";
+  const a = await api();
+  await openSidebar();
+  log("[agent-thoughts-tests] start bench");
+  log("Agent Thoughts benchmark (real VS Code host, scripted flood agent)");
+  const only = process.env.AGENT_THOUGHTS_BENCH?.split(",");
+  const want = (k: string): boolean => !only || only.includes(k);
+  if (want("flood")) await flood(a, "Flood", 20_000);
+  if (want("paced")) await flood(a, "Paced", 3_000, 1);
+  if (want("huge")) await hugeSession(a);
+  await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
+}

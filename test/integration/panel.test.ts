@@ -1,0 +1,181 @@
+// The sidebar thought panel in a real VS Code, driven through its real webview DOM: streaming
+// thoughts, plans, tool cards, permission buttons answering the agent, the prompt box, Stop,
+// restore after hide, and hostile agent content that must never become markup.
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { AgentThoughtsInternalApi } from "../../src/extension";
+import type { Scenario } from "../fixtures/agents/scenario";
+import { log, screenshot } from "./index";
+import { click, evaluate, fill, press, waitFor } from "./webview";
+
+const EXTENSION_ID = "agent-thoughts.agent-thoughts";
+
+async function api(): Promise<AgentThoughtsInternalApi> {
+  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
+  assert.ok(ext);
+  return ext.activate();
+}
+
+async function useAgent(name: string, scenario: Scenario): Promise<void> {
+  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+  await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+    { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } },
+  ], vscode.ConfigurationTarget.Global);
+  await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Workspace);
+}
+
+/** Sends a prompt from the panel's prompt box, as a user would (type, Enter). */
+async function sendFromPanel(text: string): Promise<void> {
+  await fill("#prompt", text, "sidebar");
+  await press("#prompt", "Enter", "sidebar");
+}
+
+const HOSTILE = [
+  "<script>window.__pwned = 1</script>",
+  "<img src=x onerror=\"window.__pwned = 2\">",
+  "[click me](javascript:window.__pwned=3)",
+  "<a href=\"javascript:window.__pwned=4\">link</a>",
+  "\u202Egnp.exe\u202C evil RTL override",
+  "<iframe src=\"https://example.com\"></iframe>",
+  "<svg onload=\"window.__pwned=5\"></svg>",
+  "<style>body{display:none}</style>",
+  "ctrl\u0000chars\u0007\u001b[31mred",
+];
+
+describe("the thought panel", function () {
+  this.timeout(120_000);
+
+  before(async () => {
+    process.env.AGENT_THOUGHTS_DEMO_SPEED = "0";
+    await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "sidebar", what: "the prompt box" });
+  });
+
+  after(async () => {
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", undefined, vscode.ConfigurationTarget.Workspace);
+  });
+
+  it("runs the demo from the prompt box: thoughts, plan, tool cards, and a permission answered by a button", async () => {
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", "Demo", vscode.ConfigurationTarget.Workspace);
+    await sendFromPanel("Tidy up the README please");
+    await waitFor(() => (document.querySelector(".thought-text")?.textContent?.length ?? 0) > 20, undefined, { view: "sidebar", what: "streamed thought text" });
+    await waitFor(() => document.querySelectorAll("#plan [data-status]").length >= 3, undefined, { view: "sidebar", what: "the plan checklist" });
+    // The demo asks before editing: the card shows the agent's options as buttons.
+    const optionId = await waitFor(() => document.querySelector<HTMLElement>("[data-tool-call-id] [data-option-id]")?.dataset.optionId, undefined, { view: "sidebar", what: "permission buttons", timeoutMs: 30_000 });
+    const options = await evaluate(() => [...document.querySelectorAll<HTMLElement>("[data-option-id]")].map((b) => b.dataset.optionId ?? ""), undefined, "sidebar");
+    assert.ok(options.length >= 2, `options: ${options.join(", ")}`);
+    const allow = options.find((o) => /allow/i.test(o) && !/always/i.test(o)) ?? optionId;
+    await screenshot("test-results/panel-permission.png");
+    await click(`[data-option-id="${allow}"]`, "sidebar");
+    // The answer reached the agent: it writes the scratch file and finishes.
+    const scratch = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, "agent-thoughts-demo", "demo.md");
+    const until = Date.now() + 30_000;
+    while (!fs.existsSync(scratch) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(fs.existsSync(scratch), "the allowed edit was written");
+    await waitFor(() => document.querySelector("#session-status")?.getAttribute("data-status") === "idle", undefined, { view: "sidebar", what: "the turn to end", timeoutMs: 30_000 });
+    const statuses = await evaluate(() => [...document.querySelectorAll<HTMLElement>("[data-tool-call-id]")].map((c) => c.dataset.status ?? ""), undefined, "sidebar");
+    assert.ok(statuses.length >= 3, `tool cards: ${statuses.join(", ")}`);
+    assert.ok(statuses.every((s) => s === "completed"), `every demo tool completed: ${statuses.join(", ")}`);
+    const message = await evaluate(() => document.querySelector(".message-body")?.textContent ?? "", undefined, "sidebar");
+    assert.ok(message.length > 50, "the markdown answer is shown");
+    const plan = await evaluate(() => [...document.querySelectorAll<HTMLElement>("#plan [data-status]")].map((p) => p.dataset.status), undefined, "sidebar");
+    assert.ok(plan.every((s) => s === "completed"), `plan done: ${plan.join(", ")}`);
+    await screenshot("test-results/panel-demo-dark.png");
+  });
+
+  it("comes back exactly as it was after the view is hidden and shown again", async () => {
+    const before = await evaluate(() => document.getElementById("transcript")?.textContent ?? "", undefined, "sidebar");
+    assert.ok(before.length > 100);
+    await vscode.commands.executeCommand("workbench.view.explorer");
+    await new Promise((r) => setTimeout(r, 500));
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const after = await waitFor((want: string) => {
+      const t = document.getElementById("transcript")?.textContent ?? "";
+      return t.length >= want.length ? t : "";
+    }, before, { view: "sidebar", what: "the restored transcript" }).catch(async (e: unknown) => {
+      const now = await evaluate(() => document.getElementById("transcript")?.textContent ?? "", undefined, "sidebar");
+      let i = 0;
+      while (i < now.length && now[i] === before[i]) i++;
+      log(`restored ${now.length} chars vs ${before.length}; first difference at ${i}: before …${JSON.stringify(before.slice(i - 40, i + 80))} after …${JSON.stringify(now.slice(i - 40, i + 80))}`);
+      throw e;
+    });
+    assert.equal(after, before);
+  });
+
+  it("Stop cancels a running turn", async () => {
+    await useAgent("Waiter", { turns: [[{ thought: "waiting for you to stop me" }, { waitForCancel: true, timeoutMs: 30_000 }]] });
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await sendFromPanel("wait");
+    await waitFor(() => document.getElementById("stop") !== null && !(document.getElementById("stop") as HTMLButtonElement).disabled, undefined, { view: "sidebar", what: "the Stop button" });
+    await waitFor(() => document.body.textContent?.includes("waiting for you to stop me"), undefined, { view: "sidebar" });
+    await click("#stop", "sidebar");
+    await waitFor(() => document.querySelector("#session-status")?.getAttribute("data-status") === "idle", undefined, { view: "sidebar", what: "the cancelled turn to end" });
+    const text = await evaluate(() => document.getElementById("transcript")?.textContent ?? "", undefined, "sidebar");
+    assert.match(text, /cancel/i);
+  });
+
+  it("renders hostile agent content as text: no foreign elements, attributes or live links", async () => {
+    const hostile = HOSTILE.join("\n\n");
+    await useAgent("Hostile", {
+      afterSessionNew: [{ sessionUpdate: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "<img src=x onerror=alert(1)>", description: HOSTILE[0]! }] } }],
+      turns: [[
+        { thought: hostile },
+        { sessionUpdate: { sessionUpdate: "plan", entries: HOSTILE.map((content) => ({ content, priority: "high", status: "pending" })) } },
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "h1", title: HOSTILE[1]!, kind: "edit", status: "in_progress", locations: [{ path: `/w/${HOSTILE[4]!}` }], rawInput: { html: HOSTILE[0] }, content: [{ type: "diff", path: `/w/${HOSTILE[0]!}`, oldText: HOSTILE[1], newText: HOSTILE[2] }, { type: "content", content: { type: "text", text: hostile } }] } },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "h1", status: "completed", _meta: { terminal_output_delta: { terminal_id: "h1", data: hostile } } } },
+        { sessionUpdate: { sessionUpdate: "session_info_update", title: HOSTILE[1] } },
+        { sessionUpdate: { sessionUpdate: "notice", severity: "warning", title: HOSTILE[0], description: HOSTILE[2] } },
+        { message: hostile + "\n\n" + "x".repeat(100_000) },
+      ]],
+    });
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await sendFromPanel("hostile");
+    await waitFor(() => document.querySelector("#session-status")?.getAttribute("data-status") === "idle" && (document.querySelector(".message-body")?.textContent?.length ?? 0) > 100_000, undefined, { view: "sidebar", what: "the hostile turn", timeoutMs: 30_000 });
+    const report = await evaluate(() => {
+      const bad: string[] = [];
+      // Everything under #root except the extension's own prompt form (the page's own <script> is outside #root).
+      for (const el of document.querySelectorAll("#root *")) {
+        const tag = el.tagName.toLowerCase();
+        if (tag === "form" && el.classList.contains("prompt-box") && el.parentElement?.closest("#transcript") === null) continue;
+        if (["script", "iframe", "img", "object", "embed", "style", "svg", "form", "meta", "base"].includes(tag) && !el.closest("head")) bad.push(`<${tag}>`);
+        for (const attr of el.getAttributeNames()) {
+          if (attr.startsWith("on")) bad.push(`${tag}[${attr}]`);
+          const v = el.getAttribute(attr) ?? "";
+          if ((attr === "href" || attr === "src" || attr === "action" || attr === "xlink:href") && /^\s*javascript:/i.test(v)) bad.push(`${tag}[${attr}=${v}]`);
+        }
+      }
+      const pwned = (window as Window & { __pwned?: number }).__pwned;
+      const text = document.getElementById("transcript")?.textContent ?? "";
+      return { bad, pwned: pwned ?? null, shownAsText: text.includes("<script>window.__pwned = 1</script>"), rtl: /[\u202A-\u202E\u2066-\u2069]/.test(document.body.innerText) };
+    }, undefined, "sidebar");
+    assert.deepEqual(report.bad, [], `foreign markup: ${report.bad.join(", ")}`);
+    assert.equal(report.pwned, null, "no agent script ran");
+    assert.ok(report.shownAsText, "hostile markup is shown as text");
+    assert.equal(report.rtl, false, "bidi overrides are neutralised in visible text");
+    await screenshot("test-results/panel-hostile.png");
+  });
+
+  it("never posts more than one message per frame to a view while the agent floods", async () => {
+    await useAgent("Flood", { turns: [[{ flood: { count: 5000 } }]] });
+    const a = await api();
+    const stats = a._test.controller.stats;
+    const posts0 = stats.posts;
+    const started = Date.now();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const r = await a.stream("flood", { agent: "Flood", newSession: true }).result;
+    const ms = Date.now() - started;
+    const want = 5000 * 24;
+    await waitFor((n: number) => {
+      const texts = document.querySelectorAll(".thought-text");
+      return (texts[texts.length - 1]?.textContent?.length ?? 0) >= n;
+    }, want, { view: "sidebar", what: "all chunks visible", timeoutMs: 60_000 });
+    assert.equal(r.thoughts.length, want);
+    const posts = stats.posts - posts0;
+    // Views: one sidebar; frames of 16 ms over the streaming time, plus snapshot/host messages.
+    assert.ok(posts <= Math.ceil(ms / 16) + 10, `${posts} posts in ${ms} ms`);
+  });
+});
