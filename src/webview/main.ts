@@ -1,0 +1,147 @@
+/**
+ * The thought panel's webview entry point: wires the VS Code channel, the replica state and the
+ * renderer.
+ *
+ * The host owns the view state. On load the webview says `ready`, replaces its replica with the
+ * `snapshot` it gets back, and then folds every `patch` with the same pure `reduce` the host uses
+ * — a patch whose `from` is not our version means a gap, so it is dropped and a snapshot is asked
+ * for. Rendering happens at most once per animation frame, whatever the number of messages.
+ * Only UI state (draft, folding, filters, scroll) is kept in `setState`.
+ *
+ * Safety: agent text reaches the DOM as text nodes, except markdown, which goes through
+ * markdown-it (no raw HTML) and DOMPurify (see `markdown.ts`). Links never navigate the webview:
+ * clicks are intercepted and handed to the host (`openLink`), which checks the scheme.
+ *
+ * Test hooks: `#root`, `#transcript` (entries carry `data-entry-id`/`data-entry-type`),
+ * `.thought-text`, `.message-body`, `#plan` (items `data-status`), tool cards
+ * `[data-tool-call-id][data-status]` with permission buttons `[data-option-id]`, `#prompt`,
+ * `#send`, `#stop`, `#jump-latest`, `.banner`, `#live`, `#session-status[data-status]`.
+ */
+import type { ThoughtEvent } from "../core/events";
+import { EMPTY_STATE, reduce, type ViewState } from "../core/viewModel";
+import type { HostInfo, HostMessage } from "../shared/protocol";
+import { connect } from "./bridge";
+import { h } from "./dom";
+import { Panel } from "./render/panel";
+import { UiState } from "./uiState";
+
+/** How long to wait for an asked-for snapshot before asking again. */
+const SNAPSHOT_RETRY_MS = 3000;
+const TICK_MS = 100;
+
+const DEFAULT_HOST: HostInfo = { agents: [], defaultAgent: "the agent", thinkingDisplay: "auto" };
+
+function isHostMessage(data: unknown): data is HostMessage {
+  if (!data || typeof data !== "object") return false;
+  const t = (data as { type?: unknown }).type;
+  return t === "snapshot" || t === "patch" || t === "host" || t === "focusPrompt" || t === "reveal";
+}
+
+const bridge = connect();
+const ui = new UiState(bridge);
+const root = document.getElementById("root") ?? document.body.appendChild(h("div", { id: "root" }));
+
+let state: ViewState = EMPTY_STATE;
+let host: HostInfo = DEFAULT_HOST;
+let version = 0;
+let synced = false;
+let askedAt = 0;
+let retry: ReturnType<typeof setTimeout> | undefined;
+let frame = 0;
+let ticker: ReturnType<typeof setInterval> | undefined;
+
+function requestRender(): void {
+  if (frame === 0) frame = requestAnimationFrame(render);
+}
+
+const panel = new Panel(root, ui, (m) => bridge.post(m), requestRender);
+
+function render(): void {
+  frame = 0;
+  panel.render(state, host);
+  // Elapsed-time labels ("Thinking… 2.1 s") tick between frames, only while something streams.
+  if (panel.tickers.size > 0 && ticker === undefined) {
+    ticker = setInterval(() => {
+      const now = Date.now();
+      for (const t of panel.tickers) t.tick(now);
+      if (panel.tickers.size === 0) {
+        clearInterval(ticker);
+        ticker = undefined;
+      }
+    }, TICK_MS);
+  }
+}
+
+/** Asks for a snapshot after a gap — once per `SNAPSHOT_RETRY_MS` until one arrives. */
+function askForSnapshot(): void {
+  const now = Date.now();
+  if (now - askedAt < SNAPSHOT_RETRY_MS) return;
+  askedAt = now;
+  bridge.post({ type: "requestSnapshot", have: version });
+  clearTimeout(retry);
+  retry = setTimeout(askForSnapshot, SNAPSHOT_RETRY_MS);
+}
+
+function applyPatch(from: number, to: number, events: ThoughtEvent[]): void {
+  if (!synced) return;
+  if (from !== version) {
+    askForSnapshot();
+    return;
+  }
+  state = reduce(state, events);
+  version = to;
+  panel.observe(events, state, host);
+  requestRender();
+}
+
+window.addEventListener("message", (ev: MessageEvent<unknown>) => {
+  const msg = ev.data;
+  if (!isHostMessage(msg)) return;
+  switch (msg.type) {
+    case "snapshot":
+      state = msg.state;
+      version = msg.version;
+      host = msg.host;
+      synced = true;
+      askedAt = 0;
+      clearTimeout(retry);
+      retry = undefined;
+      panel.resetAnnouncements();
+      requestRender();
+      return;
+    case "patch":
+      applyPatch(msg.from, msg.to, msg.events);
+      return;
+    case "host":
+      host = msg.host;
+      requestRender();
+      return;
+    case "focusPrompt":
+      panel.focusPrompt();
+      return;
+    case "reveal":
+      panel.reveal(state, host, { sessionId: msg.sessionId, ...(msg.entryId ? { entryId: msg.entryId } : {}), ...(msg.toolCallId ? { toolCallId: msg.toolCallId } : {}) });
+      return;
+  }
+});
+
+// Links in agent markdown never navigate the webview; the host decides whether to open them.
+function linkFrom(e: MouseEvent): HTMLAnchorElement | null {
+  return e.target instanceof Element ? e.target.closest("a") : null;
+}
+document.addEventListener("click", (e) => {
+  const a = linkFrom(e);
+  if (!a) return;
+  e.preventDefault();
+  const href = a.getAttribute("href");
+  if (href && href.length <= 8192) bridge.post({ type: "openLink", href });
+}, true);
+document.addEventListener("auxclick", (e) => {
+  if (linkFrom(e)) e.preventDefault();
+}, true);
+window.addEventListener("pagehide", () => ui.flush());
+
+bridge.post({ type: "ready", version });
+// Should the snapshot answering `ready` go missing, ask again.
+retry = setTimeout(askForSnapshot, SNAPSHOT_RETRY_MS);
+requestRender();

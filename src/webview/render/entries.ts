@@ -1,0 +1,255 @@
+/**
+ * One component per transcript entry (thought, message, extra user text, notice, error, unknown;
+ * tool cards and plan cards live in their own files). Each keeps the entry it last drew and
+ * returns at once when handed the same object again — the reducer keeps untouched entries
+ * identical — so a frame only costs what changed. A streaming thought grows by `appendData`.
+ */
+import type { Entry } from "../../core/viewModel";
+import { cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
+import { IncrementalMarkdown } from "../markdown";
+import { entryKey, type RenderCtx, type Ticker } from "./context";
+import { afterLayout, runAfterLayout } from "./frame";
+import { entryShell, extendsText, type EntryComp } from "./entryBase";
+import { PlanCard } from "./plan";
+import { ToolCard } from "./toolCard";
+
+type Of<T extends Entry["type"]> = Extract<Entry, { type: T }>;
+
+export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
+  switch (entry.type) {
+    case "thought": return new ThoughtComp(entry, ctx);
+    case "message": return new MessageComp(entry);
+    case "user": return new UserComp(entry);
+    case "tool": return new ToolCard(entry, ctx);
+    case "plan": return new PlanCard(entry);
+    case "notice":
+    case "error":
+    case "unknown": return new NoticeComp(entry);
+  }
+}
+
+/** Start a new segment at the next line break once a segment holds this much text… */
+const SEGMENT_SOFT = 8 * 1024;
+/** …or here even mid-line, so appending re-lays out one small block, not the whole thought. */
+const SEGMENT_HARD = 64 * 1024;
+
+class ThoughtComp implements EntryComp, Ticker {
+  readonly el: HTMLElement;
+  private readonly head: HTMLButtonElement;
+  private readonly label: HTMLElement;
+  private readonly body: HTMLElement;
+  private seg: Text | undefined;
+  private segLen = 0;
+  private src = "";
+  private entry: Of<"thought">;
+  private ctx: RenderCtx;
+  private version = -1;
+  private follow = true;
+  private open: boolean | undefined;
+
+  constructor(entry: Of<"thought">, ctx: RenderCtx) {
+    this.entry = entry;
+    this.ctx = ctx;
+    const bodyId = uid("thought");
+    this.label = h("span", { class: "thought-label" });
+    this.head = h("button", { class: "entry-head thought-head", attrs: { type: "button", "aria-controls": bodyId } },
+      icon("chevron-right", "chevron"), icon("lightbulb", "thought-icon"), this.label);
+    this.body = h("div", { class: "thought-text", id: bodyId, attrs: { tabindex: "0" } });
+    this.el = entryShell(entry);
+    this.el.append(this.head, this.body);
+    this.head.addEventListener("click", () => this.toggle());
+    this.body.addEventListener("scroll", () => {
+      this.follow = this.body.scrollHeight - this.body.scrollTop - this.body.clientHeight < 8;
+    }, { passive: true });
+    this.syncText(entry.text);
+    this.syncOpen();
+    this.version = ctx.version;
+  }
+
+  update(entry: Entry, ctx: RenderCtx): void {
+    if (entry.type !== "thought" || (entry === this.entry && ctx.version === this.version)) return;
+    this.entry = entry;
+    this.ctx = ctx;
+    this.version = ctx.version;
+    if (entry.text !== this.src) this.syncText(entry.text);
+    this.syncOpen();
+  }
+
+  private syncText(text: string): void {
+    if (extendsText(this.src, text)) {
+      this.append(text.slice(this.src.length));
+    } else {
+      this.body.replaceChildren();
+      this.seg = undefined;
+      this.append(text);
+    }
+    this.src = text;
+    if (this.open && this.follow && this.entry.endedAt === undefined) this.scrollToEnd();
+  }
+
+  private append(raw: string): void {
+    let s = cleanBlock(raw);
+    while (s.length > 0) {
+      if (!this.seg) {
+        this.seg = document.createTextNode("");
+        this.segLen = 0;
+        // The first segment sits in the body itself; later ones get their own block.
+        this.body.append(this.body.firstChild ? h("div", { class: "seg" }, this.seg) : this.seg);
+      }
+      let take = s.length;
+      if (this.segLen + s.length > SEGMENT_SOFT) {
+        const limit = Math.max(1, SEGMENT_HARD - this.segLen);
+        const nl = s.indexOf("\n", Math.max(0, SEGMENT_SOFT - this.segLen));
+        take = nl >= 0 && nl < limit ? nl + 1 : Math.min(s.length, limit);
+        const code = s.charCodeAt(take - 1);
+        if (take < s.length && take > 1 && code >= 0xd800 && code <= 0xdbff) take--;
+      }
+      this.seg.appendData(s.slice(0, take));
+      this.segLen += take;
+      s = s.slice(take);
+      if (s.length > 0) this.seg = undefined;
+    }
+  }
+
+  private scrollToEnd(): void {
+    const body = this.body;
+    afterLayout(() => { body.scrollTop = body.scrollHeight; });
+  }
+
+  private syncOpen(): void {
+    const streaming = this.entry.endedAt === undefined;
+    const mode = this.ctx.host.thinkingDisplay;
+    const override = this.ctx.ui.entryOpen.get(entryKey(this.ctx, this.entry.id));
+    const open = override ?? (mode === "expanded" || (mode === "auto" && streaming));
+    if (open !== this.open) {
+      this.open = open;
+      this.el.classList.toggle("open", open);
+      this.head.setAttribute("aria-expanded", String(open));
+      toggleHidden(this.body, !open);
+      if (open && streaming) this.scrollToEnd();
+    }
+    this.el.classList.toggle("streaming", streaming);
+    this.tick(Date.now());
+    if (streaming) this.ctx.tickers.add(this);
+    else this.ctx.tickers.delete(this);
+  }
+
+  tick(now: number): void {
+    const e = this.entry;
+    setText(this.label, `${e.endedAt === undefined ? "Thinking…" : "Thought for"} ${formatDuration((e.endedAt ?? now) - e.startedAt)}`);
+  }
+
+  private toggle(): void {
+    this.ctx.ui.entryOpen.set(entryKey(this.ctx, this.entry.id), !this.open);
+    if (!this.open) this.follow = true;
+    this.syncOpen();
+    runAfterLayout();
+  }
+
+  dispose(): void {
+    this.ctx.tickers.delete(this);
+  }
+}
+
+class MessageComp implements EntryComp {
+  readonly el: HTMLElement;
+  private readonly md = new IncrementalMarkdown("message-body");
+  private entry: Of<"message">;
+
+  constructor(entry: Of<"message">) {
+    this.entry = entry;
+    this.el = entryShell(entry);
+    this.el.append(this.md.el);
+    this.md.update(entry.text);
+  }
+
+  update(entry: Entry, _ctx: RenderCtx): void {
+    if (entry.type !== "message" || entry === this.entry) return;
+    this.entry = entry;
+    this.md.update(entry.text);
+  }
+
+  dispose(): void {}
+}
+
+class UserComp implements EntryComp {
+  readonly el: HTMLElement;
+  private readonly text: HTMLElement;
+  private entry: Of<"user">;
+
+  constructor(entry: Of<"user">) {
+    this.entry = entry;
+    this.text = h("div", { class: "user-text" }, cleanBlock(entry.text));
+    this.el = entryShell(entry);
+    this.el.append(icon("account", "user-icon"), this.text);
+  }
+
+  update(entry: Entry, _ctx: RenderCtx): void {
+    if (entry.type !== "user" || entry === this.entry) return;
+    this.entry = entry;
+    setText(this.text, cleanBlock(entry.text));
+  }
+
+  dispose(): void {}
+}
+
+/** Normalises an agent's free-form severity to the three we style. */
+export function severityOf(s: string): "info" | "warning" | "error" {
+  if (/err|fatal|crit/i.test(s)) return "error";
+  if (/warn/i.test(s)) return "warning";
+  return "info";
+}
+
+class NoticeComp implements EntryComp {
+  readonly el: HTMLElement;
+  private entry: Of<"notice" | "error" | "unknown">;
+
+  constructor(entry: Of<"notice" | "error" | "unknown">) {
+    this.entry = entry;
+    this.el = entryShell(entry);
+    this.draw();
+  }
+
+  update(entry: Entry, _ctx: RenderCtx): void {
+    if ((entry.type !== "notice" && entry.type !== "error" && entry.type !== "unknown") || entry === this.entry) return;
+    this.entry = entry;
+    this.draw();
+  }
+
+  private draw(): void {
+    const e = this.entry;
+    switch (e.type) {
+      case "notice": {
+        const sev = severityOf(e.severity);
+        this.el.className = `entry entry-notice sev-${sev}`;
+        this.el.replaceChildren(
+          icon(sev === "info" ? "info" : sev),
+          h("div", { class: "notice-text" },
+            h("span", { class: "notice-title" }, cleanInline(e.title, 1000)),
+            e.description ? h("div", { class: "notice-desc" }, cleanBlock(e.description.slice(0, 20_000))) : null),
+        );
+        return;
+      }
+      case "error":
+        this.el.className = "entry entry-error sev-error";
+        this.el.replaceChildren(
+          icon("error"),
+          h("div", { class: "notice-text" },
+            h("span", { class: "notice-title" }, e.fatal ? `Agent stopped: ${cleanInline(e.message, 1000)}` : cleanInline(e.message, 1000)),
+            e.detail ? h("pre", { class: "notice-detail", attrs: { tabindex: "0" } }, cleanBlock(e.detail.slice(0, 20_000))) : null),
+        );
+        return;
+      case "unknown":
+        this.el.className = "entry entry-unknown";
+        this.el.replaceChildren(
+          icon("question"),
+          h("div", { class: "notice-text" },
+            "Agent sent something Agent Thoughts does not show: ",
+            h("span", { class: "ut" }, cleanInline(e.what, 200)), " — ", h("span", { class: "ut" }, cleanInline(e.reason, 500))),
+        );
+        return;
+    }
+  }
+
+  dispose(): void {}
+}

@@ -1,0 +1,130 @@
+/**
+ * The whole panel: lays out header, banners, pinned plan, filter bar, transcript, prompt box and
+ * live region once, then renders one frame at a time from the replica state — measuring the
+ * scroll position first, writing the DOM, running post-write work, and settling the scroll last.
+ */
+import type { ThoughtEvent } from "../../core/events";
+import type { SessionView, ViewState } from "../../core/viewModel";
+import type { HostInfo, WebviewMessage } from "../../shared/protocol";
+import { h, toggleHidden } from "../dom";
+import type { UiState } from "../uiState";
+import { Announcer } from "./announcer";
+import type { RenderCtx, Ticker } from "./context";
+import { runAfterLayout } from "./frame";
+import { Banners, Header } from "./header";
+import { PinnedPlan } from "./plan";
+import { PromptBox } from "./promptBox";
+import { ScrollKeeper } from "./scroll";
+import { Toolbar } from "./toolbar";
+import { TURN_WINDOW, Transcript } from "./transcript";
+
+/** The session the panel shows: the host's choice, else the newest. */
+export function activeSession(state: ViewState, host: HostInfo): SessionView | undefined {
+  const id = host.activeSessionId ?? state.order[state.order.length - 1];
+  return id !== undefined ? state.sessions[id] : undefined;
+}
+
+export class Panel {
+  readonly tickers = new Set<Ticker>();
+  private readonly header: Header;
+  private readonly banners: Banners;
+  private readonly plan: PinnedPlan;
+  private readonly toolbar: Toolbar;
+  private readonly transcript: Transcript;
+  private readonly scroll: ScrollKeeper;
+  private readonly prompt: PromptBox;
+  private readonly announcer = new Announcer();
+  private ctxVersion = 0;
+  private ctxInputs: [number, string] = [-1, ""];
+  private matcher: RenderCtx["matcher"];
+  private pendingReveal: { sessionId: string; entryId?: string; toolCallId?: string } | undefined;
+
+  constructor(root: HTMLElement, private readonly ui: UiState, private readonly post: (m: WebviewMessage) => void, private readonly invalidate: () => void) {
+    this.header = new Header(post);
+    this.banners = new Banners(ui, invalidate);
+    this.plan = new PinnedPlan(ui);
+    this.toolbar = new Toolbar(ui, invalidate);
+    this.transcript = new Transcript(() => {
+      ui.turnsWindow += TURN_WINDOW;
+      ui.layoutVersion++;
+      invalidate();
+    }, invalidate);
+    this.scroll = new ScrollKeeper(this.transcript.el, ui, invalidate);
+    this.prompt = new PromptBox(ui, post);
+    root.classList.add("panel");
+    root.replaceChildren(
+      this.header.el,
+      this.banners.el,
+      this.plan.el,
+      this.toolbar.el,
+      h("main", { class: "transcript-wrap" }, this.transcript.el, this.scroll.jump),
+      this.prompt.el,
+      this.announcer.el,
+    );
+  }
+
+  private context(session: SessionView, host: HostInfo): RenderCtx {
+    if (this.ctxInputs[0] !== this.ui.filterVersion || this.ctxInputs[1] !== host.thinkingDisplay) {
+      this.ctxInputs = [this.ui.filterVersion, host.thinkingDisplay];
+      this.ctxVersion++;
+      this.matcher = this.ui.matcher();
+    }
+    return {
+      session, sessionId: session.sessionId, host, ui: this.ui, matcher: this.matcher, version: this.ctxVersion,
+      tickers: this.tickers, post: this.post, invalidate: this.invalidate,
+    };
+  }
+
+  render(state: ViewState, host: HostInfo): void {
+    this.scroll.measure();
+    const session = activeSession(state, host);
+    const ctx = session ? this.context(session, host) : undefined;
+    this.header.render(state, session, host);
+    this.banners.render(session, host);
+    this.plan.render(session);
+    this.transcript.render(session, ctx, session?.agentName ?? host.defaultAgent);
+    this.toolbar.render(this.transcript.matches);
+    toggleHidden(this.toolbar.el, !session);
+    this.prompt.render(session, host);
+    this.announcer.flush();
+    if (session && ctx && this.pendingReveal?.sessionId === session.sessionId) {
+      const { entryId, toolCallId } = this.pendingReveal;
+      this.pendingReveal = undefined;
+      const id = this.transcript.prepareReveal(session, ctx, entryId, toolCallId);
+      if (id) {
+        this.transcript.render(session, ctx, session.agentName);
+        this.scroll.release();
+        const el = this.transcript.el.querySelector(`[data-entry-id="${CSS.escape(id)}"]`);
+        if (el instanceof HTMLElement) {
+          el.scrollIntoView({ block: "center" });
+          el.classList.add("flash");
+          setTimeout(() => el.classList.remove("flash"), 1600);
+        }
+      }
+    }
+    runAfterLayout();
+    this.scroll.settle(!!session && session.turns.length > 0);
+  }
+
+  /** Feeds a patch's events to the announcer. */
+  observe(events: readonly ThoughtEvent[], state: ViewState, host: HostInfo): void {
+    this.announcer.observe(events, state, activeSession(state, host)?.sessionId);
+  }
+
+  resetAnnouncements(): void {
+    this.announcer.reset();
+  }
+
+  focusPrompt(): void {
+    this.prompt.focus();
+  }
+
+  /** Shows an entry (asks the host to switch sessions first when needed). */
+  reveal(state: ViewState, host: HostInfo, target: { sessionId: string; entryId?: string; toolCallId?: string }): void {
+    this.pendingReveal = target;
+    if (activeSession(state, host)?.sessionId !== target.sessionId && state.sessions[target.sessionId]) {
+      this.post({ type: "selectSession", sessionId: target.sessionId });
+    }
+    this.invalidate();
+  }
+}

@@ -1,0 +1,354 @@
+/**
+ * The transcript (`#transcript`, `role=log`): turns, each a header with a fold chevron, the
+ * user's prompt, its entries and a footer (working indicator or how it ended). Keeps the DOM small
+ * for long sessions: only the last turns are shown (older ones behind "Show earlier turns"), all
+ * but the last three start folded to a one-line summary, and a turn shows only its last 150
+ * (visible) entries behind "Show N earlier". Entry components are reused by id and skip
+ * unchanged entries, so a streaming frame touches only what changed.
+ */
+import type { Entry, SessionView, TurnView } from "../../core/viewModel";
+import { button, cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
+import { turnKey, type RenderCtx } from "./context";
+import { createEntry } from "./entries";
+import type { EntryComp } from "./entryBase";
+
+/** Entries shown in the last turn before "Show earlier"; also the step it grows by. */
+const ENTRY_WINDOW = 150;
+/** Entries shown in earlier unfolded turns (keeps three long open turns well under the DOM budget). */
+const EARLIER_TURN_WINDOW = 50;
+/** Turns shown before "Show earlier turns"; also the step. */
+export const TURN_WINDOW = 40;
+/** The last this-many turns start unfolded. */
+const OPEN_TURNS = 3;
+
+const STOP_TEXT = {
+  end_turn: "",
+  cancelled: "Cancelled",
+  max_tokens: "Stopped: max tokens",
+  max_turn_requests: "Stopped: too many model requests",
+  refusal: "Refused",
+} as const;
+
+/** A keyed list of entry components with a "Show N earlier" window. */
+export class EntryList {
+  readonly el: HTMLElement;
+  private more: HTMLButtonElement | undefined;
+  private readonly comps = new Map<string, EntryComp>();
+
+  constructor(private readonly onMore: () => void) {
+    this.el = h("div", { class: "entries" });
+  }
+
+  /** Draws the last `windowSize` visible entries. */
+  render(entries: readonly Entry[], ctx: RenderCtx, windowSize: number): void {
+    const visible = ctx.matcher ? entries.filter(ctx.matcher) : entries;
+    const start = Math.max(0, visible.length - windowSize);
+    if (start > 0) {
+      if (!this.more) {
+        this.more = button({ class: "show-earlier", icon: "fold-up", label: "" });
+        this.more.addEventListener("click", () => this.onMore());
+        this.el.prepend(this.more);
+      }
+      const label = this.more.querySelector(".label");
+      if (label) setText(label, `Show ${Math.min(start, ENTRY_WINDOW)} earlier (${start} hidden)`);
+    } else if (this.more) {
+      this.more.remove();
+      this.more = undefined;
+    }
+    // Drop what left the window first, so the kept elements line up with the cursor and stay put
+    // (moving a node re-lays out its whole subtree).
+    const keep = new Set<string>();
+    for (let i = start; i < visible.length; i++) keep.add(visible[i]?.id ?? "");
+    for (const [id, comp] of this.comps) {
+      if (keep.has(id)) continue;
+      comp.dispose();
+      comp.el.remove();
+      this.comps.delete(id);
+    }
+    let cursor: ChildNode | null = this.more ? this.more.nextSibling : this.el.firstChild;
+    for (let i = start; i < visible.length; i++) {
+      const e = visible[i];
+      if (!e) continue;
+      let comp = this.comps.get(e.id);
+      if (comp) comp.update(e, ctx);
+      else {
+        comp = createEntry(e, ctx);
+        this.comps.set(e.id, comp);
+      }
+      if (comp.el === cursor) cursor = cursor.nextSibling;
+      else this.el.insertBefore(comp.el, cursor);
+    }
+  }
+
+  dispose(): void {
+    for (const comp of this.comps.values()) comp.dispose();
+    this.comps.clear();
+    this.el.replaceChildren();
+    this.more = undefined;
+  }
+}
+
+const toolCounts = new WeakMap<TurnView, number>();
+function toolCount(t: TurnView): number {
+  let n = toolCounts.get(t);
+  if (n === undefined) {
+    n = 0;
+    for (const e of t.entries) if (e.type === "tool") n++;
+    toolCounts.set(t, n);
+  }
+  return n;
+}
+
+const matchCounts = new WeakMap<TurnView, { version: number; count: number }>();
+function matchCount(t: TurnView, ctx: RenderCtx): number {
+  const cached = matchCounts.get(t);
+  if (cached?.version === ctx.version) return cached.count;
+  let count = 0;
+  if (ctx.matcher) for (const e of t.entries) if (ctx.matcher(e)) count++;
+  matchCounts.set(t, { version: ctx.version, count });
+  return count;
+}
+
+class TurnComp {
+  readonly el: HTMLElement;
+  private readonly head: HTMLButtonElement;
+  private readonly chevron: HTMLElement;
+  private readonly title: HTMLElement;
+  private readonly meta: HTMLElement;
+  private readonly body: HTMLElement;
+  private readonly prompt: HTMLElement;
+  private readonly footer: HTMLElement;
+  private list: EntryList | undefined;
+  private turn: TurnView | undefined;
+  private key = "";
+  private open: boolean | undefined;
+  private stamp = "";
+  private ctx: RenderCtx | undefined;
+  private windowSize: number | undefined;
+
+  constructor() {
+    const bodyId = uid("turn");
+    this.chevron = icon("chevron-right", "chevron");
+    this.title = h("span", { class: "turn-title" });
+    this.meta = h("span", { class: "turn-meta" });
+    this.head = h("button", { class: "turn-head", attrs: { type: "button", "aria-controls": bodyId } }, this.chevron, this.title, this.meta);
+    this.prompt = h("div", { class: "turn-prompt" });
+    this.footer = h("div", { class: "turn-footer" });
+    this.body = h("div", { class: "turn-body", id: bodyId }, this.prompt);
+    this.el = h("section", { class: "turn" }, this.head, this.body, this.footer);
+    this.head.addEventListener("click", () => {
+      if (!this.ctx || this.open === undefined) return;
+      this.ctx.ui.setTurnOpen(this.key, !this.open);
+      this.ctx.invalidate();
+    });
+  }
+
+  render(turn: TurnView, index: number, count: number, ctx: RenderCtx): void {
+    this.ctx = ctx;
+    this.key = turnKey(ctx.sessionId, turn.turnId);
+    const open = ctx.ui.turnOpen[this.key] ?? index >= count - OPEN_TURNS;
+    const last = index === count - 1;
+    const windowSize = ctx.ui.entryWindow.get(this.key) ?? (last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW);
+    const stamp = `${ctx.version}|${ctx.ui.layoutVersion}|${open}|${windowSize}|${last ? ctx.session.status : ""}`;
+    if (turn === this.turn && stamp === this.stamp) return;
+    const promptChanged = turn.prompt !== this.turn?.prompt;
+    this.turn = turn;
+    this.stamp = stamp;
+    this.el.setAttribute("data-turn-id", String(turn.turnId));
+
+    const searching = ctx.ui.search.trim() !== "" && ctx.matcher !== undefined;
+    const matches = searching ? matchCount(turn, ctx) : 0;
+    const promptMatches = searching && turn.prompt.toLowerCase().includes(ctx.ui.search.trim().toLowerCase());
+    toggleHidden(this.el, searching && matches === 0 && !promptMatches);
+
+    const n = index + 1;
+    const duration = turn.endedAt !== undefined ? formatDuration(turn.endedAt - turn.startedAt) : "";
+    const tools = toolCount(turn);
+    const metaParts: string[] = [];
+    if (!open && tools > 0) metaParts.push(`${tools} tool call${tools === 1 ? "" : "s"}`);
+    if (duration) metaParts.push(duration);
+    else if (!open) metaParts.push("running");
+    if (searching) metaParts.push(`${matches} match${matches === 1 ? "" : "es"}`);
+    setText(this.title, open ? `Turn ${n}` : `Turn ${n} · “${cleanInline(turn.prompt, 80) || "(no prompt)"}”`);
+    setText(this.meta, metaParts.join(" · "));
+
+    if (open !== this.open) {
+      this.open = open;
+      this.el.classList.toggle("open", open);
+      this.head.setAttribute("aria-expanded", String(open));
+      toggleHidden(this.body, !open);
+      toggleHidden(this.footer, !open);
+      if (!open && this.list) {
+        this.list.dispose();
+        this.list.el.remove();
+        this.list = undefined;
+      }
+    }
+    if (!open) return;
+
+    if (promptChanged || !this.prompt.firstChild) {
+      this.prompt.replaceChildren(icon("account", "user-icon"), h("div", { class: "prompt-text", attrs: { tabindex: "-1" } }, cleanBlock(turn.prompt.slice(0, 50_000)) || "(no prompt)"));
+    }
+    if (!this.list) {
+      this.list = new EntryList(() => {
+        ctx.ui.entryWindow.set(this.key, (this.windowSize ?? ENTRY_WINDOW) + ENTRY_WINDOW);
+        ctx.ui.layoutVersion++;
+        ctx.invalidate();
+      });
+      this.body.append(this.list.el);
+    }
+    this.windowSize = windowSize;
+    this.list.render(turn.entries, ctx, windowSize);
+    this.drawFooter(turn, last, ctx);
+  }
+
+  private drawFooter(turn: TurnView, last: boolean, ctx: RenderCtx): void {
+    if (turn.endedAt === undefined) {
+      const waiting = last && ctx.session.status === "awaiting_permission";
+      this.footer.className = "turn-footer working";
+      this.footer.replaceChildren(icon(waiting ? "shield" : "loading", waiting ? "" : "codicon-modifier-spin"), h("span", null, waiting ? "Waiting for your answer…" : "Working…"));
+      return;
+    }
+    if (turn.failed !== undefined) {
+      this.footer.className = "turn-footer failed";
+      this.footer.replaceChildren(icon("error"), h("span", { class: "ut" }, `Failed: ${cleanInline(turn.failed, 500)}`));
+      return;
+    }
+    const stop = turn.stopReason ? STOP_TEXT[turn.stopReason] ?? `Stopped: ${cleanInline(String(turn.stopReason), 60)}` : "";
+    this.footer.className = `turn-footer${stop ? " stopped" : " done"}`;
+    this.footer.replaceChildren(...(stop ? [icon(turn.stopReason === "refusal" ? "circle-slash" : "debug-stop"), h("span", null, stop)] : []));
+  }
+
+  dispose(): void {
+    this.list?.dispose();
+  }
+}
+
+export class Transcript {
+  readonly el: HTMLElement;
+  private readonly pre: EntryList;
+  private readonly turnsBox: HTMLElement;
+  private readonly earlier: HTMLButtonElement;
+  private readonly empty: HTMLElement;
+  private readonly emptyText: HTMLElement;
+  private readonly comps = new Map<number, TurnComp>();
+  private sessionId: string | undefined;
+  private stamp = "";
+  private turns: readonly TurnView[] | undefined;
+  private banners: readonly Entry[] | undefined;
+  private preEntries: Entry[] = [];
+  /** Entries matching the search (all turns), for the toolbar. */
+  matches = 0;
+
+  private preWindow = ENTRY_WINDOW;
+
+  constructor(onEarlierTurns: () => void, invalidate: () => void) {
+    this.pre = new EntryList(() => {
+      this.preWindow += ENTRY_WINDOW;
+      this.stamp = "";
+      invalidate();
+    });
+    this.earlier = button({ class: "show-earlier turns", icon: "fold-up", label: "Show earlier turns" });
+    this.earlier.hidden = true;
+    this.earlier.addEventListener("click", onEarlierTurns);
+    this.turnsBox = h("div", { class: "turns" });
+    this.emptyText = h("p", null);
+    this.empty = h("div", { class: "empty-state" }, icon("comment-discussion", "empty-icon"), this.emptyText,
+      h("p", { class: "hint" }, "Its thoughts, plans, tool calls and permission requests show up here as they happen."));
+    this.el = h("div", { id: "transcript", attrs: { role: "log", "aria-live": "off", "aria-label": "Agent transcript", tabindex: "0" } },
+      this.empty, this.pre.el, this.earlier, this.turnsBox);
+  }
+
+  render(session: SessionView | undefined, ctx: RenderCtx | undefined, agentName: string): void {
+    agentName = cleanInline(agentName, 60);
+    if (!session || !ctx) {
+      this.reset(undefined);
+      setText(this.emptyText, `Ask ${agentName} anything.`);
+      toggleHidden(this.empty, false);
+      this.matches = 0;
+      return;
+    }
+    if (session.sessionId !== this.sessionId) this.reset(session.sessionId);
+    const stamp = `${ctx.version}|${ctx.ui.layoutVersion}|${session.status}`;
+    if (session.turns === this.turns && session.banners === this.banners && stamp === this.stamp) return;
+    this.stamp = stamp;
+    this.turns = session.turns;
+    if (session.banners !== this.banners) {
+      this.banners = session.banners;
+      this.preEntries = session.banners.filter((e) => e.type !== "notice" && e.type !== "error" && e.type !== "unknown");
+    }
+    this.pre.render(this.preEntries, ctx, this.preWindow);
+
+    const turns = session.turns;
+    const count = turns.length;
+    setText(this.emptyText, `Ask ${agentName} anything.`);
+    toggleHidden(this.empty, count > 0 || this.preEntries.length > 0);
+    const from = Math.max(0, count - ctx.ui.turnsWindow);
+    toggleHidden(this.earlier, from === 0);
+    if (from > 0) {
+      const label = this.earlier.querySelector(".label");
+      if (label) setText(label, `Show earlier turns (${from} hidden)`);
+    }
+    for (const [i, comp] of this.comps) {
+      if (i >= from) continue;
+      comp.dispose();
+      comp.el.remove();
+      this.comps.delete(i);
+    }
+    let cursor: ChildNode | null = this.turnsBox.firstChild;
+    for (let i = from; i < count; i++) {
+      const turn = turns[i];
+      if (!turn) continue;
+      let comp = this.comps.get(i);
+      if (!comp) {
+        comp = new TurnComp();
+        this.comps.set(i, comp);
+      }
+      comp.render(turn, i, count, ctx);
+      if (comp.el === cursor) cursor = cursor.nextSibling;
+      else this.turnsBox.insertBefore(comp.el, cursor);
+    }
+
+    this.matches = 0;
+    if (ctx.matcher && ctx.ui.search.trim()) {
+      for (const t of turns) this.matches += matchCount(t, ctx);
+      for (const e of this.preEntries) if (ctx.matcher(e)) this.matches++;
+    }
+  }
+
+  /** Finds an entry (by id or tool call id), unfolding its turn and widening the window so it is drawn. */
+  prepareReveal(session: SessionView, ctx: RenderCtx, entryId: string | undefined, toolCallId: string | undefined): string | undefined {
+    let ti = -1;
+    let ei = -1;
+    if (toolCallId && session.toolIndex[toolCallId]) [ti, ei] = session.toolIndex[toolCallId];
+    else if (entryId) {
+      for (let t = session.turns.length - 1; t >= 0 && ti < 0; t--) {
+        const idx = session.turns[t]?.entries.findIndex((e) => e.id === entryId) ?? -1;
+        if (idx >= 0) [ti, ei] = [t, idx];
+      }
+    }
+    const turn = session.turns[ti];
+    const entry = turn?.entries[ei];
+    if (!turn || !entry) return undefined;
+    const key = turnKey(session.sessionId, turn.turnId);
+    ctx.ui.setTurnOpen(key, true);
+    const need = turn.entries.length - ei;
+    if (need > (ctx.ui.entryWindow.get(key) ?? ENTRY_WINDOW)) ctx.ui.entryWindow.set(key, need);
+    if (session.turns.length - ti > ctx.ui.turnsWindow) ctx.ui.turnsWindow = session.turns.length - ti;
+    ctx.ui.layoutVersion++;
+    return entry.id;
+  }
+
+  private reset(sessionId: string | undefined): void {
+    for (const comp of this.comps.values()) comp.dispose();
+    this.comps.clear();
+    this.turnsBox.replaceChildren();
+    this.pre.dispose();
+    this.sessionId = sessionId;
+    this.turns = undefined;
+    this.banners = undefined;
+    this.preEntries = [];
+    this.preWindow = ENTRY_WINDOW;
+    this.stamp = "";
+  }
+}

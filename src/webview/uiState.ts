@@ -1,0 +1,167 @@
+/**
+ * UI-only state: what the reader folded, filtered, typed and where they scrolled. The part worth
+ * keeping across a reload of the webview goes to `setState` (debounced); the rest lives in memory.
+ * Session data never lives here — the host owns it.
+ */
+import type { Entry } from "../core/viewModel";
+
+export type FilterGroup = "thought" | "message" | "tool" | "plan" | "error";
+export type Filters = Record<FilterGroup, boolean>;
+
+export const FILTER_GROUPS: readonly FilterGroup[] = ["thought", "message", "tool", "plan", "error"];
+
+function filterGroup(e: Entry): FilterGroup {
+  switch (e.type) {
+    case "thought": return "thought";
+    case "message":
+    case "user": return "message";
+    case "tool": return "tool";
+    case "plan": return "plan";
+    case "notice":
+    case "error":
+    case "unknown": return "error";
+  }
+}
+
+interface Persisted {
+  v: 1;
+  draft: string;
+  turnOpen: Record<string, boolean>;
+  filters: Filters;
+  search: string;
+  scrollTop: number;
+  stick: boolean;
+  planOpen: boolean;
+}
+
+const MAX_TURN_KEYS = 500;
+
+/** Lower-cased searchable text of an entry, cached by identity (the reducer replaces changed entries). */
+const searchText = new WeakMap<Entry, string>();
+
+function entryText(e: Entry): string {
+  switch (e.type) {
+    case "user":
+    case "thought":
+    case "message": return e.text;
+    case "tool": {
+      const parts = [e.title, ...e.locations.map((l) => l.path)];
+      for (const c of e.content) {
+        if (c.type === "diff") parts.push(c.path);
+        else if (c.type === "content" && c.content.type === "text") parts.push(c.content.text);
+      }
+      return parts.join("\n");
+    }
+    case "plan": return e.entries.map((p) => p.content).join("\n");
+    case "notice": return `${e.title}\n${e.description ?? ""}`;
+    case "error": return `${e.message}\n${e.detail ?? ""}`;
+    case "unknown": return `${e.what}\n${e.reason}`;
+  }
+}
+
+export class UiState {
+  draft = "";
+  /** Turn key (`session:turnId`) → open (true) or folded (false); absent = the default. */
+  turnOpen: Record<string, boolean> = {};
+  filters: Filters = { thought: true, message: true, tool: true, plan: true, error: true };
+  search = "";
+  scrollTop = 0;
+  stick = true;
+  planOpen = true;
+
+  /** Per-entry open/closed overrides (thoughts, tool cards), keyed `session/entryId`. */
+  readonly entryOpen = new Map<string, boolean>();
+  /** Per-turn number of entries shown (the window grows with "Show earlier"). */
+  readonly entryWindow = new Map<string, number>();
+  /** How many turns are shown at the end of the session. */
+  turnsWindow = 40;
+  /** Banner ids the reader dismissed. */
+  readonly dismissed = new Set<string>();
+
+  /** Bumped when filters or search change (every entry's visibility must be re-checked). */
+  filterVersion = 0;
+  /** Bumped when folding or windows change (the transcript's structure must be re-checked). */
+  layoutVersion = 0;
+
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly store: { getState(): unknown; setState(s: unknown): void }) {
+    this.load(store.getState());
+  }
+
+  private load(raw: unknown): void {
+    if (!raw || typeof raw !== "object") return;
+    const p = raw as Partial<Persisted>;
+    if (p.v !== 1) return;
+    if (typeof p.draft === "string") this.draft = p.draft;
+    if (p.turnOpen && typeof p.turnOpen === "object") {
+      for (const [k, v] of Object.entries(p.turnOpen)) if (typeof v === "boolean") this.turnOpen[k] = v;
+    }
+    if (p.filters && typeof p.filters === "object") {
+      for (const g of FILTER_GROUPS) if (typeof p.filters[g] === "boolean") this.filters[g] = p.filters[g];
+    }
+    if (typeof p.search === "string") this.search = p.search;
+    if (typeof p.scrollTop === "number" && Number.isFinite(p.scrollTop)) this.scrollTop = p.scrollTop;
+    if (typeof p.stick === "boolean") this.stick = p.stick;
+    if (typeof p.planOpen === "boolean") this.planOpen = p.planOpen;
+  }
+
+  /** Saves soon (coalescing bursts such as typing or scrolling). */
+  save(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => this.flush(), 250);
+  }
+
+  flush(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const keys = Object.keys(this.turnOpen);
+    if (keys.length > MAX_TURN_KEYS) for (const k of keys.slice(0, keys.length - MAX_TURN_KEYS)) delete this.turnOpen[k];
+    const p: Persisted = {
+      v: 1, draft: this.draft, turnOpen: this.turnOpen, filters: this.filters, search: this.search,
+      scrollTop: Math.round(this.scrollTop), stick: this.stick, planOpen: this.planOpen,
+    };
+    this.store.setState(p);
+  }
+
+  setFilter(g: FilterGroup, on: boolean): void {
+    this.filters = { ...this.filters, [g]: on };
+    this.filterVersion++;
+    this.save();
+  }
+
+  setSearch(q: string): void {
+    if (q === this.search) return;
+    this.search = q;
+    this.filterVersion++;
+    this.save();
+  }
+
+  setTurnOpen(key: string, open: boolean): void {
+    this.turnOpen[key] = open;
+    this.layoutVersion++;
+    this.save();
+  }
+
+  /** True when some entries may be hidden (a filter is off or a search is typed). */
+  get filtering(): boolean {
+    return this.search.trim() !== "" || FILTER_GROUPS.some((g) => !this.filters[g]);
+  }
+
+  /** The visibility test for the current filters, or undefined when nothing is filtered. */
+  matcher(): ((e: Entry) => boolean) | undefined {
+    if (!this.filtering) return undefined;
+    const filters = this.filters;
+    const q = this.search.trim().toLowerCase();
+    return (e) => {
+      if (!filters[filterGroup(e)]) return false;
+      if (!q) return true;
+      let t = searchText.get(e);
+      if (t === undefined) {
+        t = entryText(e).toLowerCase();
+        searchText.set(e, t);
+      }
+      return t.includes(q);
+    };
+  }
+}
