@@ -88,16 +88,16 @@ describe("the thought panel", function () {
   });
 
   it("comes back exactly as it was after the view is hidden and shown again", async () => {
-    const before = await evaluate(() => (document.getElementById("transcript") as HTMLElement | null)?.innerText ?? "", undefined, "sidebar");
+    const before = await evaluate(() => (document.getElementById("transcript"))?.innerText ?? "", undefined, "sidebar");
     assert.ok(before.length > 100);
     await vscode.commands.executeCommand("workbench.view.explorer");
     await new Promise((r) => setTimeout(r, 500));
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     const after = await waitFor((want: string) => {
-      const t = (document.getElementById("transcript") as HTMLElement | null)?.innerText ?? "";
+      const t = (document.getElementById("transcript"))?.innerText ?? "";
       return t.length >= want.length ? t : "";
     }, before, { view: "sidebar", what: "the restored transcript" }).catch(async (e: unknown) => {
-      const now = await evaluate(() => (document.getElementById("transcript") as HTMLElement | null)?.innerText ?? "", undefined, "sidebar");
+      const now = await evaluate(() => (document.getElementById("transcript"))?.innerText ?? "", undefined, "sidebar");
       let i = 0;
       while (i < now.length && now[i] === before[i]) i++;
       log(`restored ${now.length} chars vs ${before.length}; first difference at ${i}: before …${JSON.stringify(before.slice(i - 40, i + 80))} after …${JSON.stringify(now.slice(i - 40, i + 80))}`);
@@ -114,7 +114,7 @@ describe("the thought panel", function () {
     await waitFor(() => document.body.textContent?.includes("waiting for you to stop me"), undefined, { view: "sidebar" });
     await click("#stop", "sidebar");
     await waitFor(() => document.querySelector("#session-status")?.getAttribute("data-status") === "idle", undefined, { view: "sidebar", what: "the cancelled turn to end" });
-    const text = await evaluate(() => (document.getElementById("transcript") as HTMLElement | null)?.innerText ?? "", undefined, "sidebar");
+    const text = await evaluate(() => (document.getElementById("transcript"))?.innerText ?? "", undefined, "sidebar");
     assert.match(text, /cancel/i);
   });
 
@@ -149,7 +149,7 @@ describe("the thought panel", function () {
         }
       }
       const pwned = (window as Window & { __pwned?: number }).__pwned;
-      const text = (document.getElementById("transcript") as HTMLElement | null)?.innerText ?? "";
+      const text = (document.getElementById("transcript"))?.innerText ?? "";
       return { bad, pwned: pwned ?? null, shownAsText: text.includes("<script>window.__pwned = 1</script>"), rtl: /[\u202A-\u202E\u2066-\u2069]/.test(document.body.innerText) };
     }, undefined, "sidebar");
     assert.deepEqual(report.bad, [], `foreign markup: ${report.bad.join(", ")}`);
