@@ -44,6 +44,8 @@ export class AgentError extends Error {
 }
 
 const STDERR_RING_BYTES = 64 * 1024;
+/** Numbers connections so session keys stay unique across agents and restarts. */
+let connectionSerial = 0;
 const PENDING_UPDATE_LIMIT = 10_000;
 
 export class AgentConnection {
@@ -58,6 +60,7 @@ export class AgentConnection {
   readonly dead: Promise<never>;
   private rejectDead!: (e: AgentError) => void;
   private conn!: acp.ClientConnection;
+  private readonly serial = ++connectionSerial;
   initializeResponse: acp.InitializeResponse | undefined;
 
   private constructor(readonly spec: AgentSpec, private readonly proc: ChildProcess, private readonly ports: ClientPorts, private readonly options: ConnectOptions) {
@@ -162,19 +165,19 @@ export class AgentConnection {
         return { outcome };
       })
       .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
-        this.session(params.sessionId);
-        const content = await this.ports.fs.readTextFile({ sessionId: params.sessionId, path: params.path, ...(params.line != null ? { line: params.line } : {}), ...(params.limit != null ? { limit: params.limit } : {}) });
+        const key = this.session(params.sessionId).sessionId;
+        const content = await this.ports.fs.readTextFile({ sessionId: key, path: params.path, ...(params.line != null ? { line: params.line } : {}), ...(params.limit != null ? { limit: params.limit } : {}) });
         return { content };
       })
       .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
-        this.session(params.sessionId);
-        await this.ports.fs.writeTextFile({ sessionId: params.sessionId, path: params.path, content: params.content });
+        const key = this.session(params.sessionId).sessionId;
+        await this.ports.fs.writeTextFile({ sessionId: key, path: params.path, content: params.content });
         return {};
       })
       .onRequest(acp.methods.client.terminal.create, async ({ params }) => {
-        this.session(params.sessionId);
+        const key = this.session(params.sessionId).sessionId;
         const terminalId = await this.ports.terminal.create({
-          sessionId: params.sessionId, command: params.command,
+          sessionId: key, command: params.command,
           ...(params.args ? { args: params.args } : {}), ...(params.env ? { env: params.env } : {}),
           cwd: params.cwd ?? this.spec.cwd,
           ...(params.outputByteLimit != null ? { outputByteLimit: params.outputByteLimit } : {}),
@@ -182,12 +185,12 @@ export class AgentConnection {
         return { terminalId };
       })
       .onRequest(acp.methods.client.terminal.output, async ({ params }) => {
-        const r = await this.ports.terminal.output(params.sessionId, params.terminalId);
+        const r = await this.ports.terminal.output(this.session(params.sessionId).sessionId, params.terminalId);
         return { output: r.output, truncated: r.truncated, ...(r.exitStatus ? { exitStatus: r.exitStatus } : {}) };
       })
-      .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => this.ports.terminal.waitForExit(params.sessionId, params.terminalId))
-      .onRequest(acp.methods.client.terminal.kill, async ({ params }) => { await this.ports.terminal.kill(params.sessionId, params.terminalId); return {}; })
-      .onRequest(acp.methods.client.terminal.release, async ({ params }) => { await this.ports.terminal.release(params.sessionId, params.terminalId); return {}; })
+      .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => this.ports.terminal.waitForExit(this.session(params.sessionId).sessionId, params.terminalId))
+      .onRequest(acp.methods.client.terminal.kill, async ({ params }) => { await this.ports.terminal.kill(this.session(params.sessionId).sessionId, params.terminalId); return {}; })
+      .onRequest(acp.methods.client.terminal.release, async ({ params }) => { await this.ports.terminal.release(this.session(params.sessionId).sessionId, params.terminalId); return {}; })
       .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
         // We do not advertise elicitation; an agent asking anyway gets a clear decline, and the user sees it.
         const sessionId = "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : undefined;
@@ -242,6 +245,7 @@ export class AgentConnection {
     }
   }
 
+  /** The session for a wire session id; ports see its unique key. */
   private session(sessionId: string): AgentSession {
     const s = this.sessions.get(sessionId);
     if (!s) throw acp.RequestError.sessionNotFound(sessionId);
@@ -322,7 +326,7 @@ export class AgentConnection {
         return r.configOptions;
       },
     };
-    const session = new AgentSession(res.sessionId, transport, this.ports.permission, this.ports.logger);
+    const session = new AgentSession(`${this.serial}:${res.sessionId}`, res.sessionId, transport, this.ports.permission, this.ports.logger);
     this.sessions.set(res.sessionId, session);
     session.record({ kind: "session_start", ...this.startInfo(cwd, res) });
     const held = this.pendingUpdates.get(res.sessionId);

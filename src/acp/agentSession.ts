@@ -47,7 +47,10 @@ export class AgentSession {
   private runningTurn: number | undefined;
 
   constructor(
+    /** Our key for the session, unique across agents and restarts (events carry it). */
     readonly sessionId: string,
+    /** The agent's own session id, used on the wire (two agents may both call theirs "1"). */
+    readonly agentSessionId: string,
     private readonly transport: SessionTransport,
     private readonly permissionPort: PermissionPort,
     private readonly logger: Logger,
@@ -164,7 +167,7 @@ export class AgentSession {
       signal?.addEventListener("abort", onAbort, { once: true });
       let response: { stopReason: StopReason; usage?: Record<string, unknown> };
       try {
-        response = await Promise.race([this.transport.prompt(this.sessionId, prompt), this.transport.dead]);
+        response = await Promise.race([this.transport.prompt(this.agentSessionId, prompt), this.transport.dead]);
       } catch (err) {
         const { message, code, detail } = describeError(err);
         const fatal = this.ended !== undefined;
@@ -200,7 +203,7 @@ export class AgentSession {
     if (this.cancelRequested) return;
     this.cancelRequested = true;
     this.cancelOpenPermissions();
-    this.transport.cancel(this.sessionId).catch((err: unknown) => this.logger.warn(`session/cancel failed: ${String(err)}`));
+    this.transport.cancel(this.agentSessionId).catch((err: unknown) => this.logger.warn(`session/cancel failed: ${String(err)}`));
   }
 
   private cancelOpenPermissions(): void {
@@ -209,13 +212,13 @@ export class AgentSession {
 
   /** Switches the session mode; recorded as a `mode` event once the agent agrees. */
   async setMode(modeId: string): Promise<void> {
-    await this.transport.setMode(this.sessionId, modeId);
+    await this.transport.setMode(this.agentSessionId, modeId);
     this.log.append({ kind: "mode", currentModeId: modeId });
   }
 
   /** Sets a config option (model, thought level…); records the agent's updated options. */
   async setConfigOption(configId: string, value: string | boolean): Promise<void> {
-    const options = await this.transport.setConfigOption(this.sessionId, configId, value);
+    const options = await this.transport.setConfigOption(this.agentSessionId, configId, value);
     this.ingestUpdate({ sessionUpdate: "config_option_update", configOptions: options });
   }
 

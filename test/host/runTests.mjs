@@ -96,7 +96,12 @@ try {
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-precise-memory-info"],
   });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  // code-server registers a PWA service worker for its whole origin. Webviews here share that
+  // origin (in VS Code proper they have their own), so once it controls the page, a webview
+  // re-created after being hidden waits forever for its own worker. Refuse code-server's worker.
+  await context.route("**/_static/out/browser/serviceWorker.js", (route) => route.fulfill({ status: 404, body: "" }));
+  const page = await context.newPage();
 
   const screenshot = async (path) => {
     const abs = resolve(repoRoot, path);
@@ -178,6 +183,7 @@ try {
       case "fill": await (await webviewFrame(req.view)).fill(req.selector, req.text, { timeout: 10_000 }); return {};
       case "press": await (await webviewFrame(req.view)).press(req.selector, req.key, { timeout: 10_000 }); return {};
       case "keyboard": await page.keyboard.press(req.key); return {};
+      case "frames": return { value: await Promise.all(page.frames().map(async (f) => `${f.isDetached() ? "detached " : ""}${f.url().slice(0, 160)} view=${await f.evaluate("document.body && document.body.dataset.agentThoughtsView || ''").catch(() => "?")} root=${await f.evaluate("String(!!document.getElementById('root') && document.getElementById('root').childElementCount)").catch(() => "?")}`)) };
       default: throw new Error(`unknown request ${req.op}`);
     }
   };

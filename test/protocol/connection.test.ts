@@ -211,6 +211,18 @@ describe("ACP client ↔ scripted agent over stdio", function () {
     assert.ok(s.log.all().some((e) => e.kind === "commands"));
   });
 
+  it("sessions of two agents that use the same session id stay apart", async () => {
+    h = await harness({ turns: [[{ echoPrompt: true }]] });
+    const [c1, c2] = [await h.start(), await h.start()];
+    const [s1, s2] = [await c1.newSession(h.dir), await c2.newSession(h.dir)];
+    assert.equal(s1.agentSessionId, s2.agentSessionId, "the scripted agent numbers its sessions from 1");
+    assert.notEqual(s1.sessionId, s2.sessionId);
+    const [r1, r2] = await Promise.all([s1.prompt("one").result, s2.prompt("two").result]);
+    assert.match(r1.text, /one/);
+    assert.match(r2.text, /two/);
+    assert.ok(s1.log.all().every((e) => e.sessionId === s1.sessionId));
+  });
+
   it("a flood of 5,000 thought chunks arrives complete and in order", async () => {
     h = await harness({ turns: [[{ flood: { count: 5000 } }]] });
     const c = await h.start();

@@ -39,7 +39,7 @@ const message = (text: string): unknown => ({ sessionUpdate: "agent_message_chun
 
 function setup(permission?: PermissionPort): { t: FakeTransport; s: AgentSession } {
   const t = new FakeTransport();
-  const s = new AgentSession("s1", t, permission ?? { request: () => Promise.resolve({ outcome: "cancelled" }) }, quiet);
+  const s = new AgentSession("s1", "agent-s1", t, permission ?? { request: () => Promise.resolve({ outcome: "cancelled" }) }, quiet);
   return { t, s };
 }
 
