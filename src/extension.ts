@@ -59,7 +59,8 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     controller,
     transcript,
     manager.onEvent((e) => transcript.write(e)),
-    vscode.window.registerWebviewViewProvider(ThoughtViewProvider.viewId, sidebar),
+    // Kept alive while hidden so showing the panel again is instant; a reload still restores from a snapshot.
+    vscode.window.registerWebviewViewProvider(ThoughtViewProvider.viewId, sidebar, { webviewOptions: { retainContextWhenHidden: true } }),
   );
 
   const stream = (prompt: string | ContentBlock[], options?: StreamOptions): ReturnType<SessionManager["stream"]> => manager.stream(prompt, options);

@@ -53,7 +53,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private editorPanel: vscode.WebviewPanel | undefined;
   /** Counters for tests and the benchmark. */
-  readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0 };
+  readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, lastReadyAt: 0, lastSnapshotPostMs: 0 };
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -131,8 +131,11 @@ export class ThoughtPanelController implements vscode.Disposable {
   private snapshot(v: View): void {
     this.flush();
     this.stats.snapshots++;
+    this.stats.lastReadyAt = Date.now();
     v.ready = true;
+    const started = Date.now();
     this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() });
+    this.stats.lastSnapshotPostMs = Date.now() - started;
   }
 
   /** Connects a webview (sidebar or editor) to the controller. */

@@ -107,6 +107,18 @@ async function flood(a: AgentThoughtsInternalApi, name: string, count: number, p
   log(`    agent-write → visible lag: p50 ${fmt(percentile(lags, 50))}, p95 ${fmt(percentile(lags, 95))}, max ${fmt(lags[lags.length - 1] ?? NaN)} (${lags.length} chunks)`);
 }
 
+/** How long a new, nearly empty panel webview takes to boot here: the floor under any restore. */
+async function emptyPanelBoot(a: AgentThoughtsInternalApi): Promise<void> {
+  const before = a._test.controller.stats.lastReadyAt;
+  const t0 = Date.now();
+  await vscode.commands.executeCommand("agentThoughts.openPanel");
+  await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "editor", what: "the empty editor panel" });
+  const total = Date.now() - t0;
+  const ready = a._test.controller.stats.lastReadyAt > before ? a._test.controller.stats.lastReadyAt - t0 : NaN;
+  await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+  log(`  A new panel webview with an empty session boots in ${fmt(total)} (its script said ready after ${fmt(ready)})`);
+}
+
 async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   const turns = 20;
   const chunksPerTurn = 10_000;
@@ -133,19 +145,30 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   const elapsed = Date.now() - started;
   const dom = await evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
   const heap = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "sidebar");
-  // Hide the panel (its webview is destroyed), then show it again and time until it is back.
+  // Hide the panel and show it again; then reload its webview (as after a window reload) and time the restore.
+  const shown = (n: number): boolean => document.body?.textContent?.includes(`Turn ${n - 1} done.`) ?? false;
   await vscode.commands.executeCommand("workbench.view.explorer");
   await new Promise((r) => setTimeout(r, 500));
   const t0 = Date.now();
   await vscode.commands.executeCommand("agentThoughts.panel.focus");
-  await waitFor((n: number) => document.body?.textContent?.includes(`Turn ${n - 1} done.`) ?? false, turns, { timeoutMs: 60_000, view: "sidebar", what: "the restored panel" });
+  await waitFor(shown, turns, { timeoutMs: 60_000, view: "sidebar", what: "the panel shown again" });
   const reopen = Date.now() - t0;
-  const heapAfter = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "sidebar");
+  const readyBefore = a._test.controller.stats.lastReadyAt;
+  // A brand-new webview restored from a snapshot (the path a window reload or a moved view takes).
+  const t1 = Date.now();
+  await vscode.commands.executeCommand("agentThoughts.openPanel");
+  await waitFor(shown, turns, { timeoutMs: 60_000, view: "editor", what: "the editor panel" });
+  const reload = Date.now() - t1;
+  const { lastReadyAt, lastSnapshotPostMs } = a._test.controller.stats;
+  const readyAfter = lastReadyAt > readyBefore ? lastReadyAt - t1 : NaN;
+  const heapAfter = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "editor");
+  await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   const hostHeap = process.memoryUsage().heapUsed;
   log(`  Huge session: ${(turns * chunksPerTurn).toLocaleString("en")} chunks (${((turns * chunksPerTurn * CHUNK) / 1e6).toFixed(1)} MB) + ${(turns * toolsPerTurn).toLocaleString("en")} tool calls in ${turns} turns, streamed in ${fmt(elapsed)}`);
   log(`    DOM elements in the panel: ${dom.toLocaleString("en")}`);
-  log(`    re-opening the hidden panel until the last turn is shown: ${fmt(reopen)} (includes the webview reload)`);
-  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB after re-open; extension host heap ${(hostHeap / 1048576).toFixed(1)} MB`);
+  log(`    re-opening the hidden panel until the last turn is shown: ${fmt(reopen)}`);
+  log(`    a new panel (Open Panel in Editor) restored from a snapshot: ${fmt(reload)} (the new webview said ready after ${fmt(readyAfter)}; snapshot posted in ${fmt(lastSnapshotPostMs)}; shown ${fmt(reload - readyAfter)} after ready)`);
+  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel; extension host heap ${(hostHeap / 1048576).toFixed(1)} MB`);
 }
 
 export async function run(): Promise<void> {
@@ -159,5 +182,7 @@ export async function run(): Promise<void> {
   if (want("flood")) await flood(a, "Flood", 20_000);
   if (want("paced")) await flood(a, "Paced", 3_000, 1);
   if (want("huge")) await hugeSession(a);
+  // Separate run only: in code-server a second new webview can wait forever for its service worker.
+  if (only?.includes("boot")) await emptyPanelBoot(a);
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
 }
