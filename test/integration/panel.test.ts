@@ -87,6 +87,22 @@ describe("the thought panel", function () {
     await screenshot("test-results/panel-demo-dark.png");
   });
 
+  it("follows the VS Code theme (screenshots in dark, light and high contrast)", async () => {
+    const config = vscode.workspace.getConfiguration("workbench");
+    const looks: Record<string, string> = {};
+    for (const [name, theme] of [["dark", "Default Dark Modern"], ["light", "Default Light Modern"], ["hc", "Default High Contrast"]] as const) {
+      await config.update("colorTheme", theme, vscode.ConfigurationTarget.Global);
+      await new Promise((r) => setTimeout(r, 800));
+      looks[name] = await evaluate(() => `${document.body.className} ${getComputedStyle(document.body).backgroundColor} ${getComputedStyle(document.querySelector(".message-body") ?? document.body).color}`, undefined, "sidebar");
+      await screenshot(`test-results/panel-${name}.png`);
+    }
+    await config.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+    assert.match(looks.dark!, /vscode-dark/);
+    assert.match(looks.light!, /vscode-light/);
+    assert.match(looks.hc!, /vscode-high-contrast/);
+    assert.notEqual(looks.dark!.split(" ").slice(-3).join(" "), looks.light!.split(" ").slice(-3).join(" "), "text colour follows the theme");
+  });
+
   it("comes back exactly as it was after the view is hidden and shown again", async () => {
     const before = await evaluate(() => (document.getElementById("transcript"))?.innerText ?? "", undefined, "sidebar");
     assert.ok(before.length > 100);
