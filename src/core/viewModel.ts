@@ -153,6 +153,13 @@ function lastEntry(t: TurnView): Entry | undefined {
   return t.entries[t.entries.length - 1];
 }
 
+/** Appends streamed text to the turn's last entry (which the caller checked is a text entry). */
+function appendText(d: Draft, t: TurnView, last: Extract<Entry, { text: string }>, text: string): void {
+  const c = d.own(last);
+  c.text += text;
+  t.entries[t.entries.length - 1] = c;
+}
+
 function closeThought(d: Draft, t: TurnView, at: number): void {
   const last = lastEntry(t);
   if (last?.type === "thought" && last.endedAt === undefined) {
@@ -218,9 +225,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       }
       const last = t && lastEntry(t);
       if (t && last?.type === "user") {
-        const c = d.own(last);
-        c.text += e.text;
-        t.entries[t.entries.length - 1] = c;
+        appendText(d, t, last, e.text);
         return;
       }
       pushEntry(d, v, t, { type: "user", id: `e${e.seq}`, text: e.text, at: e.at }, e.at);
@@ -230,9 +235,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       const t = turn(d, v, e.turnId);
       const last = t && lastEntry(t);
       if (t && last?.type === "thought" && last.endedAt === undefined) {
-        const c = d.own(last);
-        c.text += e.text;
-        t.entries[t.entries.length - 1] = c;
+        appendText(d, t, last, e.text);
         return;
       }
       pushEntry(d, v, t, { type: "thought", id: `e${e.seq}`, text: e.text, startedAt: e.at }, e.at);
@@ -242,9 +245,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       const t = turn(d, v, e.turnId);
       const last = t && lastEntry(t);
       if (t && last?.type === "message" && (e.messageId === undefined || last.messageId === e.messageId)) {
-        const c = d.own(last);
-        c.text += e.text;
-        t.entries[t.entries.length - 1] = c;
+        appendText(d, t, last, e.text);
         return;
       }
       pushEntry(d, v, t, { type: "message", id: `e${e.seq}`, text: e.text, at: e.at, ...(e.messageId ? { messageId: e.messageId } : {}) }, e.at);

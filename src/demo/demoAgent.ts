@@ -12,6 +12,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
+import { sleep } from "../core/sleep";
 
 const DEMO_DIR = "agent-thoughts-demo";
 const DEMO_FILE = `${DEMO_DIR}/demo.md`;
@@ -221,18 +222,6 @@ async function searchWorkspace(cwd: string, term: string, signal: AbortSignal): 
   return { hits, files: matchedFiles.size, scanned };
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 /** Waits for a client answer, but unwinds the turn as soon as it is cancelled. */
 function unlessCancelled<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
