@@ -35,6 +35,26 @@ const reportPlugin = {
   },
 };
 
+/**
+ * zod's `locales` namespace bundles every language's error messages (≈260 KB minified); nothing
+ * here reads anything but English, which zod configures by default from `locales/en.js` directly.
+ * Resolve the namespace to English only.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]/.test(args.importer)) return undefined;
+      const en = join(args.resolveDir, args.path.replace(/index\.js$/, "en.js"));
+      return { path: "zod-locales-en", namespace: "zod-locales", pluginData: { en } };
+    });
+    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.pluginData.en)};`,
+      resolveDir: root,
+    }));
+  },
+};
+
 const node = {
   bundle: true,
   platform: "node",
@@ -43,7 +63,7 @@ const node = {
   sourcemap: production ? false : "linked",
   minify: production,
   logLevel: "warning",
-  plugins: [reportPlugin],
+  plugins: [reportPlugin, zodEnglishOnly],
   absWorkingDir: root,
 };
 
