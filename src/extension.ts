@@ -9,6 +9,7 @@ import { SessionManager } from "./acp/sessionManager";
 import type { AgentThoughtsApi, StreamOptions } from "./api";
 import type { ContentBlock } from "./core/events";
 import type { TurnResult } from "./core/thoughtStream";
+import { AgentChanges } from "./vscode/agentChanges";
 import { AgentRegistry } from "./vscode/agents";
 import { VscodeFileSystem } from "./vscode/fileSystem";
 import { ChannelLogger, EventTranscript } from "./vscode/logger";
@@ -18,7 +19,7 @@ import { ToolOutputs } from "./vscode/toolOutputs";
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsInternalApi {
@@ -33,9 +34,11 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   const terminals = new NodeTerminals(() => registry.resolve(undefined).cwd, outputs.terminalListener);
   // The broker asks "is a panel showing?" lazily: the panel is created just below.
   let panelVisible = (): boolean => false;
+  let revealTool = (_sessionId: string, _toolCallId: string): Promise<void> => Promise.resolve();
+  const changes = new AgentChanges(context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId));
   const broker = new PermissionBroker(logger, () => panelVisible());
   const manager = new SessionManager(
-    { fs: new VscodeFileSystem(logger), permission: broker, terminal: terminals, logger },
+    { fs: new VscodeFileSystem(logger, changes), permission: broker, terminal: terminals, logger },
     {
       clientName: "agent-thoughts",
       clientVersion: version,
@@ -51,6 +54,12 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   const controller = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs);
   const sidebar = new ThoughtViewProvider(controller);
   panelVisible = () => controller.anyVisible;
+  revealTool = async (sessionId, toolCallId) => {
+    if (!controller.anyVisible) await sidebar.reveal();
+    controller.reveal(sessionId, toolCallId);
+  };
+  const changesView = vscode.window.createTreeView("agentThoughts.changes", { treeDataProvider: changes, showCollapseAll: true });
+  changes.attachView(changesView);
   context.subscriptions.push(
     { dispose: () => manager.dispose() },
     { dispose: () => terminals.dispose() },
@@ -59,6 +68,9 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     controller,
     transcript,
     manager.onEvent((e) => transcript.write(e)),
+    changes,
+    changesView,
+    manager.onEvent((e) => changes.onEvent(e)),
     // Kept alive while hidden so showing the panel again is instant; a reload still restores from a snapshot.
     vscode.window.registerWebviewViewProvider(ThoughtViewProvider.viewId, sidebar, { webviewOptions: { retainContextWhenHidden: true } }),
   );
@@ -106,6 +118,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     vscode.commands.registerCommand("agentThoughts.showLog", () => channel.show()),
     vscode.commands.registerCommand("agentThoughts.openPanel", () => controller.openInEditor()),
     vscode.commands.registerCommand("agentThoughts.respondToPermission", () => broker.pick()),
+    ...registerReviewCommands(changes),
     vscode.commands.registerCommand("agentThoughts.focusPrompt", async () => { await sidebar.reveal(); controller.focusPrompt(); }),
   );
 
@@ -115,8 +128,74 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
-    _test: { controller, broker },
+    _test: { controller, broker, changes },
   };
+}
+
+/** Keep / Undo commands: arguments come from CodeLens (path, hunk index), tree items, or the palette (pick a file). */
+function registerReviewCommands(changes: AgentChanges): vscode.Disposable[] {
+  const fileOf = (arg: unknown): string | undefined => {
+    if (typeof arg === "string") return arg;
+    const node = arg as { file?: { path?: unknown } } | undefined;
+    if (typeof node?.file?.path === "string") return node.file.path;
+    if (arg instanceof vscode.Uri) return arg.scheme === "file" ? arg.fsPath : arg.path;
+    const active = vscode.window.activeTextEditor?.document.uri;
+    return active?.scheme === "file" ? active.fsPath : undefined;
+  };
+  const hunkOf = (arg: unknown, index: unknown): [string, number] | undefined => {
+    const node = arg as { hunk?: { index?: unknown }; file?: { path?: unknown } } | undefined;
+    if (typeof node?.hunk?.index === "number" && typeof node.file?.path === "string") return [node.file.path, node.hunk.index];
+    if (typeof index !== "number") return undefined;
+    const file = fileOf(arg);
+    return file !== undefined ? [file, index] : undefined;
+  };
+  // From a diff editor's context menu (VS Code hides CodeLens in diff editors): the hunk under the cursor.
+  const atCursor = async (): Promise<[string, number] | undefined> => {
+    const hit = await changes.hunkAtCursor(vscode.window.activeTextEditor);
+    if (!hit) void vscode.window.showInformationMessage("Put the cursor in an agent change first.");
+    return hit ? [hit.file, hit.index] : undefined;
+  };
+  const pickFile = async (arg: unknown): Promise<string | undefined> => {
+    const file = arg === undefined ? undefined : fileOf(arg);
+    if (file) return file;
+    const pending = changes.pendingFiles();
+    if (pending.length === 0) {
+      void vscode.window.showInformationMessage("No agent changes are waiting for review.");
+      return undefined;
+    }
+    if (pending.length === 1) return pending[0]!.path;
+    return (await vscode.window.showQuickPick(pending.map((f) => ({ label: vscode.workspace.asRelativePath(f.path), path: f.path })), { title: "Which file?" }))?.path;
+  };
+  return [
+    vscode.commands.registerCommand("agentThoughts.keepHunk", async (a: unknown, i: unknown) => {
+      const h = hunkOf(a, i) ?? await atCursor();
+      if (h) await changes.keepHunkAt(...h);
+    }),
+    vscode.commands.registerCommand("agentThoughts.undoHunk", async (a: unknown, i: unknown) => {
+      const h = hunkOf(a, i) ?? await atCursor();
+      if (h) await changes.undoHunkAt(...h);
+    }),
+    vscode.commands.registerCommand("agentThoughts.keepFile", async (a: unknown) => { const f = await pickFile(a); if (f) await changes.keepFile(f); }),
+    vscode.commands.registerCommand("agentThoughts.undoFile", async (a: unknown) => { const f = await pickFile(a); if (f) await changes.undoFile(f); }),
+    vscode.commands.registerCommand("agentThoughts.keepAll", () => changes.keepAll()),
+    vscode.commands.registerCommand("agentThoughts.undoAll", async () => {
+      const n = changes.pendingFiles().length;
+      if (n === 0) return;
+      const ok = await vscode.window.showWarningMessage(`Undo the agent's changes in ${n} file(s)?`, { modal: true, detail: "Each file goes back to its text before the agent changed it; files the agent created are deleted." }, "Undo All");
+      if (ok === "Undo All") await changes.undoAll();
+    }),
+    vscode.commands.registerCommand("agentThoughts.reviewChanges", async () => {
+      const first = changes.pendingFiles()[0];
+      if (!first) {
+        void vscode.window.showInformationMessage("No agent changes are waiting for review.");
+        return;
+      }
+      await vscode.commands.executeCommand("agentThoughts.changes.focus");
+      await changes.openDiff(first.path, false);
+    }),
+    vscode.commands.registerCommand("agentThoughts.openChange", async (a: unknown) => { const f = await pickFile(a); if (f) await changes.openDiff(f, true); }),
+    vscode.commands.registerCommand("agentThoughts.whyChange", async (a: unknown) => { const f = await pickFile(a); if (f) await changes.why(f); }),
+  ];
 }
 
 function describeCommand(registry: AgentRegistry, name: string): string {

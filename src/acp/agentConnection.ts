@@ -155,6 +155,15 @@ export class AgentConnection {
       },
     });
 
+    // Errors from our ports reach the agent with their message (the SDK would send a bare "Internal error").
+    const explained = <P, R>(handler: (ctx: { params: P }) => Promise<R>) => async (ctx: { params: P }): Promise<R> => {
+      try {
+        return await handler(ctx);
+      } catch (err) {
+        if (err instanceof acp.RequestError) throw err;
+        throw acp.RequestError.internalError(undefined, describeError(err).message);
+      }
+    };
     const app = acp.client({ name: this.options.clientName })
       // Mapped by the tap, in wire order. (The SDK still validates and console-logs updates it rejects; the tap has them.)
       .onNotification(acp.methods.client.session.update, () => undefined)
@@ -164,17 +173,17 @@ export class AgentConnection {
         const outcome = await session.resolvePermission(String(ctx.requestId), ctx.params);
         return { outcome };
       })
-      .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
+      .onRequest(acp.methods.client.fs.readTextFile, explained(async ({ params }) => {
         const key = this.session(params.sessionId).sessionId;
         const content = await this.ports.fs.readTextFile({ sessionId: key, path: params.path, ...(params.line != null ? { line: params.line } : {}), ...(params.limit != null ? { limit: params.limit } : {}) });
         return { content };
-      })
-      .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
+      }))
+      .onRequest(acp.methods.client.fs.writeTextFile, explained(async ({ params }) => {
         const key = this.session(params.sessionId).sessionId;
         await this.ports.fs.writeTextFile({ sessionId: key, path: params.path, content: params.content });
         return {};
-      })
-      .onRequest(acp.methods.client.terminal.create, async ({ params }) => {
+      }))
+      .onRequest(acp.methods.client.terminal.create, explained(async ({ params }) => {
         const key = this.session(params.sessionId).sessionId;
         const terminalId = await this.ports.terminal.create({
           sessionId: key, command: params.command,
@@ -183,11 +192,11 @@ export class AgentConnection {
           ...(params.outputByteLimit != null ? { outputByteLimit: params.outputByteLimit } : {}),
         });
         return { terminalId };
-      })
-      .onRequest(acp.methods.client.terminal.output, async ({ params }) => {
+      }))
+      .onRequest(acp.methods.client.terminal.output, explained(async ({ params }) => {
         const r = await this.ports.terminal.output(this.session(params.sessionId).sessionId, params.terminalId);
         return { output: r.output, truncated: r.truncated, ...(r.exitStatus ? { exitStatus: r.exitStatus } : {}) };
-      })
+      }))
       .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => this.ports.terminal.waitForExit(this.session(params.sessionId).sessionId, params.terminalId))
       .onRequest(acp.methods.client.terminal.kill, async ({ params }) => { await this.ports.terminal.kill(this.session(params.sessionId).sessionId, params.terminalId); return {}; })
       .onRequest(acp.methods.client.terminal.release, async ({ params }) => { await this.ports.terminal.release(this.session(params.sessionId).sessionId, params.terminalId); return {}; })

@@ -164,3 +164,17 @@ export class EditLedger {
     return this.all();
   }
 }
+
+/**
+ * The text before an edit the agent made on its own, from the file now and the diff it reported:
+ * whole-file diffs give it directly; fragment diffs (old/new snippet) are reversed in place.
+ */
+export function reconstructBefore(now: string | null, oldText: string | null, newText: string): string | null {
+  if (now === null) return oldText;
+  if (now === newText) return oldText;
+  if (oldText !== null && newText && now.includes(newText)) {
+    const at = now.indexOf(newText);
+    return now.slice(0, at) + oldText + now.slice(at + newText.length);
+  }
+  return oldText ?? null;
+}

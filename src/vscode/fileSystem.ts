@@ -38,8 +38,14 @@ async function realpathOrParent(p: string): Promise<string> {
   }
 }
 
+/** Told about every agent write so it stays reviewable (Agent Changes). */
+export interface WriteObserver {
+  beforeAgentWrite(file: string, sessionId: string, toolCallId?: string): Promise<void>;
+  afterAgentWrite(file: string): Promise<void>;
+}
+
 export class VscodeFileSystem implements FsPort {
-  constructor(private readonly logger: Logger) {}
+  constructor(private readonly logger: Logger, private readonly observer?: WriteObserver) {}
 
   private async checkAccess(p: string, verb: "read" | "write"): Promise<vscode.Uri> {
     if (!path.isAbsolute(p)) throw RequestError.invalidParams(undefined, `path must be absolute: ${p}`);
@@ -82,6 +88,16 @@ export class VscodeFileSystem implements FsPort {
 
   async writeTextFile(req: WriteFileRequest): Promise<void> {
     const uri = await this.checkAccess(req.path, "write");
+    if (Buffer.byteLength(req.content) > MAX_FILE_BYTES) throw RequestError.invalidParams(undefined, `refusing to write ${(Buffer.byteLength(req.content) / 1048576).toFixed(1)} MB to ${req.path}: files over 5 MB are not written`);
+    await this.observer?.beforeAgentWrite(uri.fsPath, req.sessionId, req.toolCallId);
+    try {
+      await this.write(uri, req);
+    } finally {
+      await this.observer?.afterAgentWrite(uri.fsPath);
+    }
+  }
+
+  private async write(uri: vscode.Uri, req: WriteFileRequest): Promise<void> {
     const edit = new vscode.WorkspaceEdit();
     let exists = true;
     try { await fs.stat(uri.fsPath); } catch { exists = false; }

@@ -167,6 +167,14 @@ export class ThoughtPanelController implements vscode.Disposable {
     });
   }
 
+  /** Shows a tool call (and the thought before it) in the panel: "why this change?". */
+  reveal(sessionId: string, toolCallId: string): void {
+    this.flush();
+    this.activeSessionId = sessionId;
+    this.postHost();
+    for (const v of this.views) if (v.ready) this.post(v, { type: "reveal", sessionId, toolCallId });
+  }
+
   /** Asks the views to focus the prompt box. */
   focusPrompt(): void {
     for (const v of this.views) if (v.ready) this.post(v, { type: "focusPrompt" });
