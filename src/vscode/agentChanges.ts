@@ -14,6 +14,8 @@ import { computeHunks, EditLedger, keepHunk, reconstructBefore, summarize, undoH
 import type { ChannelLogger } from "./logger";
 
 export const BASE_SCHEME = "agent-thoughts-base";
+/** Both sides of an edit proposed in a permission request, before anything is written. */
+export const PROPOSAL_SCHEME = "agent-thoughts-proposal";
 export const STORAGE_KEY = "agentThoughts.review.ledger.v1";
 const MAX_REVIEW_BYTES = 5 * 1024 * 1024;
 
@@ -45,6 +47,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   /** Latest diff content per tool call, recorded when the call completes. */
   private readonly toolDiffs = new Map<string, { sessionId: string; diffs: Extract<ToolContent, { type: "diff" }>[] }>();
   private readonly current = new Map<string, string | null>();
+  private readonly proposals = new Map<string, string>();
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer: NodeJS.Timeout | undefined;
   private view: vscode.TreeView<Node> | undefined;
@@ -53,6 +56,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     this.ledger = new EditLedger(state.get<TrackedFile[]>(STORAGE_KEY, []));
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
+      vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, { provideTextDocumentContent: (uri) => this.proposals.get(uri.toString()) ?? "", onDidChange: this.baseChanged.event }),
       vscode.languages.registerCodeLensProvider({ scheme: "file" }, this),
       vscode.workspace.onDidChangeTextDocument((e) => { if (this.ledger.get(e.document.uri.fsPath)) this.scheduleRefresh(); }),
       vscode.workspace.onDidSaveTextDocument((d) => { if (this.ledger.get(d.uri.fsPath)) this.scheduleRefresh(); }),
@@ -90,7 +94,13 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       for (const d of diffs) void this.snapshotBeforeEdit(d.path);
       if (e.status === "completed") void this.recordToolDiffs(e.toolCallId);
     } else if (e.kind === "permission_request") {
-      for (const c of e.toolCall.content ?? []) if (c.type === "diff") void this.snapshotBeforeEdit(c.path);
+      for (const c of e.toolCall.content ?? []) {
+        if (c.type !== "diff") continue;
+        void this.snapshotBeforeEdit(c.path);
+        if (vscode.workspace.getConfiguration("agentThoughts").get<string>("review.openDiffs") === "auto") {
+          this.openProposal(c.path, c.oldText, c.newText).catch((err: unknown) => this.logger.warn(`Could not show the proposed edit of ${c.path}: ${String(err)}`));
+        }
+      }
     } else if (e.kind === "tool_done") {
       if (e.outcome === "completed") void this.recordToolDiffs(e.toolCallId);
       else this.toolDiffs.delete(e.toolCallId);
@@ -158,6 +168,25 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     }
     const title = `${path.basename(file)} (Agent Changes${tracked.base === null ? ", new file" : ""})`;
     await vscode.commands.executeCommand("vscode.diff", this.baseUri(file), exists ? right : this.baseUri(file), title, { preview: false, preserveFocus });
+  }
+
+  /** Shows an edit the agent asks permission for: the file now (left) and the file as it would be (right). */
+  async openProposal(file: string, oldText: string | null, newText: string): Promise<void> {
+    if (!path.isAbsolute(file)) return;
+    const now = await readCurrent(file);
+    let after = newText;
+    if (now !== null && oldText !== null && oldText !== now && oldText && now.includes(oldText)) {
+      // A fragment edit: apply it to the whole file so the diff shows it in context.
+      const at = now.indexOf(oldText);
+      after = now.slice(0, at) + newText + now.slice(at + oldText.length);
+    }
+    const left = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: file, query: "now" });
+    const right = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: file, query: "proposed" });
+    this.proposals.set(left.toString(), now ?? "");
+    this.proposals.set(right.toString(), after);
+    this.baseChanged.fire(left);
+    this.baseChanged.fire(right);
+    await vscode.commands.executeCommand("vscode.diff", left, right, `${path.basename(file)} (proposed by the agent, awaiting your permission)`, { preview: true, preserveFocus: true });
   }
 
   // ——— keep and undo ———

@@ -52,6 +52,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   private hostError: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private editorPanel: vscode.WebviewPanel | undefined;
+  private pendingReveal: { sessionId: string; toolCallId: string; at: number } | undefined;
   /** Counters for tests and the benchmark. */
   readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, lastReadyAt: 0, lastSnapshotPostMs: 0 };
 
@@ -136,6 +137,10 @@ export class ThoughtPanelController implements vscode.Disposable {
     const started = Date.now();
     this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() });
     this.stats.lastSnapshotPostMs = Date.now() - started;
+    if (this.pendingReveal && Date.now() - this.pendingReveal.at < 30_000) {
+      this.post(v, { type: "reveal", sessionId: this.pendingReveal.sessionId, toolCallId: this.pendingReveal.toolCallId });
+    }
+    this.pendingReveal = undefined;
   }
 
   /** Connects a webview (sidebar or editor) to the controller. */
@@ -172,7 +177,10 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.flush();
     this.activeSessionId = sessionId;
     this.postHost();
-    for (const v of this.views) if (v.ready) this.post(v, { type: "reveal", sessionId, toolCallId });
+    const ready = [...this.views].filter((v) => v.ready);
+    for (const v of ready) this.post(v, { type: "reveal", sessionId, toolCallId });
+    // A panel still loading gets it right after its snapshot.
+    this.pendingReveal = ready.length ? undefined : { sessionId, toolCallId, at: Date.now() };
   }
 
   /** Asks the views to focus the prompt box. */

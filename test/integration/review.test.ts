@@ -12,6 +12,7 @@ import { EditLedger, summarize, type TrackedFile } from "../../src/core/editRevi
 import { STORAGE_KEY, type AgentChanges } from "../../src/vscode/agentChanges";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { harnessRequest, screenshot } from "./index";
+import { waitFor } from "./webview";
 
 const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 const ORIGINAL = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", ""].join("\n");
@@ -65,12 +66,15 @@ describe("reviewing agent edits", function () {
   after(async () => {
     await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration("agentThoughts").update("review.openDiffs", undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration("agentThoughts").update("review.layout", undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration("diffEditor").update("renderSideBySide", undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 
   it("fs/write_text_file: the diff opens with the original left and the file right; undoing one hunk restores exactly that hunk", async () => {
     const file = ws("src", "greek.txt");
     fs.writeFileSync(file, ORIGINAL);
+    await vscode.workspace.getConfiguration("agentThoughts").update("review.layout", "inline", vscode.ConfigurationTarget.Global);
     await run("Writer", { turns: [[{ writeFile: { path: file, content: EDITED }, report: true }]] });
     assert.equal(fs.readFileSync(file, "utf8"), EDITED, "the write went through");
     const tab = await until(() => diffTab(file), "the diff tab to open by itself (review.openDiffs = auto)");
@@ -82,7 +86,8 @@ describe("reviewing agent edits", function () {
     assert.equal(hunks.length, 3);
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", vscode.Uri.file(file));
     assert.ok(lenses.filter((l) => l.command?.command === "agentThoughts.undoHunk").length === 3, "a Keep/Undo CodeLens on every hunk");
-    await screenshot("test-results/review-diff.png");
+    await screenshot("test-results/review-inline.png");
+    assert.equal(vscode.workspace.getConfiguration("diffEditor").get("renderSideBySide"), false, "review.layout = inline shows the diff inline");
     // In the diff editor (where VS Code hides CodeLens) Keep/Undo act on the hunk under the cursor, on either side.
     const baseEditor = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === "agent-thoughts-base" && e.document.uri.path === file);
     const fileEditor = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === "file" && e.document.uri.fsPath === file);
@@ -130,6 +135,10 @@ describe("reviewing agent edits", function () {
     });
     const tracked = await until(() => changes.files().find((f) => f.path === file), "the change to be tracked");
     assert.equal(tracked.base, before, "baseline rebuilt from the fragment");
+    // Why this change? The panel shows the tool call that made it.
+    await vscode.commands.executeCommand("agentThoughts.whyChange", file);
+    await waitFor(() => document.querySelector(".flash")?.closest("[data-tool-call-id]")?.getAttribute("data-tool-call-id") ?? document.querySelector(".flash")?.getAttribute("data-tool-call-id"), undefined, { view: "sidebar", what: "the revealed tool call" })
+      .then((id) => assert.equal(id, "edit-1"));
     const { hunks } = await changes.hunksOf(file);
     assert.equal(hunks.length, 1);
     await vscode.commands.executeCommand("agentThoughts.undoFile", file);
@@ -144,6 +153,10 @@ describe("reviewing agent edits", function () {
     // The user answers from the palette as soon as the request is open.
     const answering = (async () => {
       await until(() => a._test.broker.open().length > 0, "the permission request", 20_000);
+      // Before deciding, the proposed edit is already showing in a diff (nothing written yet).
+      const proposal = await until(() => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.input).find((i): i is vscode.TabInputTextDiff => i instanceof vscode.TabInputTextDiff && i.modified.scheme === "agent-thoughts-proposal" && i.modified.path === file), "the proposed diff");
+      assert.equal((await vscode.workspace.openTextDocument(proposal.modified)).getText(), "# Notes\n\nnew paragraph\n");
+      assert.equal(fs.readFileSync(file, "utf8"), before, "nothing written before permission");
       void vscode.commands.executeCommand("agentThoughts.respondToPermission");
       await new Promise((r) => setTimeout(r, 400));
       await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
