@@ -82,7 +82,7 @@ if (existsSync(join(root, "src/webview/main.ts"))) {
 if (!production) {
   const agents = files("test/fixtures/agents", (n) => n.endsWith(".ts"));
   if (agents.length) contexts.push({ ...node, entryPoints: agents, outdir: "out/fixtures/agents" });
-  for (const suite of ["integration", "smoke", "bench"]) {
+  for (const suite of ["integration", "smoke", "bench", "reload"]) {
     const entries = files(`test/${suite}`, (n) => n.endsWith(".ts"));
     if (entries.length) {
       contexts.push({

@@ -16,7 +16,7 @@ import {
   codeServerCli, copyWorkspace, ensureCodeServer, repoRoot, startCodeServer, workbenchUrl,
 } from "./codeServer.mjs";
 
-const MODES = ["integration", "smoke", "bench"];
+const MODES = ["integration", "smoke", "bench", "reload"];
 const TAG = "\u200b"; // see forwardConsole() in test/integration/index.ts
 const mode = process.argv[2];
 if (!MODES.includes(mode)) {
@@ -33,7 +33,10 @@ const chromiumPath = process.env.AGENT_THOUGHTS_CHROMIUM
   ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
 
 const testsPath = join(repoRoot, "out", mode);
-if (!existsSync(join(testsPath, "index.js"))) {
+// `reload`: phases run one after another in the same window storage, each in a fresh workbench and
+// extension host — what a window reload does.
+const phases = mode === "reload" ? ["phase1", "phase2"].map((p) => join(testsPath, p)) : [testsPath];
+if (!existsSync(join(phases[0], "index.js"))) {
   if (mode === "bench") {
     log(`no bench suite (${testsPath}/index.js missing); nothing to run`);
     process.exit(0);
@@ -111,7 +114,9 @@ try {
   };
 
   let settle;
-  const finished = new Promise((r) => { settle = r; });
+  let finished;
+  const armExit = () => { finished = new Promise((r) => { settle = r; }); };
+  armExit();
   let testsStarted = false;
   const printedErrors = new Set();
   await page.exposeFunction("codeAutomationLog", (type, args) => {
@@ -226,19 +231,19 @@ try {
       engines: { vscode: "*" },
     }));
   }
-  const url = workbenchUrl(server, {
-    folder,
-    extensionDevelopmentPath,
-    extensionTestsPath: testsPath,
-  });
-  if (process.env.AGENT_THOUGHTS_HOST_VERBOSE) log(`opening ${url}`);
-  await page.goto(url);
-  log(`workbench loaded after ${elapsed()}; running ${mode} tests (timeout ${timeoutMs / 1000} s)…`);
-
-  const outcome = await Promise.race([
-    finished,
-    new Promise((r) => setTimeout(() => r({ timeout: true }), Math.max(0, deadline - Date.now()))),
-  ]);
+  let outcome = { code: 0 };
+  for (const phase of phases) {
+    armExit();
+    const url = workbenchUrl(server, { folder, extensionDevelopmentPath, extensionTestsPath: phase });
+    if (process.env.AGENT_THOUGHTS_HOST_VERBOSE) log(`opening ${url}`);
+    await page.goto(url);
+    log(`workbench loaded after ${elapsed()}; running ${mode}${phases.length > 1 ? ` (${phase.split("/").pop()})` : ""} tests (timeout ${timeoutMs / 1000} s)…`);
+    outcome = await Promise.race([
+      finished,
+      new Promise((r) => setTimeout(() => r({ timeout: true }), Math.max(0, deadline - Date.now()))),
+    ]);
+    if (outcome.timeout || outcome.code !== 0) break;
+  }
   clearInterval(poll);
   if (outcome.timeout) {
     console.error(`[host] TIMEOUT: ${mode} tests did not finish within ${timeoutMs / 1000} s`);

@@ -1,0 +1,19 @@
+// A real window reload, in two phases run by the harness in the same window storage: phase 1
+// leaves an agent edit pending review; phase 2 (a fresh workbench and extension host) finds it.
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { AgentThoughtsInternalApi } from "../../src/extension";
+
+export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
+export const ORIGINAL = "line one\nline two\nline three\n";
+export const EDITED = "line one\nline 2 (agent)\nline three\nline four (agent)\n";
+
+export function file(): string {
+  return path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, "src", "reloaded.txt");
+}
+
+export async function api(): Promise<AgentThoughtsInternalApi> {
+  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
+  if (!ext) throw new Error("extension missing");
+  return ext.activate();
+}
