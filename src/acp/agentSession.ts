@@ -3,11 +3,11 @@
  * time, in the order asked), cancellation, and its open permission requests. Turns are exposed as
  * `ThoughtStream`s; the connection feeds raw wire messages in through `ingest*`.
  */
-import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody } from "../core/events";
+import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody, ToolKind } from "../core/events";
 import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
 import { SessionUpdateMapper } from "../core/updateMapper";
-import type { Logger, PermissionPort } from "./ports";
+import type { Logger, PermissionAnswer, PermissionPort } from "./ports";
 
 /** What a session needs from its connection. */
 export interface SessionTransport {
@@ -103,19 +103,32 @@ export class AgentSession {
     if (this.ended || this.cancelRequested || event?.kind !== "permission_request") {
       return this.answerPermission(pending, { outcome: "cancelled" }, "cancel");
     }
-    let outcome: PermissionOutcome;
+    let answer: PermissionAnswer;
+    const toolKind = event.toolCall.toolKind ?? this.toolKindOf(event.toolCallId);
     try {
-      outcome = await this.permissionPort.request({
+      answer = await this.permissionPort.request({
         sessionId: this.sessionId, agentName: this.agentName, requestId: pending.requestId, toolCallId: event.toolCallId,
         title: event.title, options: event.options, toolCall: event.toolCall, signal: pending.controller.signal,
+        ...(toolKind ? { toolKind } : {}),
       });
     } catch (err) {
       this.logger.error(`Permission request ${pending.requestId} failed: ${String(err)}`);
-      outcome = { outcome: "cancelled" };
+      answer = { outcome: "cancelled" };
     }
     if (pending.answered) return { outcome: "cancelled" };
-    const by = pending.controller.signal.aborted ? "cancel" : "user";
-    return this.answerPermission(pending, pending.controller.signal.aborted ? { outcome: "cancelled" } : outcome, by);
+    if (pending.controller.signal.aborted) return this.answerPermission(pending, { outcome: "cancelled" }, "cancel");
+    const outcome: PermissionOutcome = answer.outcome === "selected" ? { outcome: "selected", optionId: answer.optionId } : { outcome: "cancelled" };
+    return this.answerPermission(pending, outcome, answer.by ?? "user");
+  }
+
+  /** The latest kind the log knows for a tool call. */
+  private toolKindOf(toolCallId: string): ToolKind | undefined {
+    const events = this.log.all();
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]!;
+      if ((e.kind === "tool_start" || e.kind === "tool_update") && e.toolCallId === toolCallId && e.toolKind) return e.toolKind;
+    }
+    return undefined;
   }
 
   private answerPermission(pending: PendingPermission, outcome: PermissionOutcome, by: "user" | "policy" | "cancel"): PermissionOutcome {

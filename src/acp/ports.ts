@@ -2,7 +2,7 @@
  * What the ACP client needs from its host, as narrow interfaces ("ports"). The VS Code adapters
  * implement them in src/vscode; tests implement them in plain Node. Nothing here imports vscode.
  */
-import type { PermissionOption, PermissionOutcome, ToolCallFields } from "../core/events";
+import type { PermissionOption, PermissionOutcome, ToolCallFields, ToolKind } from "../core/events";
 
 export interface ReadFileRequest { sessionId: string; path: string; line?: number; limit?: number }
 export interface WriteFileRequest { sessionId: string; path: string; content: string; toolCallId?: string }
@@ -21,12 +21,17 @@ export interface PermissionRequest {
   title: string;
   options: PermissionOption[];
   toolCall: ToolCallFields;
+  /** The tool's kind as far as the session knows it (the request itself may not say). */
+  toolKind?: ToolKind;
   /** Aborted when the turn is cancelled or the session ends: resolve as cancelled then. */
   signal: AbortSignal;
 }
 
+/** An answer, and whether a policy gave it (rather than the user). */
+export type PermissionAnswer = PermissionOutcome & { by?: "user" | "policy" };
+
 export interface PermissionPort {
-  request(req: PermissionRequest): Promise<PermissionOutcome>;
+  request(req: PermissionRequest): Promise<PermissionAnswer>;
 }
 
 export interface TerminalCreateRequest {

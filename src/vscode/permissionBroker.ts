@@ -5,8 +5,9 @@
  * first answer wins; late answers are ignored and logged.
  */
 import * as vscode from "vscode";
-import type { Logger, PermissionPort, PermissionRequest } from "../acp/ports";
+import type { Logger, PermissionAnswer, PermissionPort, PermissionRequest } from "../acp/ports";
 import type { PermissionOutcome } from "../core/events";
+import { PermissionMemory, type PermissionPolicy } from "../core/permissionPolicy";
 
 interface Pending { req: PermissionRequest; resolve: (o: PermissionOutcome) => void }
 
@@ -14,14 +15,21 @@ const ICON: Record<string, string> = { allow_once: "$(check)", allow_always: "$(
 
 export class PermissionBroker implements PermissionPort, vscode.Disposable {
   private readonly pending = new Map<string, Pending>();
+  private readonly memory = new PermissionMemory();
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when the set of open requests changes. */
   readonly onDidChange = this.changed.event;
 
   constructor(private readonly logger: Logger, private readonly panelVisible: () => boolean) {}
 
-  request(req: PermissionRequest): Promise<PermissionOutcome> {
+  request(req: PermissionRequest): Promise<PermissionAnswer> {
     if (req.signal.aborted) return Promise.resolve({ outcome: "cancelled" });
+    const policy = vscode.workspace.getConfiguration("agentThoughts").get<PermissionPolicy>("permissions.default") ?? "ask";
+    const auto = this.memory.decide(policy, { sessionId: req.sessionId, ...(req.toolKind ? { toolKind: req.toolKind } : {}), options: req.options });
+    if (auto) {
+      this.logger.info(`Answered "${req.title}" for ${req.agentName} with ${auto.optionId}: ${auto.reason}`);
+      return Promise.resolve({ outcome: "selected", optionId: auto.optionId, by: "policy" });
+    }
     return new Promise<PermissionOutcome>((resolve) => {
       const entry: Pending = { req, resolve };
       this.pending.set(req.requestId, entry);
@@ -47,6 +55,7 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
       this.logger.warn(`Permission request ${requestId} has no option ${optionId}; answer ignored`);
       return false;
     }
+    if (optionId !== null) this.memory.remember({ sessionId: p.req.sessionId, ...(p.req.toolKind ? { toolKind: p.req.toolKind } : {}), options: p.req.options }, optionId);
     return this.finish(requestId, optionId === null ? { outcome: "cancelled" } : { outcome: "selected", optionId });
   }
 
