@@ -15,11 +15,12 @@ import { VscodeFileSystem } from "./vscode/fileSystem";
 import { ChannelLogger, EventTranscript } from "./vscode/logger";
 import { PermissionBroker } from "./vscode/permissionBroker";
 import { ThoughtPanelController, ThoughtViewProvider } from "./vscode/thoughtPanel";
+import { AgentStatusBar, registerSessionCommands } from "./vscode/sessionCommands";
 import { ToolOutputs } from "./vscode/toolOutputs";
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsInternalApi {
@@ -76,6 +77,24 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   );
 
   const stream = (prompt: string | ContentBlock[], options?: StreamOptions): ReturnType<SessionManager["stream"]> => manager.stream(prompt, options);
+  /** A turn started from a command: shows the panel, reports failures as an error message. */
+  const ask = async (prompt: string | ContentBlock[]): Promise<TurnResult | undefined> => {
+    const turn = stream(prompt);
+    if (!controller.anyVisible) void sidebar.reveal();
+    try {
+      return await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `${registry.defaultName()} is working…` }, () => turn.result);
+    } catch (err) {
+      const message = err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
+      void vscode.window.showErrorMessage(message, "Show Log").then((choice) => { if (choice) channel.show(); });
+      return undefined;
+    }
+  };
+  const statusBar = new AgentStatusBar(registry, () => controller.activeSession);
+  context.subscriptions.push(
+    statusBar,
+    manager.onEvent((e) => statusBar.onEvent(e)),
+    ...registerSessionCommands(manager, registry, { ask, viewState: () => controller.viewState, activeSessionId: () => controller.activeSession }),
+  );
 
   context.subscriptions.push(
     vscode.commands.registerCommand("agentThoughts.ask", async (promptArg?: unknown): Promise<TurnResult | undefined> => {
@@ -86,18 +105,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
         ignoreFocusOut: true,
       });
       if (!prompt) return undefined;
-      const turn = stream(prompt);
-      if (!controller.anyVisible) void sidebar.reveal();
-      try {
-        return await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Window, title: `${registry.defaultName()} is working…`, cancellable: false },
-          () => turn.result,
-        );
-      } catch (err) {
-        const message = err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
-        void vscode.window.showErrorMessage(message, "Show Log").then((choice) => { if (choice) channel.show(); });
-        return undefined;
-      }
+      return ask(prompt);
     }),
     vscode.commands.registerCommand("agentThoughts.selectAgent", async (nameArg?: unknown): Promise<string | undefined> => {
       const current = registry.defaultName();
@@ -128,7 +136,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
-    _test: { controller, broker, changes },
+    _test: { controller, broker, changes, statusBar },
   };
 }
 

@@ -318,7 +318,7 @@ export class AgentConnection {
       prompt: async (sessionId: string, prompt: ContentBlock[]) => {
         let r: acp.PromptResponse;
         try {
-          r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: prompt as acp.ContentBlock[] });
+          r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: this.adaptPrompt(prompt) as acp.ContentBlock[] });
         } catch (err) {
           throw await this.explain(err);
         }
@@ -328,6 +328,10 @@ export class AgentConnection {
       cancel: (sessionId: string) => this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId }),
       setMode: async (sessionId: string, modeId: string) => {
         await Promise.race([this.conn.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId }), this.dead]);
+      },
+      setModel: async (sessionId: string, modelId: string) => {
+        // Older agents (gemini-cli 0.61, claude-code-acp 0.16) only know this unstable, untyped method.
+        await Promise.race([this.conn.agent.request<unknown, { sessionId: string; modelId: string }>("session/set_model", { sessionId, modelId }), this.dead]);
       },
       setConfigOption: async (sessionId: string, configId: string, value: string | boolean) => {
         const params: acp.SetSessionConfigOptionRequest = typeof value === "boolean" ? { sessionId, configId, type: "boolean", value } : { sessionId, configId, value };
@@ -345,6 +349,23 @@ export class AgentConnection {
       for (const u of held) session.ingestUpdate(u);
     }
     return session;
+  }
+
+  /**
+   * ACP forbids sending what the agent did not declare: embedded resources become fenced text
+   * (with their location), images and audio it cannot take become a short note.
+   */
+  adaptPrompt(prompt: ContentBlock[]): ContentBlock[] {
+    const caps = this.initializeResponse?.agentCapabilities?.promptCapabilities;
+    return prompt.map((b): ContentBlock => {
+      if (b.type === "resource" && !caps?.embeddedContext) {
+        return { type: "text", text: b.resource.text !== undefined ? `\n${b.resource.uri}:\n\`\`\`\n${b.resource.text}\n\`\`\`\n` : `\n(${b.resource.uri})\n` };
+      }
+      if ((b.type === "image" && !caps?.image) || (b.type === "audio" && !caps?.audio)) {
+        return { type: "text", text: `\n(${b.type} omitted: ${this.spec.name} does not accept ${b.type}s)\n` };
+      }
+      return b;
+    });
   }
 
   private startInfo(cwd: string, res: acp.NewSessionResponse): SessionStartInfo {

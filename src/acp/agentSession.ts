@@ -15,6 +15,8 @@ export interface SessionTransport {
   prompt(sessionId: string, prompt: ContentBlock[]): Promise<{ stopReason: StopReason; usage?: Record<string, unknown> }>;
   cancel(sessionId: string): Promise<void>;
   setMode(sessionId: string, modeId: string): Promise<void>;
+  /** Legacy `session/set_model` for agents that predate model config options. */
+  setModel(sessionId: string, modelId: string): Promise<void>;
   /** Returns the agent's full, updated option list. */
   setConfigOption(sessionId: string, configId: string, value: string | boolean): Promise<unknown[]>;
   /** Rejects when the connection dies, with the reason; never resolves otherwise. */
@@ -227,6 +229,12 @@ export class AgentSession {
   async setMode(modeId: string): Promise<void> {
     await this.transport.setMode(this.agentSessionId, modeId);
     this.log.append({ kind: "mode", currentModeId: modeId });
+  }
+
+  /** Switches the model of an agent that only has the legacy model list. */
+  async setModel(modelId: string): Promise<void> {
+    await this.transport.setModel(this.agentSessionId, modelId);
+    this.log.append({ kind: "notice", severity: "info", title: `Model switched to ${modelId}` });
   }
 
   /** Sets a config option (model, thought level…); records the agent's updated options. */

@@ -78,6 +78,11 @@ export class ThoughtPanelController implements vscode.Disposable {
     return this.state;
   }
 
+  /** The session the panel shows. */
+  get activeSession(): string | undefined {
+    return this.activeSessionId;
+  }
+
   get anyVisible(): boolean {
     return [...this.views].some((v) => v.visible());
   }

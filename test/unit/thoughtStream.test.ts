@@ -27,6 +27,7 @@ class FakeTransport implements SessionTransport {
   }
   cancel(): Promise<void> { this.cancels++; return Promise.resolve(); }
   setMode(): Promise<void> { return Promise.resolve(); }
+  setModel(): Promise<void> { return Promise.resolve(); }
   setConfigOption(): Promise<unknown[]> { return Promise.resolve([]); }
   end(stopReason: StopReason = "end_turn"): void { this.answer?.({ stopReason }); }
   fail(e: Error): void { this.failWith?.(e); }

@@ -1,0 +1,75 @@
+// Session commands from the palette in a real VS Code: ask about the selection (sent as an embedded
+// resource with file and line range), ask about a file, new session, mode and model, status bar.
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { TurnResult } from "../../src/core/thoughtStream";
+import type { AgentThoughtsInternalApi } from "../../src/extension";
+import type { Scenario } from "../fixtures/agents/scenario";
+
+const EXTENSION_ID = "agent-thoughts.agent-thoughts";
+
+async function api(): Promise<AgentThoughtsInternalApi> {
+  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
+  assert.ok(ext);
+  return ext.activate();
+}
+
+async function useDefault(name: string, scenario: Scenario): Promise<void> {
+  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+  await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+    { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } },
+  ], vscode.ConfigurationTarget.Global);
+  await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Workspace);
+}
+
+describe("session commands", function () {
+  this.timeout(60_000);
+  after(async () => {
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  });
+
+  it("Ask About Selection sends the selection as an embedded resource with its file and line range", async () => {
+    await useDefault("Echo", { turns: [[{ echoPrompt: true }]] });
+    const file = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, "src", "hello.ts");
+    const doc = await vscode.workspace.openTextDocument(file);
+    const editor = await vscode.window.showTextDocument(doc);
+    editor.selection = new vscode.Selection(0, 0, 1, doc.lineAt(1).text.length);
+    const r = await vscode.commands.executeCommand<TurnResult>("agentThoughts.askAboutSelection", "what does this do?");
+    const first2 = doc.getText(new vscode.Range(0, 0, 1, doc.lineAt(1).text.length));
+    assert.match(r.text, /what does this do\?/);
+    assert.ok(r.text.includes(`${vscode.Uri.file(file).toString()}#L1-L2`), r.text);
+    assert.ok(r.text.includes(first2), "the selected text reached the agent");
+    const whole = await vscode.commands.executeCommand<TurnResult>("agentThoughts.askAboutFile", vscode.Uri.file(file), "review it");
+    assert.ok(whole.text.includes(fs.readFileSync(file, "utf8")), "the whole file reached the agent");
+  });
+
+  it("New Session, Set Mode and Set Model act on the active session; the status bar follows the agent", async () => {
+    await useDefault("Modes", {
+      sessionNewResponse: {
+        modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }] },
+        configOptions: [{ id: "model", name: "Model", category: "model", type: "select", currentValue: "m1", options: [{ value: "m1", name: "Model One" }, { value: "m2", name: "Model Two" }] }],
+      },
+      turns: [[{ thought: "thinking hard" }, { waitForCancel: true, timeoutMs: 20_000 }]],
+    });
+    const a = await api();
+    const sessionId = await vscode.commands.executeCommand<string>("agentThoughts.newSession");
+    assert.equal(a._test.controller.activeSession, sessionId, "the panel shows the new session");
+    await vscode.commands.executeCommand("agentThoughts.setMode", "code");
+    await vscode.commands.executeCommand("agentThoughts.setModel", "m2");
+    const view = a._test.controller.viewState.sessions[sessionId]!;
+    assert.equal(view.modes?.currentModeId, "code");
+    assert.equal(view.configOptions.find((o) => o.id === "model")?.currentValue, "m2");
+    const turn = a.stream("work", { sessionId });
+    const deadline = Date.now() + 10_000;
+    while (!a._test.statusBar.text.includes("thinking") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.match(a._test.statusBar.text, /Scripted Agent thinking…/);
+    await vscode.commands.executeCommand("agentThoughts.cancel");
+    assert.equal((await turn.result).stopReason, "cancelled");
+    await new Promise((r) => setTimeout(r, 200));
+    assert.doesNotMatch(a._test.statusBar.text, /thinking/);
+  });
+});
