@@ -16,11 +16,12 @@ import { ChannelLogger, EventTranscript } from "./vscode/logger";
 import { PermissionBroker } from "./vscode/permissionBroker";
 import { ThoughtPanelController, ThoughtViewProvider } from "./vscode/thoughtPanel";
 import { AgentStatusBar, registerSessionCommands } from "./vscode/sessionCommands";
+import { TerminalMirrors } from "./vscode/terminalMirrors";
 import { ToolOutputs } from "./vscode/toolOutputs";
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsInternalApi {
@@ -31,8 +32,10 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   const registry = new AgentRegistry(context.extensionPath);
   const version = (context.extension.packageJSON as { version?: string }).version ?? "0.0.0";
 
-  const outputs = new ToolOutputs();
-  const terminals = new NodeTerminals(() => registry.resolve(undefined).cwd, outputs.terminalListener);
+  const mirrors = new TerminalMirrors();
+  const outputs = new ToolOutputs(mirrors);
+  const terminals = new NodeTerminals(() => registry.resolve(undefined).cwd, mirrors.listener);
+  mirrors.kill = (sessionId, terminalId) => terminals.kill(sessionId, terminalId);
   // The broker asks "is a panel showing?" lazily: the panel is created just below.
   let panelVisible = (): boolean => false;
   let revealTool = (_sessionId: string, _toolCallId: string): Promise<void> => Promise.resolve();
@@ -72,6 +75,8 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     changes,
     changesView,
     manager.onEvent((e) => changes.onEvent(e)),
+    mirrors,
+    manager.onEvent((e) => mirrors.onEvent(e)),
     // Kept alive while hidden so showing the panel again is instant; a reload still restores from a snapshot.
     vscode.window.registerWebviewViewProvider(ThoughtViewProvider.viewId, sidebar, { webviewOptions: { retainContextWhenHidden: true } }),
   );
@@ -136,7 +141,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
-    _test: { controller, broker, changes, statusBar },
+    _test: { controller, broker, changes, statusBar, terminals: mirrors },
   };
 }
 

@@ -102,28 +102,29 @@ export class NodeTerminals implements TerminalPort {
     return term;
   }
 
-  output(sessionId: string, terminalId: string): Promise<{ output: string; truncated: boolean; exitStatus?: TerminalExit }> {
+  // Async so that an unknown id is a rejected promise, like every other failure of a port.
+  async output(sessionId: string, terminalId: string): Promise<{ output: string; truncated: boolean; exitStatus?: TerminalExit }> {
     const term = this.get(sessionId, terminalId);
     this.compact(term);
     const output = Buffer.concat(term.chunks).toString("utf8");
-    return Promise.resolve({ output, truncated: term.truncated, ...(term.exit ? { exitStatus: term.exit } : {}) });
+    return { output, truncated: term.truncated, ...(term.exit ? { exitStatus: term.exit } : {}) };
   }
 
-  waitForExit(sessionId: string, terminalId: string): Promise<TerminalExit> {
+  async waitForExit(sessionId: string, terminalId: string): Promise<TerminalExit> {
     return this.get(sessionId, terminalId).exited;
   }
 
-  kill(sessionId: string, terminalId: string): Promise<void> {
+  async kill(sessionId: string, terminalId: string): Promise<void> {
     const term = this.get(sessionId, terminalId);
     if (!term.exit) killTree(term.proc);
-    return Promise.resolve();
+    await Promise.resolve();
   }
 
-  release(sessionId: string, terminalId: string): Promise<void> {
+  async release(sessionId: string, terminalId: string): Promise<void> {
     const term = this.get(sessionId, terminalId);
     if (!term.exit) killTree(term.proc);
     this.terms.delete(terminalId);
-    return Promise.resolve();
+    await Promise.resolve();
   }
 
   releaseSession(sessionId: string): void {
