@@ -107,7 +107,7 @@ export class NodeTerminals implements TerminalPort {
     const term = this.get(sessionId, terminalId);
     this.compact(term);
     const output = Buffer.concat(term.chunks).toString("utf8");
-    return { output, truncated: term.truncated, ...(term.exit ? { exitStatus: term.exit } : {}) };
+    return Promise.resolve({ output, truncated: term.truncated, ...(term.exit ? { exitStatus: term.exit } : {}) });
   }
 
   async waitForExit(sessionId: string, terminalId: string): Promise<TerminalExit> {

@@ -34,7 +34,7 @@ async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_0
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
-    if (v) return v as NonNullable<T>;
+    if (v) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
