@@ -15,6 +15,7 @@ import { VscodeFileSystem } from "./vscode/fileSystem";
 import { ChannelLogger, EventTranscript } from "./vscode/logger";
 import { PermissionBroker } from "./vscode/permissionBroker";
 import { ThoughtPanelController, ThoughtViewProvider } from "./vscode/thoughtPanel";
+import { registerExport, TraceFile } from "./vscode/exports";
 import { AgentStatusBar, registerSessionCommands } from "./vscode/sessionCommands";
 import { TerminalMirrors } from "./vscode/terminalMirrors";
 import { ToolOutputs } from "./vscode/toolOutputs";
@@ -95,8 +96,12 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     }
   };
   const statusBar = new AgentStatusBar(registry, () => controller.activeSession);
+  const trace = new TraceFile(logger);
   context.subscriptions.push(
     statusBar,
+    trace,
+    manager.onEvent((e) => trace.write(e)),
+    registerExport(manager, () => controller.activeSession),
     manager.onEvent((e) => statusBar.onEvent(e)),
     ...registerSessionCommands(manager, registry, { ask, viewState: () => controller.viewState, activeSessionId: () => controller.activeSession }),
   );

@@ -2,6 +2,7 @@
 // resource with file and line range), ask about a file, new session, mode and model, status bar.
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { TurnResult } from "../../src/core/thoughtStream";
@@ -71,5 +72,32 @@ describe("session commands", function () {
     assert.equal((await turn.result).stopReason, "cancelled");
     await new Promise((r) => setTimeout(r, 200));
     assert.doesNotMatch(a._test.statusBar.text, /thinking/);
+  });
+
+  it("Export Session writes every format, and trace.file tees the live stream to JSON Lines", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "at-export-"));
+    const traceFile = path.join(dir, "trace.jsonl");
+    await vscode.workspace.getConfiguration("agentThoughts").update("trace.file", traceFile, vscode.ConfigurationTarget.Global);
+    try {
+      await useDefault("Exporter", { turns: [[{ thought: "plan it", chunkSize: 2 }, { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "t1", title: "Read a", kind: "read", status: "completed" } }, { message: "done" }]] });
+      const a = await api();
+      const r = await a.stream("export me", { agent: "Exporter", newSession: true }).result;
+      const written: Record<string, string> = {};
+      for (const format of ["markdown", "thought-events", "cli-deltas", "ag-ui"]) {
+        const out = path.join(dir, `session.${format}`);
+        assert.equal(await vscode.commands.executeCommand<string>("agentThoughts.exportSession", r.sessionId, format, out), out);
+        written[format] = fs.readFileSync(out, "utf8");
+      }
+      assert.match(written.markdown!, /## Turn 1: export me/);
+      assert.match(written.markdown!, /Read a/);
+      const exported = written["thought-events"]!.trim().split("\n").map((l) => JSON.parse(l) as { seq: number; sessionId: string });
+      assert.ok(exported.length >= 8 && exported.every((e, i) => e.seq === i + 1 && e.sessionId === r.sessionId), "the whole log, in order");
+      for (const f of ["cli-deltas", "ag-ui"]) for (const line of written[f]!.trim().split("\n")) JSON.parse(line);
+      await new Promise((res) => setTimeout(res, 300));
+      const traced = fs.readFileSync(traceFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { sessionId: string; seq: number });
+      assert.deepEqual(traced.filter((e) => e.sessionId === r.sessionId).map((e) => e.seq), exported.map((e) => e.seq), "every event of the session was traced live");
+    } finally {
+      await vscode.workspace.getConfiguration("agentThoughts").update("trace.file", undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 });
