@@ -16,6 +16,7 @@ import { ChannelLogger, EventTranscript } from "./vscode/logger";
 import { PermissionBroker } from "./vscode/permissionBroker";
 import { ThoughtPanelController, ThoughtViewProvider } from "./vscode/thoughtPanel";
 import { registerExport, TraceFile } from "./vscode/exports";
+import { TranscriptStore } from "./vscode/transcripts";
 import { AgentStatusBar, registerSessionCommands } from "./vscode/sessionCommands";
 import { TerminalMirrors } from "./vscode/terminalMirrors";
 import { ToolOutputs } from "./vscode/toolOutputs";
@@ -97,7 +98,40 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   };
   const statusBar = new AgentStatusBar(registry, () => controller.activeSession);
   const trace = new TraceFile(logger);
+  const transcripts = new TranscriptStore(context.storageUri, logger);
+  // Past sessions come back after activation (reading them must not slow activation down).
+  const restoreTimer = setTimeout(() => {
+    try {
+      controller.restore(transcripts.recent());
+    } catch (err) {
+      logger.error(`Could not restore saved transcripts: ${String(err)}`);
+    }
+  }, 0);
   context.subscriptions.push(
+    { dispose: () => clearTimeout(restoreTimer) },
+    transcripts,
+    manager.onEvent((e) => transcripts.write(e)),
+    vscode.commands.registerCommand("agentThoughts.showSessions", async (sessionArg?: unknown) => {
+      const state = controller.viewState;
+      const id = typeof sessionArg === "string" ? sessionArg : (await vscode.window.showQuickPick(
+        [...state.order].reverse().map((sid) => {
+          const v = state.sessions[sid]!;
+          const waiting = Object.keys(v.pendingPermissions).length;
+          const last = v.turns[v.turns.length - 1];
+          return {
+            label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${v.title ?? last?.prompt.slice(0, 60) ?? "New session"}`,
+            description: `${v.agentName}${v.restored ? " · saved transcript" : ""}${waiting ? " · waiting for you" : ""}`,
+            detail: `${v.turns.length} turn(s)${last ? ` · last ${new Date(last.startedAt).toLocaleString()}` : ""}`,
+            sid,
+          };
+        }),
+        { title: "Sessions", placeHolder: "Show a session in the thought panel" },
+      ))?.sid;
+      if (!id) return undefined;
+      controller.select(id);
+      if (!controller.anyVisible) await sidebar.reveal();
+      return id;
+    }),
     statusBar,
     trace,
     manager.onEvent((e) => trace.write(e)),

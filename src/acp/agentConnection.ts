@@ -5,6 +5,7 @@
  * that names the agent and what to do. It owns the process: disposing kills it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { ContentBlock, SessionStartInfo } from "../core/events";
@@ -46,6 +47,8 @@ export class AgentError extends Error {
 const STDERR_RING_BYTES = 64 * 1024;
 /** Numbers connections so session keys stay unique across agents and restarts. */
 let connectionSerial = 0;
+/** Distinguishes this run from earlier ones, whose transcripts may be restored beside new sessions. */
+const RUN_ID = randomBytes(3).toString("hex");
 const PENDING_UPDATE_LIMIT = 10_000;
 
 export class AgentConnection {
@@ -339,7 +342,7 @@ export class AgentConnection {
         return r.configOptions;
       },
     };
-    const session = new AgentSession(`${this.serial}:${res.sessionId}`, res.sessionId, transport, this.ports.permission, this.ports.logger);
+    const session = new AgentSession(`${RUN_ID}.${this.serial}:${res.sessionId}`, res.sessionId, transport, this.ports.permission, this.ports.logger);
     this.sessions.set(res.sessionId, session);
     session.record({ kind: "session_start", ...this.startInfo(cwd, res) });
     const held = this.pendingUpdates.get(res.sessionId);

@@ -80,6 +80,8 @@ export interface SessionView {
   /** Open permission requests: requestId → toolCallId. */
   pendingPermissions: Record<string, string>;
   fatalError?: string;
+  /** Read back from a saved transcript (history: prompts start a new session). */
+  restored?: boolean;
   eventCount: number;
   lastSeq: number;
 }
@@ -93,6 +95,16 @@ export interface ViewState {
 }
 
 export const EMPTY_STATE: ViewState = { version: 0, sessions: {}, order: [] };
+
+/** Marks sessions as history read back from transcripts: ended, and not continued by prompts. */
+export function markRestored(state: ViewState, sessionIds: readonly string[]): ViewState {
+  const sessions = { ...state.sessions };
+  for (const id of sessionIds) {
+    const s = sessions[id];
+    if (s) sessions[id] = { ...s, restored: true, status: "ended", pendingPermissions: {} };
+  }
+  return { ...state, sessions };
+}
 
 /** Tracks the objects copied in this batch so each is copied at most once. */
 class Draft {

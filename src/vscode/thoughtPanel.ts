@@ -9,7 +9,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { SessionManager } from "../acp/sessionManager";
 import type { ThoughtEvent } from "../core/events";
-import { EMPTY_STATE, reduce, type ViewState } from "../core/viewModel";
+import { EMPTY_STATE, markRestored, reduce, type ViewState } from "../core/viewModel";
 import { parseWebviewMessage, SAFE_LINK_SCHEMES, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
 import type { AgentRegistry } from "./agents";
 import type { ChannelLogger } from "./logger";
@@ -186,6 +186,32 @@ export class ThoughtPanelController implements vscode.Disposable {
     for (const v of ready) this.post(v, { type: "reveal", sessionId, toolCallId });
     // A panel still loading gets it right after its snapshot.
     this.pendingReveal = ready.length ? undefined : { sessionId, toolCallId, at: Date.now() };
+  }
+
+  /**
+   * Brings saved transcripts back as history (oldest first). Their events do not pass through the
+   * live stream; every ready view gets a fresh snapshot.
+   */
+  restore(sessions: readonly (readonly ThoughtEvent[])[]): void {
+    this.flush();
+    const ids: string[] = [];
+    for (const events of sessions) {
+      const id = events[0]?.sessionId;
+      if (!id || this.state.sessions[id]) continue;
+      this.state = reduce(this.state, events);
+      ids.push(id);
+    }
+    if (ids.length === 0) return;
+    this.state = markRestored(this.state, ids);
+    this.activeSessionId ??= ids[ids.length - 1];
+    for (const v of this.views) if (v.ready) this.snapshot(v);
+  }
+
+  /** Shows a session in the panel. */
+  select(sessionId: string): void {
+    if (!this.state.sessions[sessionId]) return;
+    this.activeSessionId = sessionId;
+    this.postHost();
   }
 
   /** Asks the views to focus the prompt box. */

@@ -175,6 +175,38 @@ describe("the thought panel", function () {
     await screenshot("test-results/panel-hostile.png");
   });
 
+  it("two sessions at once: the switcher shows which one waits, and its permission is answered after switching", async () => {
+    const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+    const agent = (name: string, scenario: Scenario): Record<string, unknown> => ({ name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } });
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      agent("Asker", { turns: [[{ permission: { toolCall: { toolCallId: "q1", title: "Delete build/", kind: "delete" }, options: [{ optionId: "yes", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] }, onSelected: { yes: [{ message: "deleted" }], no: [{ message: "kept build/" }] } }]] }),
+      agent("Streamer", { turns: [[{ thought: "busy elsewhere" }, { message: "streamer done" }]] }),
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    const asking = a.stream("clean up", { agent: "Asker", newSession: true });
+    const deadline = Date.now() + 20_000;
+    while (a._test.broker.open().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const streaming = await a.stream("work", { agent: "Streamer", newSession: true }).result;
+    assert.equal(streaming.text, "streamer done");
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    // The panel shows the newest session; the other one is marked as waiting in the switcher.
+    const options = await waitFor(() => {
+      const sel = document.querySelector<HTMLSelectElement>(".session-select");
+      const texts = sel && !sel.hidden ? [...sel.options].map((o) => `${o.value}|${o.textContent ?? ""}`) : [];
+      return texts.some((t) => t.includes("waiting for you")) ? texts : undefined;
+    }, undefined, { view: "sidebar", what: "a waiting session in the switcher" });
+    const waitingId = (options ?? []).find((t) => t.includes("waiting for you"))!.split("|")[0]!;
+    await evaluate((id: string) => {
+      const sel = document.querySelector<HTMLSelectElement>(".session-select")!;
+      sel.value = id;
+      sel.dispatchEvent(new Event("change", { bubbles: true }));
+      return true;
+    }, waitingId, "sidebar");
+    await waitFor(() => document.querySelector('[data-option-id="no"]') !== null, undefined, { view: "sidebar", what: "the waiting session's permission buttons" });
+    await click('[data-option-id="no"]', "sidebar");
+    assert.equal((await asking.result).text, "kept build/");
+  });
+
   it("never posts more than one message per frame to a view while the agent floods", async () => {
     await useAgent("Flood", { turns: [[{ flood: { count: 5000 } }]] });
     const a = await api();

@@ -35,7 +35,8 @@ function money(amount: number, currency: string): string {
 
 function sessionLabel(s: SessionView, index: number): string {
   const title = s.title ? cleanInline(s.title, 60) : `Session ${index + 1}`;
-  return `${cleanInline(s.agentName, 40)} · ${title}${s.status === "ended" ? " (ended)" : ""}`;
+  const state = s.status === "awaiting_permission" ? " — waiting for you" : s.status === "running" ? " — working" : s.restored ? " (history)" : s.status === "ended" ? " (ended)" : "";
+  return `${s.status === "awaiting_permission" ? "● " : ""}${cleanInline(s.agentName, 40)} · ${title}${state}`;
 }
 
 export class Header {

@@ -11,7 +11,7 @@ describe("window reload, phase 1", function () {
     fs.writeFileSync(file(), ORIGINAL);
     const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
     await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
-      { name: "Editor", command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify({ turns: [[{ writeFile: { path: file(), content: EDITED } }]] }), ELECTRON_RUN_AS_NODE: "1" } },
+      { name: "Editor", command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify({ turns: [[{ thought: "a thought worth keeping" }, { writeFile: { path: file(), content: EDITED } }, { message: "REMEMBER-ME-42" }]] }), ELECTRON_RUN_AS_NODE: "1" } },
     ], vscode.ConfigurationTarget.Global);
     const a = await api();
     await a.stream("edit", { agent: "Editor" }).result;

@@ -1,0 +1,88 @@
+/**
+ * Transcripts: every session's event log, appended to a JSON Lines file in the workspace's storage
+ * as it happens, so history survives a window reload or a crash even when the agent cannot load
+ * sessions. On start the most recent ones are read back into the panel (as ended sessions), and
+ * Show Sessions lists them beside the live ones.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type * as vscode from "vscode";
+import type { ThoughtEvent } from "../core/events";
+import type { ChannelLogger } from "./logger";
+
+/** How many past sessions come back into the panel on start. */
+const RESTORE_SESSIONS = 20;
+/** Transcripts beyond this many are deleted, oldest first. */
+const KEEP_SESSIONS = 200;
+const OPEN_STREAMS = 8;
+
+export interface TranscriptInfo { sessionId: string; file: string; modified: number; title?: string; agentName?: string; events?: number }
+
+export class TranscriptStore implements vscode.Disposable {
+  private readonly streams = new Map<string, fs.WriteStream>();
+  private readonly dir: string | undefined;
+
+  constructor(storage: vscode.Uri | undefined, private readonly logger: ChannelLogger) {
+    this.dir = storage ? path.join(storage.fsPath, "transcripts") : undefined;
+    if (this.dir) fs.mkdirSync(this.dir, { recursive: true });
+  }
+
+  private fileOf(sessionId: string): string | undefined {
+    return this.dir ? path.join(this.dir, `${sessionId.replace(/[^\w.-]+/g, "_")}.jsonl`) : undefined;
+  }
+
+  write(e: ThoughtEvent): void {
+    const file = this.fileOf(e.sessionId);
+    if (!file) return;
+    let s = this.streams.get(e.sessionId);
+    if (!s) {
+      if (this.streams.size >= OPEN_STREAMS) {
+        const [oldest, stream] = this.streams.entries().next().value as [string, fs.WriteStream];
+        stream.end();
+        this.streams.delete(oldest);
+      }
+      s = fs.createWriteStream(file, { flags: "a" });
+      s.on("error", (err) => this.logger.error(`Cannot save the transcript ${file}: ${err.message}`));
+      this.streams.set(e.sessionId, s);
+    }
+    s.write(JSON.stringify(e) + "\n");
+  }
+
+  /** Saved transcripts, newest first. */
+  list(): TranscriptInfo[] {
+    if (!this.dir) return [];
+    const out: TranscriptInfo[] = [];
+    for (const name of fs.readdirSync(this.dir)) {
+      if (!name.endsWith(".jsonl")) continue;
+      const file = path.join(this.dir, name);
+      out.push({ sessionId: name.slice(0, -".jsonl".length), file, modified: fs.statSync(file).mtimeMs });
+    }
+    out.sort((a, b) => b.modified - a.modified);
+    for (const old of out.slice(KEEP_SESSIONS)) fs.rmSync(old.file, { force: true });
+    return out.slice(0, KEEP_SESSIONS);
+  }
+
+  /** A transcript's events; a torn last line (crash mid-write) is skipped, nothing else is lost. */
+  read(file: string): ThoughtEvent[] {
+    const events: ThoughtEvent[] = [];
+    for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+      if (!line.trim()) continue;
+      try {
+        events.push(JSON.parse(line) as ThoughtEvent);
+      } catch {
+        this.logger.warn(`Skipped a damaged line in ${path.basename(file)}`);
+      }
+    }
+    return events;
+  }
+
+  /** The most recent transcripts' events, oldest session first (to restore the panel). */
+  recent(): ThoughtEvent[][] {
+    return this.list().slice(0, RESTORE_SESSIONS).reverse().map((t) => this.read(t.file)).filter((e) => e.length > 0);
+  }
+
+  dispose(): void {
+    for (const s of this.streams.values()) s.end();
+    this.streams.clear();
+  }
+}
