@@ -6,6 +6,7 @@ import * as vscode from "vscode";
 import type { ThoughtEvent } from "../../src/core/events";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
+import { harnessRequest } from "./index";
 
 const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 
@@ -76,5 +77,29 @@ describe("permission policy", function () {
     const r = await turn.result;
     assert.deepEqual(answered, ["e1", "x1"], "e2 was answered by the remembered choice");
     assert.equal(r.text, "e1:always e2:always x1:no ");
+  });
+
+  it("with no panel showing, the request comes as a notification whose buttons answer the agent", async () => {
+    await vscode.workspace.getConfiguration("agentThoughts").update("permissions.default", "ask", vscode.ConfigurationTarget.Global);
+    await useAgent("Notify", { turns: [[ask("n1", "execute")]] });
+    await vscode.commands.executeCommand("workbench.view.explorer");
+    await new Promise((r) => setTimeout(r, 300));
+    const a = await api();
+    assert.equal(a._test.controller.anyVisible, false, "the panel is hidden");
+    const turn = a.stream("go", { agent: "Notify", newSession: true });
+    // Click "Reject" on the toast, as a user would.
+    const deadline = Date.now() + 20_000;
+    let clicked = false;
+    while (!clicked && Date.now() < deadline) {
+      clicked = (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
+        const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("asks permission: execute n1"));
+        const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Reject");
+        button?.click();
+        return !!button;
+      }).toString() }))?.value ?? false;
+      if (!clicked) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(clicked, "the notification with the agent's options appeared");
+    assert.equal((await turn.result).text, "n1:no ");
   });
 });
