@@ -58,9 +58,12 @@ describe("terminals", function () {
         { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "run-1", title: "Run the greeting script", kind: "execute", status: "in_progress" } },
         { terminal: { command: "printf 'hello from the client terminal\\n'; sleep 0.3; printf 'second line\\n'" }, toolCallId: "run-1", report: true },
         { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "run-1", status: "completed" } },
+        // terminal/output honours outputByteLimit: the start is cut, at a character boundary.
+        { terminal: { command: "printf 'ééééé-the-end'", outputByteLimit: 10 }, report: true },
       ]],
     });
     assert.match(r.text, /terminal:0:hello from the client terminal\nsecond line/);
+    assert.match(r.text, /terminal:0:é?-the-end$/, "truncated from the start without splitting a character");
     const term = await until(() => vscode.window.terminals.find((t) => t.name === "Run the greeting script"), "the terminal named after the tool call");
     const a = await api();
     assert.match(a._test.terminals.outputOf(r.sessionId, "run-1") ?? "", /hello from the client terminal\nsecond line\n/);
