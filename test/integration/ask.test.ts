@@ -4,27 +4,14 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { AgentThoughtsApi, ThoughtEvent, TurnResult } from "../../src/api";
-import type { Scenario } from "../fixtures/agents/scenario";
+import type { ThoughtEvent, TurnResult } from "../../src/api";
+import { api, scriptedAgent } from "./helpers";
 import { log } from "./index";
-
-const EXTENSION_ID = "agent-thoughts.agent-thoughts";
-
-async function api(): Promise<AgentThoughtsApi> {
-  const ext = vscode.extensions.getExtension<AgentThoughtsApi>(EXTENSION_ID);
-  assert.ok(ext);
-  return ext.activate();
-}
 
 function workspace(): string {
   const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   assert.ok(root);
   return root;
-}
-
-function scripted(name: string, scenario: Scenario): { name: string; command: string; args: string[]; env: Record<string, string> } {
-  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
-  return { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } };
 }
 
 async function configureAgents(agents: unknown[]): Promise<void> {
@@ -96,7 +83,7 @@ describe("Agent Thoughts: Ask… and the thought stream", function () {
   });
 
   it("the public API streams a turn from a scripted agent: eager, filtered, with a result", async () => {
-    await configureAgents([scripted("Scripted", { turns: [[{ thought: "considering", chunkSize: 3 }, { echoPrompt: true }]] })]);
+    await configureAgents([scriptedAgent("Scripted", { turns: [[{ thought: "considering", chunkSize: 3 }, { echoPrompt: true }]] })]);
     const a = await api();
     const stream = a.stream("ping", { agent: "Scripted", include: ["thought", "message"] });
     const kinds: string[] = [];
@@ -110,7 +97,7 @@ describe("Agent Thoughts: Ask… and the thought stream", function () {
   });
 
   it("cancels through an AbortSignal", async () => {
-    await configureAgents([scripted("Slow", { turns: [[{ thought: "working" }, { waitForCancel: true, timeoutMs: 20_000 }]] })]);
+    await configureAgents([scriptedAgent("Slow", { turns: [[{ thought: "working" }, { waitForCancel: true, timeoutMs: 20_000 }]] })]);
     const a = await api();
     const ac = new AbortController();
     const stream = a.stream("wait", { agent: "Slow", signal: ac.signal });
@@ -120,7 +107,7 @@ describe("Agent Thoughts: Ask… and the thought stream", function () {
   });
 
   it("Select Agent switches the default agent that Ask… uses", async () => {
-    await configureAgents([scripted("Echo", { turns: [[{ echoPrompt: true }]] })]);
+    await configureAgents([scriptedAgent("Echo", { turns: [[{ echoPrompt: true }]] })]);
     const chosen = await vscode.commands.executeCommand<string>("agentThoughts.selectAgent", "Echo");
     assert.equal(chosen, "Echo");
     assert.equal(vscode.workspace.getConfiguration("agentThoughts").get("defaultAgent"), "Echo");
@@ -134,7 +121,7 @@ describe("Agent Thoughts: Ask… and the thought stream", function () {
     const editor = await vscode.window.showTextDocument(doc);
     await editor.edit((b) => b.insert(new vscode.Position(0, 0), "// UNSAVED MARKER\n"));
     const target = path.join(workspace(), "written-by-agent.txt");
-    await configureAgents([scripted("Files", { turns: [[{ readFile: { path: file }, report: true }, { writeFile: { path: target, content: "from the agent\n" }, report: true }]] })]);
+    await configureAgents([scriptedAgent("Files", { turns: [[{ readFile: { path: file }, report: true }, { writeFile: { path: target, content: "from the agent\n" }, report: true }]] })]);
     const r = await (await api()).stream("files", { agent: "Files" }).result;
     assert.match(r.text, /read:\/\/ UNSAVED MARKER/);
     assert.match(r.text, /wrote:/);
@@ -148,7 +135,7 @@ describe("Agent Thoughts: Ask… and the thought stream", function () {
   });
 
   it("a crash mid-turn is reported and what was shown stays in the session", async () => {
-    await configureAgents([scripted("Crashy", { turns: [[{ thought: "before the crash" }, { crash: 9 }]] })]);
+    await configureAgents([scriptedAgent("Crashy", { turns: [[{ thought: "before the crash" }, { crash: 9 }]] })]);
     const a = await api();
     const events: ThoughtEvent[] = [];
     const stream = a.stream("boom", { agent: "Crashy" });
@@ -156,7 +143,7 @@ describe("Agent Thoughts: Ask… and the thought stream", function () {
     assert.ok(events.some((e) => e.kind === "thought"));
     assert.ok(events.some((e) => e.kind === "error" && e.fatal));
     // A new prompt restarts the agent.
-    await configureAgents([scripted("Crashy", { turns: [[{ message: "back" }]] })]);
+    await configureAgents([scriptedAgent("Crashy", { turns: [[{ message: "back" }]] })]);
     assert.equal((await a.stream("again", { agent: "Crashy" }).result).text, "back");
   });
 });

@@ -5,23 +5,16 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { log, screenshot } from "./index";
 import { click, evaluate, fill, press, waitFor } from "./webview";
+import { api, scriptedAgent } from "./helpers";
 
-const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 
-async function api(): Promise<AgentThoughtsInternalApi> {
-  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
-  assert.ok(ext);
-  return ext.activate();
-}
 
 async function useAgent(name: string, scenario: Scenario): Promise<void> {
-  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
-    { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } },
+    scriptedAgent(name, scenario),
   ], vscode.ConfigurationTarget.Global);
   await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Workspace);
 }
@@ -176,8 +169,7 @@ describe("the thought panel", function () {
   });
 
   it("two sessions at once: the switcher shows which one waits, and its permission is answered after switching", async () => {
-    const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
-    const agent = (name: string, scenario: Scenario): Record<string, unknown> => ({ name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } });
+    const agent = (name: string, scenario: Scenario): Record<string, unknown> => (scriptedAgent(name, scenario));
     await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
       agent("Asker", { turns: [[{ permission: { toolCall: { toolCallId: "q1", title: "Delete build/", kind: "delete" }, options: [{ optionId: "yes", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] }, onSelected: { yes: [{ message: "deleted" }], no: [{ message: "kept build/" }] } }]] }),
       agent("Streamer", { turns: [[{ thought: "busy elsewhere" }, { message: "streamer done" }]] }),

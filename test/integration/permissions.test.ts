@@ -1,25 +1,17 @@
 // Permission policy in a real VS Code: agentThoughts.permissions.default, and "always" answers
 // remembered for the session and kind of tool (the outcome is recorded as given by policy).
 import * as assert from "node:assert/strict";
-import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ThoughtEvent } from "../../src/core/events";
-import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { harnessRequest } from "./index";
+import { api, scriptedAgent } from "./helpers";
 
-const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 
-async function api(): Promise<AgentThoughtsInternalApi> {
-  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
-  assert.ok(ext);
-  return ext.activate();
-}
 
 async function useAgent(name: string, scenario: Scenario): Promise<void> {
-  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
-    { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } },
+    scriptedAgent(name, scenario),
   ], vscode.ConfigurationTarget.Global);
 }
 

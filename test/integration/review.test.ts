@@ -7,44 +7,28 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { AgentThoughtsInternalApi } from "../../src/extension";
 import { EditLedger, summarize, type TrackedFile } from "../../src/core/editReview";
 import { STORAGE_KEY, type AgentChanges } from "../../src/vscode/agentChanges";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { harnessRequest, screenshot } from "./index";
 import { waitFor } from "./webview";
+import { api, scriptedAgent, until } from "./helpers";
 
-const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 const ORIGINAL = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", ""].join("\n");
 const EDITED = ["alpha", "BETA (agent)", "gamma", "delta", "new line 1", "new line 2", "epsilon", "zeta", "theta", ""].join("\n");
 
-async function api(): Promise<AgentThoughtsInternalApi> {
-  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
-  assert.ok(ext);
-  return ext.activate();
-}
 
 function ws(...p: string[]): string {
   return path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, ...p);
 }
 
 async function run(name: string, scenario: Scenario): Promise<void> {
-  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
-    { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } },
+    scriptedAgent(name, scenario),
   ], vscode.ConfigurationTarget.Global);
   await (await api()).stream("edit", { agent: name, newSession: true }).result;
 }
 
-async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function diffTab(file: string): vscode.TabInputTextDiff | undefined {
   for (const group of vscode.window.tabGroups.all) {
@@ -208,9 +192,8 @@ describe("reviewing agent edits", function () {
       await harnessRequest({ op: "keyboard", key: "Escape" });
     })();
     const a = await api();
-    const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
     await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
-      { name: "Escaper", command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify({ turns: [[{ writeFile: { path: outside, content: "nope" }, report: true }]] }), ELECTRON_RUN_AS_NODE: "1" } },
+      scriptedAgent("Escaper", { turns: [[{ writeFile: { path: outside, content: "nope" }, report: true }]] }),
     ], vscode.ConfigurationTarget.Global);
     const r = await a.stream("escape", { agent: "Escaper", newSession: true }).result;
     await answer;

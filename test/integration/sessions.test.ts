@@ -6,21 +6,14 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { TurnResult } from "../../src/core/thoughtStream";
-import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
+import { api, scriptedAgent } from "./helpers";
 
-const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 
-async function api(): Promise<AgentThoughtsInternalApi> {
-  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
-  assert.ok(ext);
-  return ext.activate();
-}
 
 async function useDefault(name: string, scenario: Scenario): Promise<void> {
-  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
-    { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } },
+    scriptedAgent(name, scenario),
   ], vscode.ConfigurationTarget.Global);
   await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Workspace);
 }

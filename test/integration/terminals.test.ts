@@ -2,24 +2,16 @@
 // pseudoterminal named after its tool call, and terminal/output gives the agent the same text;
 // output the agent streams itself in _meta is mirrored the same way.
 import * as assert from "node:assert/strict";
-import * as path from "node:path";
 import * as vscode from "vscode";
-import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { harnessRequest, screenshot } from "./index";
+import { api, scriptedAgent, until } from "./helpers";
 
-const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 
-async function api(): Promise<AgentThoughtsInternalApi> {
-  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
-  assert.ok(ext);
-  return ext.activate();
-}
 
 async function run(name: string, scenario: Scenario): Promise<{ text: string; sessionId: string }> {
-  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
-    { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } },
+    scriptedAgent(name, scenario),
   ], vscode.ConfigurationTarget.Global);
   return (await api()).stream("run it", { agent: name, newSession: true }).result;
 }
@@ -30,15 +22,6 @@ async function terminalPanelText(): Promise<string> {
   return reply?.value ?? "";
 }
 
-async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe("terminals", function () {
   this.timeout(60_000);
