@@ -168,6 +168,25 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     }),
     vscode.commands.registerCommand("agentThoughts.cancel", () => manager.currentSession?.cancelTurn()),
     vscode.commands.registerCommand("agentThoughts.showLog", () => channel.show()),
+    vscode.commands.registerCommand("agentThoughts.restartAgent", async (nameArg?: unknown): Promise<string | undefined> => {
+      const shown = controller.activeSession ? manager.sessionById(controller.activeSession) : undefined;
+      const name = typeof nameArg === "string" ? nameArg : shown?.agentName ?? registry.defaultName();
+      try {
+        const session = await manager.restart(name);
+        return session.sessionId;
+      } catch (err) {
+        const message = err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
+        void vscode.window.showErrorMessage(message, "Show Log").then((c) => { if (c) channel.show(); });
+        return undefined;
+      }
+    }),
+    // An agent that crashes: say so (its transcript stays in the panel) and offer a restart.
+    manager.onAgentDeath((err) => {
+      void vscode.window.showErrorMessage(err.userMessage, "Restart Agent", "Show Log").then((choice) => {
+        if (choice === "Restart Agent") void vscode.commands.executeCommand("agentThoughts.restartAgent", err.agentName);
+        else if (choice === "Show Log") channel.show();
+      });
+    }),
     vscode.commands.registerCommand("agentThoughts.openPanel", () => controller.openInEditor()),
     vscode.commands.registerCommand("agentThoughts.respondToPermission", () => broker.pick()),
     ...registerReviewCommands(changes),

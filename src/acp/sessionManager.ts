@@ -22,6 +22,7 @@ export class SessionManager {
   private readonly eventListeners = new Set<(e: ThoughtEvent) => void>();
   private readonly sessionListeners = new Set<(s: AgentSession) => void>();
   private readonly statusListeners = new Set<(status: { starting?: string; error?: string }) => void>();
+  private readonly deathListeners = new Set<(err: AgentError) => void>();
   private readonly allSessions: AgentSession[] = [];
   private latest: AgentSession | undefined;
   private readonly connections = new Set<AgentConnection>();
@@ -55,6 +56,19 @@ export class SessionManager {
 
   private status(status: { starting?: string; error?: string }): void {
     for (const l of this.statusListeners) l(status);
+  }
+
+  /** An agent process died on its own (crash, exit); not called for agents we stop. */
+  onAgentDeath(listener: (err: AgentError) => void): { dispose(): void } {
+    this.deathListeners.add(listener);
+    return { dispose: () => { this.deathListeners.delete(listener); } };
+  }
+
+  /** Stops an agent (default: the default agent) and starts a fresh session with it. */
+  async restart(agentName?: string): Promise<AgentSession> {
+    const name = this.options.resolveAgent(agentName).name;
+    await this.stop(name);
+    return (await this.sessionFor(name, true)).session;
   }
 
   onSession(listener: (s: AgentSession) => void): { dispose(): void } {
@@ -107,6 +121,7 @@ export class SessionManager {
     const started = (async () => {
       const connection = await AgentConnection.start(spec, this.ports, this.options).finally(() => this.status({}));
       this.connections.add(connection);
+      connection.onDeath((err) => { for (const l of this.deathListeners) l(err); });
       if (this.disposed) {
         connection.dispose();
         throw new TurnError("Agent Thoughts is shutting down");

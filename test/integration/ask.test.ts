@@ -6,7 +6,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ThoughtEvent, TurnResult } from "../../src/api";
 import { api, scriptedAgent } from "./helpers";
-import { log } from "./index";
+import { harnessRequest, log } from "./index";
 
 function workspace(): string {
   const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -58,7 +58,7 @@ describe("Agent Thoughts: Ask… and the thought stream", function () {
 
   it("registers its commands", async () => {
     const commands = await vscode.commands.getCommands(true);
-    for (const c of ["agentThoughts.ask", "agentThoughts.selectAgent", "agentThoughts.cancel", "agentThoughts.showLog", "agentThoughts.openPanel", "agentThoughts.respondToPermission"]) assert.ok(commands.includes(c), c);
+    for (const c of ["agentThoughts.ask", "agentThoughts.selectAgent", "agentThoughts.cancel", "agentThoughts.showLog", "agentThoughts.openPanel", "agentThoughts.respondToPermission", "agentThoughts.restartAgent"]) assert.ok(commands.includes(c), c);
   });
 
   it("runs the demo agent by default: every kind of event, and the scratch file lands on disk", async () => {
@@ -142,8 +142,22 @@ describe("Agent Thoughts: Ask… and the thought stream", function () {
     await assert.rejects(async () => { for await (const e of stream) events.push(e); }, /exited with code 9/);
     assert.ok(events.some((e) => e.kind === "thought"));
     assert.ok(events.some((e) => e.kind === "error" && e.fatal));
-    // A new prompt restarts the agent.
+    // The user is told, with an offer to restart; taking it starts a fresh session of that agent.
     await configureAgents([scriptedAgent("Crashy", { turns: [[{ message: "back" }]] })]);
+    const sessionsBefore = seen.filter((e) => e.kind === "session_start").length;
+    let clicked = false;
+    for (let i = 0; i < 100 && !clicked; i++) {
+      clicked = (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
+        const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("Crashy") && (t.textContent ?? "").includes("exited with code 9"));
+        const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Restart Agent");
+        button?.click();
+        return !!button;
+      }).toString() }))?.value ?? false;
+      if (!clicked) await sleep(100);
+    }
+    assert.ok(clicked, "a notification offers to restart the crashed agent");
+    for (let i = 0; i < 100 && seen.filter((e) => e.kind === "session_start").length === sessionsBefore; i++) await sleep(50);
+    assert.ok(seen.filter((e) => e.kind === "session_start").length > sessionsBefore, "the agent was restarted with a new session");
     assert.equal((await a.stream("again", { agent: "Crashy" }).result).text, "back");
   });
 });
