@@ -10,6 +10,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { FsPort, Logger, ReadFileRequest, WriteFileRequest } from "../acp/ports";
+import { openDocument, writeWholeText } from "./documents";
 
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
@@ -70,7 +71,7 @@ export class VscodeFileSystem implements FsPort {
 
   async readTextFile(req: ReadFileRequest): Promise<string> {
     const uri = await this.checkAccess(req.path, "read");
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === uri.fsPath);
+    const open = openDocument(uri.fsPath);
     if (open) return sliceLines(open.getText(), req.line, req.limit);
     let stat: Stats;
     try {
@@ -91,26 +92,9 @@ export class VscodeFileSystem implements FsPort {
     if (Buffer.byteLength(req.content) > MAX_FILE_BYTES) throw RequestError.invalidParams(undefined, `refusing to write ${(Buffer.byteLength(req.content) / 1048576).toFixed(1)} MB to ${req.path}: files over 5 MB are not written`);
     await this.observer?.beforeAgentWrite(uri.fsPath, req.sessionId, req.toolCallId);
     try {
-      await this.write(uri, req);
+      await writeWholeText(uri.fsPath, req.content);
     } finally {
       await this.observer?.afterAgentWrite(uri.fsPath);
     }
-  }
-
-  private async write(uri: vscode.Uri, req: WriteFileRequest): Promise<void> {
-    const edit = new vscode.WorkspaceEdit();
-    let exists = true;
-    try { await fs.stat(uri.fsPath); } catch { exists = false; }
-    if (!exists) {
-      edit.createFile(uri, { ignoreIfExists: true, contents: new TextEncoder().encode(req.content) });
-      if (!(await vscode.workspace.applyEdit(edit))) throw RequestError.internalError(undefined, `could not create ${req.path}`);
-      return;
-    }
-    const doc = await vscode.workspace.openTextDocument(uri);
-    const wasDirty = doc.isDirty;
-    edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), req.content);
-    if (!(await vscode.workspace.applyEdit(edit))) throw RequestError.internalError(undefined, `could not write ${req.path}`);
-    // Keep the user's unsaved work unsaved; otherwise persist what the agent wrote.
-    if (!wasDirty) await doc.save();
   }
 }
