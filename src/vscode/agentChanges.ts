@@ -11,6 +11,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ThoughtEvent, ToolContent } from "../core/events";
 import { computeHunks, EditLedger, keepHunk, reconstructBefore, summarize, undoHunk, type FileReviewState, type Hunk, type TrackedFile } from "../core/editReview";
+import { openDocument, writeWholeText } from "./documents";
 import type { ChannelLogger } from "./logger";
 
 export const BASE_SCHEME = "agent-thoughts-base";
@@ -21,7 +22,7 @@ const MAX_REVIEW_BYTES = 5 * 1024 * 1024;
 
 /** The file's text as the user sees it: the open document (unsaved edits included) or the disk; null when missing. */
 export async function readCurrent(file: string): Promise<string | null> {
-  const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === "file" && d.uri.fsPath === file);
+  const open = openDocument(file);
   if (open) return open.getText();
   try {
     const stat = await fs.stat(file);
@@ -50,6 +51,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   private readonly proposals = new Map<string, string>();
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer: NodeJS.Timeout | undefined;
+  private readonly edited = new Set<string>();
   private view: vscode.TreeView<Node> | undefined;
 
   constructor(private readonly state: vscode.Memento, private readonly logger: ChannelLogger, private readonly reveal: (sessionId: string, toolCallId: string) => Promise<void>) {
@@ -58,8 +60,8 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
       vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, { provideTextDocumentContent: (uri) => this.proposals.get(uri.toString()) ?? "", onDidChange: this.baseChanged.event }),
       vscode.languages.registerCodeLensProvider({ scheme: "file" }, this),
-      vscode.workspace.onDidChangeTextDocument((e) => { if (this.ledger.get(e.document.uri.fsPath)) this.scheduleRefresh(); }),
-      vscode.workspace.onDidSaveTextDocument((d) => { if (this.ledger.get(d.uri.fsPath)) this.scheduleRefresh(); }),
+      vscode.workspace.onDidChangeTextDocument((e) => { if (e.document.uri.scheme === "file" && this.ledger.get(e.document.uri.fsPath)) this.scheduleRefresh(e.document.uri.fsPath); }),
+      vscode.workspace.onDidSaveTextDocument((d) => { if (d.uri.scheme === "file" && this.ledger.get(d.uri.fsPath)) this.scheduleRefresh(d.uri.fsPath); }),
     );
     void this.refresh();
   }
@@ -91,8 +93,8 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       const diffs = (e.content ?? []).filter((c): c is Extract<ToolContent, { type: "diff" }> => c.type === "diff");
       if (diffs.length === 0) return;
       this.toolDiffs.set(e.toolCallId, { sessionId: e.sessionId, diffs });
+      // Recorded on tool_done: the mapper emits it right after any update that completes the call.
       for (const d of diffs) void this.snapshotBeforeEdit(d.path);
-      if (e.status === "completed") void this.recordToolDiffs(e.toolCallId);
     } else if (e.kind === "permission_request") {
       for (const c of e.toolCall.content ?? []) {
         if (c.type !== "diff") continue;
@@ -211,7 +213,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     const { current, hunks } = await this.hunksOf(file);
     const hunk = hunks[index];
     if (!hunk) return;
-    await this.writeText(file, undoHunk(current ?? "", hunk));
+    await writeWholeText(file, undoHunk(current ?? "", hunk));
     if (hunks.length === 1) await this.finishUndo(file);
     await this.persistAndRefresh();
   }
@@ -249,7 +251,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       edit.deleteFile(vscode.Uri.file(file), { ignoreIfNotExists: true });
       await vscode.workspace.applyEdit(edit);
     } else {
-      await this.writeText(file, tracked.base);
+      await writeWholeText(file, tracked.base);
     }
     this.ledger.decide(file, "undone");
     await this.persistAndRefresh();
@@ -284,25 +286,6 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
 
   stateOf(f: TrackedFile): FileReviewState {
     return summarize(f, this.current.get(f.path) ?? null).state;
-  }
-
-  /** Through a WorkspaceEdit so the editor's undo works; saved unless the user had unsaved work. */
-  private async writeText(file: string, text: string): Promise<void> {
-    const uri = vscode.Uri.file(file);
-    let doc: vscode.TextDocument;
-    try {
-      doc = await vscode.workspace.openTextDocument(uri);
-    } catch {
-      const edit = new vscode.WorkspaceEdit();
-      edit.createFile(uri, { ignoreIfExists: true, contents: new TextEncoder().encode(text) });
-      await vscode.workspace.applyEdit(edit);
-      return;
-    }
-    const wasDirty = doc.isDirty;
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), text);
-    if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not change ${file}`);
-    if (!wasDirty) await doc.save();
   }
 
   /** "Why this change?": the panel reveals the tool call (and the thought before it) that made it. */
@@ -364,9 +347,15 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     });
   }
 
-  private scheduleRefresh(): void {
+  /** Typing in a reviewed file: re-read just the files edited since the last refresh (baselines are unchanged). */
+  private scheduleRefresh(file: string): void {
+    this.edited.add(file);
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
-    this.refreshTimer = setTimeout(() => void this.refresh(), 150);
+    this.refreshTimer = setTimeout(() => {
+      const files = [...this.edited];
+      this.edited.clear();
+      void this.refresh(files);
+    }, 150);
   }
 
   private async persistAndRefresh(): Promise<void> {
@@ -374,9 +363,11 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     await this.refresh();
   }
 
-  async refresh(): Promise<void> {
-    for (const f of this.ledger.all()) this.current.set(f.path, await readCurrent(f.path));
-    for (const f of this.ledger.all()) this.baseChanged.fire(this.baseUri(f.path));
+  /** Re-reads the current text of `only` these files (default: all, and their baselines may have changed too). */
+  async refresh(only?: readonly string[]): Promise<void> {
+    const files = only ? only.flatMap((p) => this.ledger.get(p) ?? []) : this.ledger.all();
+    for (const f of files) this.current.set(f.path, await readCurrent(f.path));
+    if (!only) for (const f of files) this.baseChanged.fire(this.baseUri(f.path));
     this.treeChanged.fire(undefined);
     this.lensChanged.fire();
     this.updateBadge();
