@@ -96,6 +96,14 @@ export interface ViewState {
 
 export const EMPTY_STATE: ViewState = { version: 0, sessions: {}, order: [] };
 
+/** The tool card of a tool call, read-only (the reducer keeps `toolIndex` pointing at it). */
+export function findToolEntry(state: ViewState, sessionId: string, toolCallId: string): ToolEntry | undefined {
+  const s = state.sessions[sessionId];
+  const pos = s?.toolIndex[toolCallId];
+  const entry = pos ? s?.turns[pos[0]]?.entries[pos[1]] : undefined;
+  return entry?.type === "tool" ? entry : undefined;
+}
+
 /** Marks sessions as history read back from transcripts: ended, and not continued by prompts. */
 export function markRestored(state: ViewState, sessionIds: readonly string[]): ViewState {
   const sessions = { ...state.sessions };

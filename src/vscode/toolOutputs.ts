@@ -4,18 +4,10 @@
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { ToolEntry, ViewState } from "../core/viewModel";
+import { findToolEntry, type ViewState } from "../core/viewModel";
 import type { TerminalMirrors } from "./terminalMirrors";
 
 export const DIFF_SCHEME = "agent-thoughts-diff";
-
-function findTool(state: ViewState, sessionId: string, toolCallId: string): ToolEntry | undefined {
-  const s = state.sessions[sessionId];
-  const pos = s?.toolIndex[toolCallId];
-  if (!s || !pos) return undefined;
-  const e = s.turns[pos[0]]?.entries[pos[1]];
-  return e?.type === "tool" ? e : undefined;
-}
 
 export class ToolOutputs implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly texts = new Map<string, string>();
@@ -32,7 +24,7 @@ export class ToolOutputs implements vscode.TextDocumentContentProvider, vscode.D
   }
 
   async openDiff(state: ViewState, sessionId: string, toolCallId: string, index: number): Promise<void> {
-    const tool = findTool(state, sessionId, toolCallId);
+    const tool = findToolEntry(state, sessionId, toolCallId);
     const content = tool?.content[index];
     if (!tool || content?.type !== "diff") throw new Error(`No diff for tool call ${toolCallId}`);
     const file = vscode.Uri.file(content.path);
@@ -55,7 +47,7 @@ export class ToolOutputs implements vscode.TextDocumentContentProvider, vscode.D
   }
 
   revealTerminal(state: ViewState, sessionId: string, toolCallId: string): void {
-    const tool = findTool(state, sessionId, toolCallId);
+    const tool = findToolEntry(state, sessionId, toolCallId);
     if (!tool) throw new Error(`No tool call ${toolCallId}`);
     this.terminals.reveal(tool, sessionId);
   }
