@@ -3,7 +3,7 @@
  * returns the public API. Behaviour lives in the layers it wires together.
  */
 import * as vscode from "vscode";
-import { AgentError } from "./acp/agentConnection";
+import { userMessage } from "./acp/agentConnection";
 import { NodeTerminals } from "./acp/nodeTerminals";
 import { SessionManager } from "./acp/sessionManager";
 import type { AgentThoughtsApi, StreamOptions } from "./api";
@@ -91,7 +91,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     try {
       return await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `${registry.defaultName()} is working…` }, () => turn.result);
     } catch (err) {
-      const message = err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
+      const message = userMessage(err);
       void vscode.window.showErrorMessage(message, "Show Log").then((choice) => { if (choice) channel.show(); });
       return undefined;
     }
@@ -101,11 +101,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   const transcripts = new TranscriptStore(context.storageUri, logger);
   // Past sessions come back after activation (reading them must not slow activation down).
   const restoreTimer = setTimeout(() => {
-    try {
-      controller.restore(transcripts.recent());
-    } catch (err) {
-      logger.error(`Could not restore saved transcripts: ${String(err)}`);
-    }
+    transcripts.recent().then((sessions) => controller.restore(sessions), (err: unknown) => logger.error(`Could not restore saved transcripts: ${String(err)}`));
   }, 0);
   context.subscriptions.push(
     { dispose: () => clearTimeout(restoreTimer) },
@@ -175,7 +171,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
         const session = await manager.restart(name);
         return session.sessionId;
       } catch (err) {
-        const message = err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
+        const message = userMessage(err);
         void vscode.window.showErrorMessage(message, "Show Log").then((c) => { if (c) channel.show(); });
         return undefined;
       }

@@ -44,6 +44,11 @@ export class AgentError extends Error {
   }
 }
 
+/** What to tell the user about a failure: an agent error with its hint, or the error's message. */
+export function userMessage(err: unknown): string {
+  return err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
+}
+
 const STDERR_RING_BYTES = 64 * 1024;
 /** Numbers connections so session keys stay unique across agents and restarts. */
 let connectionSerial = 0;
@@ -79,10 +84,6 @@ export class AgentConnection {
     return !this.deathReason && !this.disposed;
   }
 
-  /** Recent stderr of the agent (bounded ring). */
-  get stderr(): string {
-    return this.stderrTail;
-  }
 
   onDeath(listener: (err: AgentError) => void): { dispose(): void } {
     this.deathListeners.add(listener);

@@ -5,7 +5,7 @@
  */
 import type { ContentBlock, ThoughtEvent } from "../core/events";
 import { ThoughtStream, TurnError, TurnFeed } from "../core/thoughtStream";
-import { AgentConnection, AgentError, type AgentSpec, type ConnectOptions } from "./agentConnection";
+import { AgentConnection, userMessage, type AgentError, type AgentSpec, type ConnectOptions } from "./agentConnection";
 import type { AgentSession } from "./agentSession";
 import type { ClientPorts } from "./ports";
 import type { StreamOptions } from "../api";
@@ -94,7 +94,7 @@ export class SessionManager {
         cancel = session.promptInto(feed, prompt, options.signal);
         if (cancelled) cancel();
       } catch (err) {
-        const message = err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
+        const message = userMessage(err);
         this.ports.logger.error(message);
         this.status({ error: message });
         feed.fail(err instanceof Error ? err : new TurnError(message));

@@ -129,11 +129,6 @@ export type ThoughtEvent = EventEnvelope & ThoughtEventBody;
 /** Narrow an event by kind: `EventOf<"thought">`. */
 export type EventOf<K extends ThoughtEventKind> = EventEnvelope & Extract<ThoughtEventBody, { kind: K }>;
 
-export const ALL_EVENT_KINDS: readonly ThoughtEventKind[] = [
-  "session_start", "turn_start", "user_message", "thought", "message", "tool_start", "tool_update", "tool_done",
-  "plan", "usage", "session_info", "mode", "config_options", "commands", "notice", "compaction",
-  "compaction_summary", "permission_request", "permission_outcome", "turn_end", "error", "unknown",
-];
 
 /** Plain text of a content block, for logs and summaries. */
 export function contentText(block: ContentBlock): string {

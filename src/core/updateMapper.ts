@@ -312,10 +312,6 @@ export class SessionUpdateMapper {
     return out;
   }
 
-  /** Whether a tool call id has been seen in this session. */
-  knowsTool(toolCallId: string): boolean {
-    return this.tools.has(toolCallId);
-  }
 
   private tool(raw: RawToolFields, announced: boolean, update: unknown): ThoughtEventBody[] {
     const { fields, problems } = parseToolFields(raw);

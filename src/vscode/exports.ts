@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { SessionManager } from "../acp/sessionManager";
-import type { ThoughtEvent } from "../core/events";
+import type { EventOf, ThoughtEvent } from "../core/events";
 import { EXPORT_FORMATS, exportSession } from "../core/exporters";
 import type { ChannelLogger } from "./logger";
 
@@ -23,7 +23,7 @@ export function registerExport(manager: SessionManager, activeSessionId: () => s
       session = (await vscode.window.showQuickPick(
         [...sessions].reverse().map((s) => {
           const start = s.log.all()[0];
-          const info = s.log.all().findLast((e): e is Extract<ThoughtEvent, { kind: "session_info" }> => e.kind === "session_info" && !!e.title);
+          const info = s.log.all().findLast((e): e is EventOf<"session_info"> => e.kind === "session_info" && !!e.title);
           const title = info?.title ?? "";
           return { label: title || s.agentName, description: `${s.agentName} · ${s.log.length} events${s.sessionId === active ? " · shown" : ""}`, detail: start ? new Date(start.at).toLocaleString() : undefined, session: s };
         }),

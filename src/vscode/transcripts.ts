@@ -63,9 +63,9 @@ export class TranscriptStore implements vscode.Disposable {
   }
 
   /** A transcript's events; a torn last line (crash mid-write) is skipped, nothing else is lost. */
-  read(file: string): ThoughtEvent[] {
+  async read(file: string): Promise<ThoughtEvent[]> {
     const events: ThoughtEvent[] = [];
-    for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    for (const line of (await fs.promises.readFile(file, "utf8")).split("\n")) {
       if (!line.trim()) continue;
       try {
         events.push(JSON.parse(line) as ThoughtEvent);
@@ -76,9 +76,10 @@ export class TranscriptStore implements vscode.Disposable {
     return events;
   }
 
-  /** The most recent transcripts' events, oldest session first (to restore the panel). */
-  recent(): ThoughtEvent[][] {
-    return this.list().slice(0, RESTORE_SESSIONS).reverse().map((t) => this.read(t.file)).filter((e) => e.length > 0);
+  /** The most recent transcripts' events, oldest session first (to restore the panel); read without blocking the extension host. */
+  async recent(): Promise<ThoughtEvent[][]> {
+    const sessions = await Promise.all(this.list().slice(0, RESTORE_SESSIONS).reverse().map((t) => this.read(t.file)));
+    return sessions.filter((e) => e.length > 0);
   }
 
   dispose(): void {
