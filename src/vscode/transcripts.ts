@@ -15,11 +15,14 @@ const RESTORE_SESSIONS = 20;
 /** Transcripts beyond this many are deleted, oldest first. */
 const KEEP_SESSIONS = 200;
 const OPEN_STREAMS = 8;
+const FLUSH_MS = 200;
 
 export interface TranscriptInfo { sessionId: string; file: string; modified: number; title?: string; agentName?: string; events?: number }
 
 export class TranscriptStore implements vscode.Disposable {
   private readonly streams = new Map<string, fs.WriteStream>();
+  private readonly pending = new Map<string, string[]>();
+  private timer: NodeJS.Timeout | undefined;
   private readonly dir: string | undefined;
 
   constructor(storage: vscode.Uri | undefined, private readonly logger: ChannelLogger) {
@@ -31,21 +34,38 @@ export class TranscriptStore implements vscode.Disposable {
     return this.dir ? path.join(this.dir, `${sessionId.replace(/[^\w.-]+/g, "_")}.jsonl`) : undefined;
   }
 
+  /**
+   * Queues an event; lines are written per session every FLUSH_MS in one write. A flood of chunks
+   * would otherwise cost one stream write each on the extension host's busiest path.
+   */
   write(e: ThoughtEvent): void {
-    const file = this.fileOf(e.sessionId);
-    if (!file) return;
-    let s = this.streams.get(e.sessionId);
-    if (!s) {
-      if (this.streams.size >= OPEN_STREAMS) {
-        const [oldest, stream] = this.streams.entries().next().value as [string, fs.WriteStream];
-        stream.end();
-        this.streams.delete(oldest);
+    if (!this.dir) return;
+    const lines = this.pending.get(e.sessionId);
+    if (lines) lines.push(JSON.stringify(e));
+    else this.pending.set(e.sessionId, [JSON.stringify(e)]);
+    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const [sessionId, lines] of this.pending) {
+      const file = this.fileOf(sessionId);
+      if (!file) continue;
+      let s = this.streams.get(sessionId);
+      if (!s) {
+        if (this.streams.size >= OPEN_STREAMS) {
+          const [oldest, stream] = this.streams.entries().next().value as [string, fs.WriteStream];
+          stream.end();
+          this.streams.delete(oldest);
+        }
+        s = fs.createWriteStream(file, { flags: "a" });
+        s.on("error", (err) => this.logger.error(`Cannot save the transcript ${file}: ${err.message}`));
+        this.streams.set(sessionId, s);
       }
-      s = fs.createWriteStream(file, { flags: "a" });
-      s.on("error", (err) => this.logger.error(`Cannot save the transcript ${file}: ${err.message}`));
-      this.streams.set(e.sessionId, s);
+      s.write(lines.join("\n") + "\n");
     }
-    s.write(JSON.stringify(e) + "\n");
+    this.pending.clear();
   }
 
   /** Saved transcripts, newest first. */
@@ -83,6 +103,7 @@ export class TranscriptStore implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.flush();
     for (const s of this.streams.values()) s.end();
     this.streams.clear();
   }
