@@ -49,6 +49,8 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   private readonly toolDiffs = new Map<string, { sessionId: string; diffs: Extract<ToolContent, { type: "diff" }>[] }>();
   private readonly current = new Map<string, string | null>();
   private readonly proposals = new Map<string, string>();
+  /** Permission request → files whose proposed edit was opened for it. */
+  private readonly proposalFiles = new Map<string, string[]>();
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer: NodeJS.Timeout | undefined;
   private readonly edited = new Set<string>();
@@ -100,9 +102,15 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
         if (c.type !== "diff") continue;
         void this.snapshotBeforeEdit(c.path);
         if (vscode.workspace.getConfiguration("agentThoughts").get<string>("review.openDiffs") === "auto") {
+          this.proposalFiles.set(e.requestId, [...(this.proposalFiles.get(e.requestId) ?? []), c.path]);
           this.openProposal(c.path, c.oldText, c.newText).catch((err: unknown) => this.logger.warn(`Could not show the proposed edit of ${c.path}: ${String(err)}`));
         }
       }
+    } else if (e.kind === "permission_outcome") {
+      // Decided: the proposal's tab has served its purpose (the real edit, if any, gets its own review tab).
+      const files = this.proposalFiles.get(e.requestId);
+      this.proposalFiles.delete(e.requestId);
+      if (files) void this.closeProposals(files);
     } else if (e.kind === "tool_done") {
       if (e.outcome === "completed") void this.recordToolDiffs(e.toolCallId);
       else this.toolDiffs.delete(e.toolCallId);
@@ -189,6 +197,12 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     this.baseChanged.fire(left);
     this.baseChanged.fire(right);
     await vscode.commands.executeCommand("vscode.diff", left, right, `${path.basename(file)} (proposed by the agent, awaiting your permission)`, { preview: true, preserveFocus: true });
+  }
+
+  private async closeProposals(files: readonly string[]): Promise<void> {
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) =>
+      t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === PROPOSAL_SCHEME && files.includes(t.input.modified.path));
+    if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
   }
 
   // ——— keep and undo ———

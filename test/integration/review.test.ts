@@ -156,6 +156,7 @@ describe("reviewing agent edits", function () {
     });
     await answering;
     const tracked = await until(() => changes.files().find((f) => f.path === file), "the allowed edit to be tracked");
+    await until(() => !vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === "agent-thoughts-proposal"), "the proposal tab to close once answered");
     assert.equal(tracked.base, before);
     assert.equal(fs.readFileSync(file, "utf8"), "# Notes\n\nnew paragraph\n");
   });
