@@ -33,9 +33,14 @@ export interface ConnectOptions {
 
 /** A failure of the agent itself, worded for the user: what happened and what to do. */
 export class AgentError extends Error {
-  constructor(readonly agentName: string, message: string, readonly hint: string, readonly stderrTail = "") {
-    super(`Agent "${agentName}" ${message}`);
+  constructor(readonly agentName: string, readonly what: string, readonly hint: string, readonly stderrTail = "") {
+    super(`Agent "${agentName}" ${what}`);
     this.name = "AgentError";
+  }
+
+  /** The same failure with different advice. */
+  withHint(hint: string): AgentError {
+    return new AgentError(this.agentName, this.what, hint, this.stderrTail);
   }
 
   /** Message plus hint, for notifications. */
@@ -55,6 +60,11 @@ let connectionSerial = 0;
 /** Distinguishes this run from earlier ones, whose transcripts may be restored beside new sessions. */
 const RUN_ID = randomBytes(3).toString("hex");
 const PENDING_UPDATE_LIMIT = 10_000;
+const STDERR_LOG_LINES = 200;
+const UNKNOWN_SESSION_NOTICE_MS = 1000;
+const STDERR_LOG_WINDOW_MS = 5_000;
+/** What to do after an agent died; its transcript and pending edits stay either way. */
+const RESTART_HINT = "Restart it to continue (Restart Agent); what it showed and its pending edits stay. Agent Thoughts: Show Log has its output.";
 
 export class AgentConnection {
   private readonly sessions = new Map<string, AgentSession>();
@@ -62,6 +72,8 @@ export class AgentConnection {
   private readonly pendingUpdates = new Map<string, unknown[]>();
   private pendingCount = 0;
   private stderrTail = "";
+  private stderrWindow = { start: 0, lines: 0, dropped: 0 };
+  private stderrFloodNoticed = false;
   private disposed = false;
   private deathReason: AgentError | undefined;
   private readonly deathListeners = new Set<(err: AgentError) => void>();
@@ -135,7 +147,7 @@ export class AgentConnection {
       const lines = (partial + text).split("\n");
       partial = lines.pop() ?? "";
       if (partial.length > 4096) { lines.push(partial); partial = ""; }
-      for (const l of lines) if (l.trim()) logger.info(`[${this.spec.name} stderr] ${l.length > 2000 ? l.slice(0, 2000) + "…" : l}`);
+      for (const l of lines) if (l.trim()) this.logStderr(l);
     });
     proc.stdin!.on("error", (err) => logger.warn(`[${this.spec.name}] stdin: ${err.message}`));
     proc.on("exit", (code, signal) => {
@@ -145,7 +157,7 @@ export class AgentConnection {
         return;
       }
       const tail = this.stderrTail.trim().split("\n").slice(-5).join("\n");
-      this.die(new AgentError(this.spec.name, how + (tail ? `; its last output: ${tail.slice(-600)}` : ""), "Restart the agent with Agent Thoughts: Ask… (a new session starts); see Agent Thoughts: Show Log for details.", this.stderrTail));
+      this.die(new AgentError(this.spec.name, how + (tail ? `; its last output: ${tail.slice(-600)}` : ""), RESTART_HINT, this.stderrTail));
     });
 
     const stream = ndJsonStream(proc.stdin!, proc.stdout!, {
@@ -160,12 +172,15 @@ export class AgentConnection {
     });
 
     // Errors from our ports reach the agent with their message (the SDK would send a bare "Internal error").
-    const explained = <P, R>(handler: (ctx: { params: P }) => Promise<R>) => async (ctx: { params: P }): Promise<R> => {
+    // A refused or failed request is also shown in the session, so the user sees what the agent was told.
+    const explained = <P extends { sessionId: string }, R>(what: (params: P) => string, handler: (ctx: { params: P }) => Promise<R>) => async (ctx: { params: P }): Promise<R> => {
       try {
         return await handler(ctx);
       } catch (err) {
+        const message = describeError(err).message;
+        this.sessions.get(ctx.params.sessionId)?.record({ kind: "notice", severity: "warning", title: `${this.spec.name} could not ${truncate(what(ctx.params), 300)}`, description: message });
         if (err instanceof acp.RequestError) throw err;
-        throw acp.RequestError.internalError(undefined, describeError(err).message);
+        throw acp.RequestError.internalError(undefined, message);
       }
     };
     const app = acp.client({ name: this.options.clientName })
@@ -177,17 +192,17 @@ export class AgentConnection {
         const outcome = await session.resolvePermission(String(ctx.requestId), ctx.params);
         return { outcome };
       })
-      .onRequest(acp.methods.client.fs.readTextFile, explained(async ({ params }) => {
+      .onRequest(acp.methods.client.fs.readTextFile, explained((p) => `read ${p.path}`, async ({ params }) => {
         const key = this.session(params.sessionId).sessionId;
         const content = await this.ports.fs.readTextFile({ sessionId: key, path: params.path, ...(params.line != null ? { line: params.line } : {}), ...(params.limit != null ? { limit: params.limit } : {}) });
         return { content };
       }))
-      .onRequest(acp.methods.client.fs.writeTextFile, explained(async ({ params }) => {
+      .onRequest(acp.methods.client.fs.writeTextFile, explained((p) => `write ${p.path}`, async ({ params }) => {
         const key = this.session(params.sessionId).sessionId;
         await this.ports.fs.writeTextFile({ sessionId: key, path: params.path, content: params.content });
         return {};
       }))
-      .onRequest(acp.methods.client.terminal.create, explained(async ({ params }) => {
+      .onRequest(acp.methods.client.terminal.create, explained((p) => `run ${p.command}${p.args?.length ? ` ${p.args.join(" ")}` : ""}`, async ({ params }) => {
         const key = this.session(params.sessionId).sessionId;
         const terminalId = await this.ports.terminal.create({
           sessionId: key, command: params.command,
@@ -197,7 +212,7 @@ export class AgentConnection {
         });
         return { terminalId };
       }))
-      .onRequest(acp.methods.client.terminal.output, explained(async ({ params }) => {
+      .onRequest(acp.methods.client.terminal.output, explained((p) => `read the output of terminal ${p.terminalId}`, async ({ params }) => {
         const r = await this.ports.terminal.output(this.session(params.sessionId).sessionId, params.terminalId);
         return { output: r.output, truncated: r.truncated, ...(r.exitStatus ? { exitStatus: r.exitStatus } : {}) };
       }))
@@ -215,9 +230,37 @@ export class AgentConnection {
     void this.conn.closed.then(() => {
       if (!this.disposed && !this.deathReason) {
         // The stream ended before the exit event; the exit handler words the error when it comes.
-        setTimeout(() => { if (!this.disposed && !this.deathReason) this.die(new AgentError(this.spec.name, "closed its connection", "Restart the agent with a new session.", this.stderrTail)); }, 1000);
+        setTimeout(() => { if (!this.disposed && !this.deathReason) this.die(new AgentError(this.spec.name, "closed its connection", RESTART_HINT, this.stderrTail)); }, 1000);
       }
     });
+  }
+
+  /** A notice in every session of this agent that is working (or in all, when none is). */
+  private notice(severity: "info" | "warning", title: string, description: string): void {
+    const all = [...this.sessions.values()].filter((s) => !s.isEnded);
+    const busy = all.filter((s) => s.busy);
+    for (const s of busy.length ? busy : all) s.record({ kind: "notice", severity, title, description });
+  }
+
+  /**
+   * Logs a stderr line, at most STDERR_LOG_LINES per STDERR_LOG_WINDOW_MS: an agent flooding
+   * stderr must not flood the log (its tail is kept in the 64 KB ring for error reports anyway).
+   */
+  private logStderr(line: string): void {
+    const { logger } = this.ports;
+    const now = Date.now();
+    if (now - this.stderrWindow.start >= STDERR_LOG_WINDOW_MS) {
+      if (this.stderrWindow.dropped > 0) logger.warn(`[${this.spec.name} stderr] ${this.stderrWindow.dropped} more lines not logged (the last 64 KB are kept for error reports)`);
+      this.stderrWindow = { start: now, lines: 0, dropped: 0 };
+    }
+    if (this.stderrWindow.lines++ < STDERR_LOG_LINES) logger.info(`[${this.spec.name} stderr] ${line.length > 2000 ? line.slice(0, 2000) + "…" : line}`);
+    else {
+      this.stderrWindow.dropped++;
+      if (!this.stderrFloodNoticed) {
+        this.stderrFloodNoticed = true;
+        this.notice("info", `${this.spec.name} is writing a lot to stderr; not every line goes to the log`, `At most ${STDERR_LOG_LINES} lines per ${STDERR_LOG_WINDOW_MS / 1000} s are logged, and the last 64 KB are kept for error reports.`);
+      }
+    }
   }
 
   /** Sees every incoming message in wire order; maps session updates and permission requests. */
@@ -253,8 +296,11 @@ export class AgentConnection {
     this.pendingCount++;
     if (list.length === 1) {
       setTimeout(() => {
-        if (this.pendingUpdates.has(sessionId)) this.ports.logger.warn(`[${this.spec.name}] updates for unknown session ${sessionId} (${this.pendingUpdates.get(sessionId)!.length} so far) are held until that session appears`);
-      }, 2000).unref?.();
+        const held = this.pendingUpdates.get(sessionId)?.length;
+        if (held === undefined) return;
+        this.ports.logger.warn(`[${this.spec.name}] updates for unknown session ${sessionId} (${held} so far) are held until that session appears`);
+        this.notice("warning", `${this.spec.name} sent updates for a session Agent Thoughts does not know`, `${held} update(s) for session "${truncate(sessionId, 100)}" are not shown; they are kept in case that session appears. Show Log has them.`);
+      }, UNKNOWN_SESSION_NOTICE_MS).unref?.();
     }
   }
 
@@ -293,6 +339,8 @@ export class AgentConnection {
     } catch (caught) {
       const err = await this.explain(caught);
       this.dispose();
+      // Dying before it ever worked is a start failure: the advice is about the command, not a restart.
+      if (err instanceof AgentError && err === this.deathReason) throw err.withHint("Check the agent's command and arguments in the agentThoughts.agents setting; Agent Thoughts: Show Log has its output.");
       if (err instanceof AgentError) throw err;
       throw new AgentError(spec.name, `failed to initialize: ${describeError(err).message}`, "See Agent Thoughts: Show Log for the agent's output.", this.stderrTail);
     } finally {
@@ -373,7 +421,7 @@ export class AgentConnection {
   }
 
   private startInfo(cwd: string, res: acp.NewSessionResponse): SessionStartInfo {
-    const info: SessionStartInfo = { agentName: this.initializeResponse?.agentInfo?.title ?? this.initializeResponse?.agentInfo?.name ?? this.spec.name, cwd };
+    const info: SessionStartInfo = { agentName: this.initializeResponse?.agentInfo?.title ?? this.initializeResponse?.agentInfo?.name ?? this.spec.name, agentId: this.spec.name, cwd };
     const version = this.initializeResponse?.agentInfo?.version;
     if (version) info.agentVersion = version;
     if (res.modes) info.modes = { currentModeId: res.modes.currentModeId, availableModes: res.modes.availableModes.map((m) => ({ id: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })) };

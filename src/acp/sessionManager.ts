@@ -5,7 +5,7 @@
  */
 import type { ContentBlock, ThoughtEvent } from "../core/events";
 import { ThoughtStream, TurnError, TurnFeed } from "../core/thoughtStream";
-import { AgentConnection, userMessage, type AgentError, type AgentSpec, type ConnectOptions } from "./agentConnection";
+import { AgentConnection, AgentError, userMessage, type AgentSpec, type ConnectOptions } from "./agentConnection";
 import type { AgentSession } from "./agentSession";
 import type { ClientPorts } from "./ports";
 import type { StreamOptions } from "../api";
@@ -17,11 +17,14 @@ export interface SessionManagerOptions extends ConnectOptions {
 
 interface Running { connection: AgentConnection; session: AgentSession }
 
+/** Agent start-up progress, and a failure that belongs to no session (with the agent it concerns). */
+export interface AgentStatus { starting?: string; error?: string; errorAgent?: string }
+
 export class SessionManager {
   private readonly starting = new Map<string, Promise<Running>>();
   private readonly eventListeners = new Set<(e: ThoughtEvent) => void>();
   private readonly sessionListeners = new Set<(s: AgentSession) => void>();
-  private readonly statusListeners = new Set<(status: { starting?: string; error?: string }) => void>();
+  private readonly statusListeners = new Set<(status: AgentStatus) => void>();
   private readonly deathListeners = new Set<(err: AgentError) => void>();
   private readonly allSessions: AgentSession[] = [];
   private latest: AgentSession | undefined;
@@ -49,12 +52,12 @@ export class SessionManager {
   }
 
   /** Agent start-up progress and failures that belong to no session (for the panel). */
-  onStatus(listener: (status: { starting?: string; error?: string }) => void): { dispose(): void } {
+  onStatus(listener: (status: AgentStatus) => void): { dispose(): void } {
     this.statusListeners.add(listener);
     return { dispose: () => { this.statusListeners.delete(listener); } };
   }
 
-  private status(status: { starting?: string; error?: string }): void {
+  private status(status: AgentStatus): void {
     for (const l of this.statusListeners) l(status);
   }
 
@@ -96,7 +99,7 @@ export class SessionManager {
       } catch (err) {
         const message = userMessage(err);
         this.ports.logger.error(message);
-        this.status({ error: message });
+        this.status({ error: message, ...(err instanceof AgentError ? { errorAgent: err.agentName } : {}) });
         feed.fail(err instanceof Error ? err : new TurnError(message));
       }
     })();

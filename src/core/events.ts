@@ -72,7 +72,10 @@ export interface SessionMode { id: string; name: string; description?: string }
 
 /** What `session/new` told us about the session. */
 export interface SessionStartInfo {
+  /** The agent's own name for itself (its `agentInfo`), else its name in the settings. */
   agentName: string;
+  /** The agent's name in `agentThoughts.agents` (what Restart Agent and errors use). */
+  agentId?: string;
   agentVersion?: string;
   cwd: string;
   modes?: { currentModeId: string; availableModes: SessionMode[] };

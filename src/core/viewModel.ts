@@ -61,6 +61,8 @@ export type SessionStatus = "idle" | "running" | "awaiting_permission" | "ended"
 export interface SessionView {
   sessionId: string;
   agentName: string;
+  /** The agent's name in the settings (restart it by this name). */
+  agentId?: string;
   agentVersion?: string;
   cwd: string;
   title?: string;
@@ -80,6 +82,8 @@ export interface SessionView {
   /** Open permission requests: requestId → toolCallId. */
   pendingPermissions: Record<string, string>;
   fatalError?: string;
+  /** What to do about `fatalError` (the error's detail). */
+  fatalHint?: string;
   /** Read back from a saved transcript (history: prompts start a new session). */
   restored?: boolean;
   eventCount: number;
@@ -225,6 +229,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
   switch (e.kind) {
     case "session_start":
       v.agentName = e.agentName;
+      if (e.agentId) v.agentId = e.agentId;
       if (e.agentVersion) v.agentVersion = e.agentVersion;
       v.cwd = e.cwd;
       if (e.modes) v.modes = e.modes;
@@ -387,6 +392,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
         pushEntry(d, v, t, { type: "error", id: `e${e.seq}`, message: e.message, fatal: e.fatal, at: e.at, ...(e.detail ? { detail: e.detail } : {}) }, e.at);
         if (e.fatal) {
           v.fatalError = e.message;
+          if (e.detail) v.fatalHint = e.detail;
           v.status = "ended";
         }
       }

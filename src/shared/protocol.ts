@@ -24,6 +24,8 @@ export interface HostInfo {
   starting?: string;
   /** The last error that is not part of a session (agent failed to start…). */
   hostError?: string;
+  /** The agent `hostError` is about, when it is about one. */
+  hostErrorAgent?: string;
 }
 
 export type HostMessage =
@@ -69,6 +71,12 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("setMode"), sessionId: id, modeId: id }),
   /** Change a session config option (model, thought level…). */
   z.object({ type: z.literal("setConfigOption"), sessionId: id, configId: id, value: z.union([z.string().max(500), z.boolean()]) }),
+  /** Stop an agent and start a fresh session with it (the banner of a crashed agent). */
+  z.object({ type: z.literal("restartAgent"), agentName: id }),
+  /** Show the extension's log (Agent Thoughts: Show Log). */
+  z.object({ type: z.literal("showLog") }),
+  /** Open the agent settings (a start failure is usually a wrong command). */
+  z.object({ type: z.literal("openAgentSettings") }),
   /** Copy text to the clipboard (webviews cannot always). */
   z.object({ type: z.literal("copy"), text: z.string().max(10_000_000) }),
 ]);

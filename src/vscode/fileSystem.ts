@@ -56,14 +56,20 @@ export class VscodeFileSystem implements FsPort {
     const roots = await Promise.all(folders.map((f) => realpathOrParent(f.uri.fsPath)));
     const inside = roots.some((r) => real === r || real.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
     if (!inside) {
-      const choice = await vscode.window.showWarningMessage(
-        `The agent wants to ${verb} a file outside the workspace: ${normal}${real !== normal ? ` (→ ${real})` : ""}`,
-        { modal: true, detail: "Agents are limited to the workspace folders. Allow this one access?" },
-        "Allow Once",
-      );
+      let choice: string | undefined;
+      try {
+        choice = await vscode.window.showWarningMessage(
+          `The agent wants to ${verb} a file outside the workspace: ${normal}${real !== normal ? ` (→ ${real})` : ""}`,
+          { modal: true, detail: "Agents are limited to the workspace folders. Allow this one access?" },
+          "Allow Once",
+        );
+      } catch (err) {
+        // No dialog could be shown (e.g. tests): that is a refusal, not a failure.
+        this.logger.warn(`Could not ask about ${verb} outside the workspace: ${err instanceof Error ? err.message : String(err)}`);
+      }
       if (choice !== "Allow Once") {
         this.logger.warn(`Refused ${verb} outside the workspace: ${normal}`);
-        throw new RequestError(-32001, `Access denied: ${normal} is outside the workspace (the user refused)`);
+        throw new RequestError(-32001, `Access denied: ${normal}${real !== normal ? ` (→ ${real})` : ""} is outside the workspace, and the user did not allow it`);
       }
     }
     return vscode.Uri.file(normal);

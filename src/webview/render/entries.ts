@@ -24,7 +24,7 @@ export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
     case "plan": return new PlanCard(entry);
     case "notice":
     case "error":
-    case "unknown": return new NoticeComp(entry);
+    case "unknown": return new NoticeComp(entry, ctx.session.agentId ?? ctx.session.agentName);
   }
 }
 
@@ -204,7 +204,7 @@ class NoticeComp implements EntryComp {
   readonly el: HTMLElement;
   private entry: Of<"notice" | "error" | "unknown">;
 
-  constructor(entry: Of<"notice" | "error" | "unknown">) {
+  constructor(entry: Of<"notice" | "error" | "unknown">, private readonly agentName: string) {
     this.entry = entry;
     this.el = entryShell(entry);
     this.draw();
@@ -244,7 +244,7 @@ class NoticeComp implements EntryComp {
         this.el.replaceChildren(
           icon("question"),
           h("div", { class: "notice-text" },
-            "Agent sent something Agent Thoughts does not show: ",
+            `${cleanInline(this.agentName, 100)} sent something Agent Thoughts does not show: `,
             h("span", { class: "ut" }, cleanInline(e.what, 200)), " — ", h("span", { class: "ut" }, cleanInline(e.reason, 500))),
         );
         return;

@@ -112,7 +112,8 @@ export class Header {
   }
 }
 
-interface BannerSpec { id: string; severity: "info" | "warning" | "error"; title: string; detail?: string; dismissible: boolean }
+interface BannerAction { label: string; icon: string; message: WebviewMessage; primary?: boolean }
+interface BannerSpec { id: string; severity: "info" | "warning" | "error"; title: string; detail?: string; dismissible: boolean; actions?: BannerAction[] }
 
 const MAX_BANNERS = 5;
 
@@ -120,15 +121,26 @@ export class Banners {
   readonly el: HTMLElement;
   private key = "";
 
-  constructor(private readonly ui: UiState, private readonly invalidate: () => void) {
+  constructor(private readonly ui: UiState, private readonly invalidate: () => void, private readonly post: (m: WebviewMessage) => void) {
     this.el = h("div", { class: "banners", attrs: { role: "region", "aria-label": "Notices" } });
   }
 
   render(session: SessionView | undefined, host: HostInfo): void {
     const specs: BannerSpec[] = [];
-    if (host.hostError) specs.push({ id: `host:${host.hostError}`, severity: "error", title: host.hostError, dismissible: true });
+    if (host.hostError) {
+      // Starting an agent failed: usually its command or settings; retrying restarts it.
+      const actions: BannerAction[] = host.hostErrorAgent
+        ? [{ label: "Retry", icon: "debug-restart", message: { type: "restartAgent", agentName: host.hostErrorAgent }, primary: true }, { label: "Agent Settings", icon: "settings-gear", message: { type: "openAgentSettings" } }]
+        : [];
+      specs.push({ id: `host:${host.hostError}`, severity: "error", title: host.hostError, dismissible: true, actions: [...actions, { label: "Show Log", icon: "output", message: { type: "showLog" } }] });
+    }
     if (host.starting) specs.push({ id: "starting", severity: "info", title: `Starting ${host.starting}…`, dismissible: false });
-    if (session?.fatalError) specs.push({ id: `fatal:${session.sessionId}`, severity: "error", title: `The agent stopped: ${session.fatalError}`, dismissible: false });
+    if (session?.fatalError) {
+      specs.push({
+        id: `fatal:${session.sessionId}`, severity: "error", title: session.fatalError, ...(session.fatalHint ? { detail: session.fatalHint } : {}), dismissible: false,
+        actions: [{ label: "Restart Agent", icon: "debug-restart", message: { type: "restartAgent", agentName: session.agentId ?? session.agentName }, primary: true }, { label: "Show Log", icon: "output", message: { type: "showLog" } }],
+      });
+    }
     if (session) {
       const list: BannerSpec[] = [];
       for (const e of session.banners) {
@@ -136,7 +148,7 @@ export class Banners {
         if (this.ui.dismissed.has(id)) continue;
         if (e.type === "notice") list.push({ id, severity: severityOf(e.severity), title: e.title, ...(e.description ? { detail: e.description } : {}), dismissible: true });
         else if (e.type === "error" && !e.fatal) list.push({ id, severity: "error", title: e.message, ...(e.detail ? { detail: e.detail } : {}), dismissible: true });
-        else if (e.type === "unknown") list.push({ id, severity: "info", title: `Agent sent something Agent Thoughts does not show: ${e.what} — ${e.reason}`, dismissible: true });
+        else if (e.type === "unknown") list.push({ id, severity: "info", title: `${session.agentId ?? session.agentName} sent something Agent Thoughts does not show: ${e.what} — ${e.reason}`, dismissible: true });
       }
       specs.push(...list.slice(-MAX_BANNERS));
     }
@@ -153,7 +165,8 @@ export class Banners {
       icon(s.severity === "info" ? (s.id === "starting" ? "loading codicon-modifier-spin" : "info") : s.severity),
       h("div", { class: "banner-text", attrs: { title: cleanInline(s.detail ? `${s.title}\n${s.detail}` : s.title, 2000) } },
         h("span", { class: "banner-title ut" }, cleanInline(s.title, 1000)),
-        s.detail ? h("div", { class: "banner-detail ut" }, cleanInline(s.detail, 2000)) : null));
+        s.detail ? h("div", { class: "banner-detail ut" }, cleanInline(s.detail, 2000)) : null,
+        s.actions?.length ? h("div", { class: "banner-actions" }, ...s.actions.map((a) => this.action(a))) : null));
     if (s.dismissible) {
       const close = button({ class: "icon-button banner-close", icon: "close", label: "Dismiss", labelHidden: true });
       close.addEventListener("click", () => {
@@ -163,5 +176,12 @@ export class Banners {
       el.append(close);
     }
     return el;
+  }
+
+  private action(a: BannerAction): HTMLButtonElement {
+    const b = button({ class: `banner-action ${a.primary ? "primary" : "secondary"}`, icon: a.icon, label: a.label });
+    b.dataset.action = a.message.type;
+    b.addEventListener("click", () => this.post(a.message));
+    return b;
   }
 }

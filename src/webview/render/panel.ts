@@ -41,7 +41,7 @@ export class Panel {
 
   constructor(root: HTMLElement, private readonly ui: UiState, private readonly post: (m: WebviewMessage) => void, private readonly invalidate: () => void) {
     this.header = new Header(post);
-    this.banners = new Banners(ui, invalidate);
+    this.banners = new Banners(ui, invalidate, post);
     this.plan = new PinnedPlan(ui);
     this.toolbar = new Toolbar(ui, invalidate);
     this.transcript = new Transcript(() => {
