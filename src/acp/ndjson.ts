@@ -24,7 +24,13 @@ function isMessage(v: unknown): v is AnyMessage {
 }
 
 export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks: NdJsonHooks, maxMessageBytes = MAX_MESSAGE_BYTES): Stream {
+  // Set once the reader went away (connection closed) or the stream ended: an agent still writing
+  // after that is ignored rather than enqueued into a closed stream (which throws).
+  let closed = false;
   const readable = new ReadableStream<AnyMessage>({
+    cancel() {
+      closed = true;
+    },
     start(controller) {
       const decoder = new StringDecoder("utf8");
       let buffer = "";
@@ -43,10 +49,12 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
           hooks.noise(trimmed, "not a JSON-RPC 2.0 message");
           return;
         }
+        if (closed) return;
         hooks.incoming(parsed);
         controller.enqueue(parsed);
       };
       agentStdout.on("data", (chunk: Buffer) => {
+        if (closed) return;
         // Scan only the new text for newlines so a huge line costs linear time.
         const text = decoder.write(chunk);
         let start = 0;
@@ -57,6 +65,10 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
           start = nl + 1;
           if (skipping) {
             skipping = false;
+            continue;
+          }
+          if (whole.length > maxMessageBytes) {
+            hooks.noise(whole.slice(0, 200), `message larger than ${maxMessageBytes} bytes dropped`);
             continue;
           }
           line(whole);
@@ -70,11 +82,14 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
         }
       });
       agentStdout.on("end", () => {
-        if (!skipping) line(buffer + decoder.end());
+        if (!skipping && !closed) line(buffer + decoder.end());
         buffer = "";
+        closed = true;
         try { controller.close(); } catch { /* already closed or errored */ }
       });
       agentStdout.on("error", (err) => {
+        if (closed) return;
+        closed = true;
         try { controller.error(err); } catch { /* already closed */ }
       });
     },

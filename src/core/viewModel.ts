@@ -113,9 +113,27 @@ export function markRestored(state: ViewState, sessionIds: readonly string[]): V
   const sessions = { ...state.sessions };
   for (const id of sessionIds) {
     const s = sessions[id];
-    if (s) sessions[id] = { ...s, restored: true, status: "ended", pendingPermissions: {} };
+    if (s) sessions[id] = { ...s, restored: true, status: "ended", pendingPermissions: {}, turns: s.turns.map((t) => (t.endedAt === undefined ? interrupted(s, t) : t)) };
   }
   return { ...state, sessions };
+}
+
+const OPEN_TOOL: ReadonlySet<ToolViewStatus> = new Set(["pending", "awaiting_permission", "in_progress"]);
+
+/**
+ * A saved turn that never ended: VS Code (or the extension host) went away while it ran. Say so,
+ * rather than show it as still working; its open tool calls can no longer finish.
+ */
+function interrupted(s: SessionView, t: TurnView): TurnView {
+  let last = t.startedAt;
+  const entries = t.entries.map((e): Entry => {
+    const at = e.type === "thought" || e.type === "tool" ? e.endedAt ?? e.startedAt : e.at;
+    last = Math.max(last, at);
+    if (e.type === "thought" && e.endedAt === undefined) return { ...e, endedAt: e.startedAt };
+    if (e.type === "tool" && OPEN_TOOL.has(e.status)) return { ...e, status: "canceled" };
+    return e;
+  });
+  return { ...t, entries, endedAt: last, failed: `Interrupted: VS Code reloaded or closed while ${s.agentId ?? s.agentName} was working on this turn` };
 }
 
 /** Tracks the objects copied in this batch so each is copied at most once. */

@@ -532,4 +532,47 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     const s = a._test.controller.viewState.sessions[a._test.controller.activeSession!]!;
     assert.equal(s.turns.length, 2, "one cancelled turn and the next one, nothing more");
   });
+
+  // ---- the panel goes away while the agent streams ---------------------------------------------
+
+  it("row: the webview is hidden, disposed and re-created during a flood", async function () {
+    const c = rowCtx("Flood");
+    const count = 6000;
+    await configure([scriptedAgent(c.name, faultScenario(c, [{ flood: { count, kind: "message", paceMs: 1 } }, done]))], c.name);
+    await send("go");
+    await showing(a, c.name);
+    await waitFor(() => (document.getElementById("transcript")?.textContent?.match(/\d{6} flood chunk text/g) ?? []).length > 0, undefined, { view: "sidebar", what: "flood chunks" });
+    // Mid-flood: hide the panel and show it again, then destroy its page (Developer: Reload
+    // Webviews: a new document, script and replica, as after the webview crashed).
+    await vscode.commands.executeCommand("workbench.view.explorer");
+    await sleep(300);
+    const hiddenAt = a._test.controller.viewState.sessions[a._test.controller.activeSession!]!.eventCount;
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await evaluate(() => { (window as Window & { __atOldPage?: boolean }).__atOldPage = true; return true; }, undefined, "sidebar");
+    const readyAt = a._test.controller.stats.lastReadyAt;
+    await vscode.commands.executeCommand("workbench.action.webview.reloadWebviewAction");
+    await sleep(300);
+    await waitFor(() => document.getElementById("prompt") !== null && (window as Window & { __atOldPage?: boolean }).__atOldPage !== true, undefined, { view: "sidebar", what: "the re-created panel", timeoutMs: 60_000 });
+    assert.equal(await evaluate(() => (window as Window & { __atOldPage?: boolean }).__atOldPage ?? false, undefined, "sidebar"), false, "a new page, not the old one");
+    assert.ok(a._test.controller.stats.lastReadyAt > readyAt, "the new page asked the host for the state");
+    const recreatedAt = a._test.controller.viewState.sessions[a._test.controller.activeSession!]!.eventCount;
+    await transcriptHas("turn finished");
+    const order = await waitFor((n: number) => {
+      const chunks = document.getElementById("transcript")?.textContent?.match(/\d{6} flood chunk text/g) ?? [];
+      if (chunks.length < n) return "";
+      for (let i = 0; i < n; i++) if (chunks[i] !== `${String(i).padStart(6, "0")} flood chunk text`) return `chunk ${i} is "${chunks[i]}"`;
+      return chunks.length === n ? "ok" : `${chunks.length} chunks`;
+    }, count, { view: "sidebar", what: `all ${count} chunks in order`, timeoutMs: 30_000 });
+    assert.equal(order, "ok", "the re-created panel shows every chunk, in order, once");
+    assert.ok(hiddenAt < count && recreatedAt < count, `the panel went away mid-flood (hidden at ${hiddenAt}, back at ${recreatedAt} events)`);
+    // The other three properties, as for every row.
+    await transcriptHas(c.before);
+    await editReviewable(a, c.editFile, c.original);
+    await send("again");
+    await transcriptHas(c.recovered);
+    const pid = await pidIn(c.pidFile, c.name);
+    await a._test.manager.stop(c.name);
+    await gone(pid, `${c.name}'s process after stopping it`);
+    record(`webview hidden, disposed and re-created during a flood (${count} chunks)`, `all ${count} chunks shown in order, once, in the re-created panel (hidden at ${hiddenAt} events, re-created at ${recreatedAt})`, this);
+  });
 });

@@ -1,5 +1,6 @@
 // A real window reload, in two phases run by the harness in the same window storage: phase 1
 // leaves an agent edit pending review; phase 2 (a fresh workbench and extension host) finds it.
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
@@ -16,4 +17,32 @@ export async function api(): Promise<AgentThoughtsInternalApi> {
   const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
   if (!ext) throw new Error("extension missing");
   return ext.activate();
+}
+
+/** The mid-turn reload row: where its agent and terminal write their pids, and what it said. */
+export function midTurn(): { dir: string; agentPid: string; terminalPid: string; counter: string; edit: string; said: string; original: string } {
+  const dir = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, ".reload-mid-turn");
+  return {
+    dir,
+    agentPid: path.join(dir, "agent.pid"),
+    terminalPid: path.join(dir, "terminal.pid"),
+    counter: path.join(dir, "prompts"),
+    edit: path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, "src", "mid-turn.txt"),
+    said: "SAID-BEFORE-THE-RELOAD",
+    original: "before the agent\n",
+  };
+}
+
+/** Alive and not a zombie. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
 }

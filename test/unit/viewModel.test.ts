@@ -1,7 +1,7 @@
 /** The panel's view model reducer: folding, purity (inputs never mutated), identity of untouched parts. */
 import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/core/events";
-import { EMPTY_STATE, reduce, type ViewState } from "../../src/core/viewModel";
+import { EMPTY_STATE, markRestored, reduce, type ViewState } from "../../src/core/viewModel";
 
 let seq = 0;
 function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {
@@ -33,6 +33,23 @@ describe("view model reducer", () => {
       ev({ kind: "permission_request", requestId: "p1", toolCallId: "t1", title: "Read", options: [{ optionId: "r", name: "Reject", kind: "reject_once" }], toolCall: {} }, 1),
     ]);
   }
+
+  it("a restored turn that never ended says it was interrupted; its open tool calls are canceled", () => {
+    const s = markRestored(turnOne(), ["s1"]);
+    const v = s.sessions.s1!;
+    assert.equal(v.status, "ended");
+    assert.deepEqual(v.pendingPermissions, {});
+    const t = v.turns[0]!;
+    assert.match(t.failed ?? "", /^Interrupted: VS Code reloaded or closed while Demo was working/);
+    assert.ok(t.endedAt !== undefined && t.endedAt >= t.startedAt);
+    const tool = t.entries.find((e) => e.type === "tool");
+    assert.equal(tool?.type === "tool" ? tool.status : undefined, "canceled");
+    const thought = t.entries.find((e) => e.type === "thought");
+    assert.ok(thought?.type === "thought" && thought.endedAt !== undefined, "the open thought is closed");
+    // A finished turn is left as it was.
+    const done = reduce(turnOne(), [ev({ kind: "turn_end", turnId: 1, stopReason: "end_turn" }, 1)]);
+    assert.equal(markRestored(done, ["s1"]).sessions.s1!.turns[0], done.sessions.s1!.turns[0]);
+  });
 
   it("folds a turn: prompt, merged thought chunks, plan, tool card awaiting permission", () => {
     const s = turnOne();

@@ -3,7 +3,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { api, EDITED, EXTENSION_ID, file, ORIGINAL } from "../shared";
+import { api, EDITED, EXTENSION_ID, file, midTurn, ORIGINAL } from "../shared";
 
 describe("window reload, phase 1", function () {
   this.timeout(60_000);
@@ -17,5 +17,38 @@ describe("window reload, phase 1", function () {
     await a.stream("edit", { agent: "Editor" }).result;
     assert.equal(fs.readFileSync(file(), "utf8"), EDITED);
     assert.ok(a._test.changes.pendingFiles().some((f) => f.path === file()));
+  });
+
+  it("leaves a turn running (an edit made, a client terminal running) when the window reloads", async () => {
+    const m = midTurn();
+    fs.rmSync(m.dir, { recursive: true, force: true });
+    fs.mkdirSync(m.dir, { recursive: true });
+    fs.writeFileSync(m.edit, m.original);
+    const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+    const scenario = {
+      pidFile: m.agentPid,
+      promptCounterFile: m.counter,
+      turns: [
+        [
+          { writeFile: { path: m.edit, content: "changed by the agent mid-turn\n" } },
+          { message: m.said },
+          { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "long", title: "Run the long build", kind: "execute", status: "in_progress" } },
+          { terminal: { command: `echo $$ > ${m.terminalPid}; sleep 120` }, toolCallId: "long" },
+        ],
+        [{ message: "RECOVERED-AFTER-RELOAD" }],
+      ],
+    };
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      { name: "MidTurn", command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } },
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    const turn = a.stream("build it", { agent: "MidTurn", newSession: true });
+    turn.result.catch(() => undefined); // it never ends in this window
+    const deadline = Date.now() + 20_000;
+    while (!fs.existsSync(m.terminalPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(fs.existsSync(m.terminalPid), "the terminal command is running");
+    assert.ok(a._test.changes.pendingFiles().some((f) => f.path === m.edit), "the edit is pending");
+    // Transcripts are written in 200 ms batches; the reload comes right after.
+    await new Promise((r) => setTimeout(r, 600));
   });
 });

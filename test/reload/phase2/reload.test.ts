@@ -2,7 +2,8 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
-import { api, EDITED, file, ORIGINAL } from "../shared";
+import { alive, api, EDITED, file, midTurn, ORIGINAL } from "../shared";
+import { evaluate, waitFor } from "../../integration/webview";
 
 describe("window reload, phase 2", function () {
   this.timeout(60_000);
@@ -34,5 +35,48 @@ describe("window reload, phase 2", function () {
     assert.ok(session.turns[0]!.entries.some((e) => e.type === "thought" && e.text.includes("worth keeping")));
     assert.equal(await vscode.commands.executeCommand<string>("agentThoughts.showSessions", id), id);
     assert.equal(a._test.controller.activeSession, id);
+  });
+
+  it("a turn interrupted by the reload: said so in the panel, edit reviewable, no process left, the agent works again", async () => {
+    const m = midTurn();
+    const a = await api();
+    // 4. No process left: neither the agent nor the command its terminal ran survives the reload.
+    const agentPid = Number(fs.readFileSync(m.agentPid, "utf8"));
+    const terminalPid = Number(fs.readFileSync(m.terminalPid, "utf8"));
+    const deadline = Date.now() + 10_000;
+    while ((alive(agentPid) || alive(terminalPid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(alive(agentPid), false, `the agent (pid ${agentPid}) is gone`);
+    assert.equal(alive(terminalPid), false, `the terminal command (pid ${terminalPid}) is gone`);
+    // 2. The transcript so far is back; 1. the turn says it was interrupted, naming the agent.
+    let id: string | undefined;
+    while (!id && Date.now() < deadline + 10_000) {
+      const state = a._test.controller.viewState;
+      id = state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes(m.said))));
+      if (!id) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(id, "the interrupted session's transcript was restored");
+    const turn = a._test.controller.viewState.sessions[id]!.turns[0]!;
+    assert.match(turn.failed ?? "", /Interrupted: VS Code reloaded or closed while MidTurn was working/);
+    const card = turn.entries.find((e) => e.type === "tool");
+    assert.equal(card?.type === "tool" ? card.status : undefined, "canceled", "the running tool call is no longer shown as running");
+    await vscode.commands.executeCommand("agentThoughts.showSessions", id);
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const footer = await waitFor((said: string) => {
+      const text = document.getElementById("transcript")?.textContent ?? "";
+      return text.includes(said) ? [...document.querySelectorAll(".turn-footer")].map((f) => f.textContent ?? "").find((f) => f.includes("Interrupted")) ?? "" : "";
+    }, m.said, { view: "sidebar", what: "the interrupted turn in the panel", timeoutMs: 60_000 });
+    assert.match(footer, /MidTurn/);
+    const running = await evaluate(() => document.querySelector('[data-tool-call-id="long"]')?.getAttribute("data-status"), undefined, "sidebar");
+    assert.equal(running, "canceled");
+    // 3. The edit made before the reload is still pending review.
+    const changes = a._test.changes;
+    await changes.refresh();
+    assert.ok(changes.pendingFiles().some((f) => f.path === m.edit && f.base === m.original), "the mid-turn edit is pending with its original");
+    // 5. The agent works again.
+    const r = await a.stream("again", { agent: "MidTurn", newSession: true }).result;
+    assert.equal(r.text, "RECOVERED-AFTER-RELOAD");
+    await a._test.manager.stop("MidTurn");
+    await changes.undoFile(m.edit);
+    fs.rmSync(m.dir, { recursive: true, force: true });
   });
 });
