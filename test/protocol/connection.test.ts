@@ -159,6 +159,23 @@ describe("ACP client ↔ scripted agent over stdio", function () {
     await assert.rejects(s.prompt("again").result, /not running/);
   });
 
+  it("a stderr flood keeps memory and the log bounded: a 64 KB ring, rate-limited log lines, one notice", async () => {
+    // 100,000 lines (20 MB), then a crash: the error quotes the ring's tail, not the whole flood.
+    h = await harness({ turns: [[{ thought: "chatty" }, { stderr: "x".repeat(199), repeat: 100_000 }, { stderr: "LAST LINE" }, { sleep: 100 }, { crash: 5 }]] });
+    const c = await h.start();
+    const s = await c.newSession(h.dir);
+    await assert.rejects(s.prompt("go").result, /exited with code 5/);
+    const logged = h.logger.lines.filter((l) => l.includes("stderr]"));
+    assert.ok(logged.length <= 202, `at most 200 stderr lines per 5 s are logged (got ${logged.length})`);
+    const err = s.log.all().find((e) => e.kind === "error");
+    assert.ok(err?.kind === "error" && /LAST LINE/.test(err.message), "the error quotes the end of stderr");
+    assert.ok(err.message.length < 1000, "and only the end");
+    const tail = (c as unknown as { stderrTail: string }).stderrTail;
+    assert.ok(tail.length <= 64 * 1024 && tail.endsWith("LAST LINE\n"), `the ring holds the last 64 KB (${tail.length} chars)`);
+    const notices = s.log.all().filter((e) => e.kind === "notice" && /writing a lot to stderr/.test(e.title));
+    assert.equal(notices.length, 1, "the user is told once");
+  });
+
   it("a command that does not exist is a clear AgentError", async () => {
     h = await harness({ turns: [[]] });
     h.spec.command = "/definitely/not/an-agent";
