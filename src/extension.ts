@@ -36,7 +36,13 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
 
   const mirrors = new TerminalMirrors();
   const outputs = new ToolOutputs(mirrors);
-  const terminals = new NodeTerminals(() => registry.resolve(undefined).cwd, mirrors.listener);
+  // Agent commands run in their session's folder or a workspace folder (see resolveTerminalCwd);
+  // a session's folder is the cwd its session_start event names (manager.onEvent, below).
+  const sessionCwds = new Map<string, string>();
+  const terminals = new NodeTerminals((sessionId) => sessionCwds.get(sessionId) ?? registry.resolve(undefined).cwd, mirrors.listener, {
+    allowedRoots: () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath),
+    logger,
+  });
   mirrors.kill = (sessionId, terminalId) => terminals.kill(sessionId, terminalId);
   // The broker asks "is a panel showing?" lazily: the panel is created just below.
   let panelVisible = (): boolean => false;
@@ -69,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   context.subscriptions.push(
     { dispose: () => manager.dispose() },
     { dispose: () => terminals.dispose() },
+    manager.onEvent((e) => { if (e.kind === "session_start") sessionCwds.set(e.sessionId, e.cwd); }),
     broker,
     outputs,
     controller,

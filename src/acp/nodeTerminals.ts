@@ -2,11 +2,15 @@
  * Terminals the agent asks the client to run (`terminal/*`), as child processes. Owns their
  * output buffers (bounded by `outputByteLimit`, truncated from the start at a character
  * boundary), exit status, and lifetime: every process dies with its session and with us.
- * Output is also published to listeners so the editor can mirror it into pseudoterminals.
+ * Also owns where and with what environment a command may run (see `resolveTerminalCwd` and
+ * `mergeTerminalEnv`). Output is also published to listeners so the editor can mirror it into
+ * pseudoterminals.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { realpath } from "node:fs/promises";
+import * as path from "node:path";
 import { RequestError } from "@agentclientprotocol/sdk";
-import type { TerminalCreateRequest, TerminalExit, TerminalPort } from "./ports";
+import type { Logger, TerminalCreateRequest, TerminalExit, TerminalPort } from "./ports";
 
 /** Default cap when the agent gives none: enough for any log, bounded memory. */
 export const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
@@ -36,21 +40,113 @@ export function truncateStart(buf: Buffer, limit: number): { buf: Buffer; trunca
   return { buf: buf.subarray(start), truncated: true };
 }
 
+/** Whether `dir` is `root` or below it (both absolute and normalised). */
+function isInside(dir: string, root: string): boolean {
+  const rel = path.relative(root, dir);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+async function realOrResolved(p: string): Promise<string> {
+  try {
+    return await realpath(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/**
+ * Where an agent's command may run: in the session's folder or inside one of `roots` (the
+ * workspace folders), judged after resolving a relative `cwd` against the session's folder and
+ * following `..` and symlinks (realpath). Anything else — or a folder that does not exist — is
+ * refused with an error the agent receives.
+ */
+export async function resolveTerminalCwd(requested: string | undefined, sessionCwd: string, roots: readonly string[]): Promise<string> {
+  const asked = path.resolve(sessionCwd, requested ?? ".");
+  let real: string;
+  try {
+    real = await realpath(asked);
+  } catch {
+    throw RequestError.invalidParams(undefined, `cwd ${asked} does not exist`);
+  }
+  const allowed = await Promise.all([sessionCwd, ...roots].map(realOrResolved));
+  if (!allowed.some((root) => isInside(real, root))) {
+    throw RequestError.invalidParams(undefined, `cwd ${asked} is outside the workspace${real !== asked ? ` (it resolves to ${real})` : ""}`);
+  }
+  return real;
+}
+
+/** Whether `name` is PATH (case-insensitive on Windows, like its environment). */
+function isPathName(name: string): boolean {
+  return process.platform === "win32" ? name.toUpperCase() === "PATH" : name === "PATH";
+}
+
+/**
+ * The environment of an agent's command: the user's environment with the agent's variables on
+ * top, except that the agent cannot take the user's PATH away (a command that suddenly finds no
+ * `git` or `node` fails in confusing ways):
+ * - an empty PATH from the agent is ignored (the user's PATH stays);
+ * - otherwise the agent's entries come first (it may put its own tools in front), followed by
+ *   each entry of the user's PATH that the agent's PATH lacks, in the user's order.
+ * Variables with an empty name or a name containing `=` or NUL cannot be set and are skipped.
+ * `note` hears about each of these adjustments (for the log).
+ */
+export function mergeTerminalEnv(base: NodeJS.ProcessEnv, agentEnv: readonly { name: string; value: string }[], note: (message: string) => void = () => undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  const key = Object.keys(env).find(isPathName) ?? "PATH";
+  const userEntries = (env[key] ?? "").split(path.delimiter).filter((e) => e !== "");
+  for (const { name, value } of agentEnv) {
+    if (name === "" || name.includes("=") || name.includes("\0")) {
+      note(`skipped the environment variable ${JSON.stringify(name)} (not a valid name)`);
+      continue;
+    }
+    if (!isPathName(name)) {
+      env[name] = value;
+      continue;
+    }
+    const agentEntries = value.split(path.delimiter).filter((e) => e.trim() !== "");
+    if (agentEntries.length === 0) {
+      note("ignored an empty PATH from the agent; the command gets the user's PATH");
+      env[key] = base[key];
+      continue;
+    }
+    const missing = [...new Set(userEntries)].filter((e) => !agentEntries.includes(e));
+    if (missing.length > 0) note(`the agent's PATH lacks ${missing.length} of the user's entries; appended ${missing.join(path.delimiter)}`);
+    env[key] = [...agentEntries, ...missing].join(path.delimiter);
+  }
+  return env;
+}
+
+export interface NodeTerminalsOptions {
+  /** Folders besides the session's own where commands may run (the workspace folders). */
+  allowedRoots?: () => readonly string[];
+  /** The user's environment; defaults to this process's. */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** Where refusals and environment adjustments are logged. */
+  logger?: Pick<Logger, "info" | "warn">;
+}
+
 export class NodeTerminals implements TerminalPort {
   private readonly terms = new Map<string, Term>();
   private next = 1;
 
   constructor(
-    private readonly defaultCwd: (sessionId: string) => string,
+    /** The session's folder: commands may run in it, and a relative `cwd` resolves against it. */
+    private readonly sessionCwd: (sessionId: string) => string,
     private readonly listener: TerminalListener = {},
-    private readonly baseEnv: NodeJS.ProcessEnv = process.env,
+    private readonly options: NodeTerminalsOptions = {},
   ) {}
 
-  create(req: TerminalCreateRequest): Promise<string> {
+  async create(req: TerminalCreateRequest): Promise<string> {
+    const { logger } = this.options;
+    let cwd: string;
+    try {
+      cwd = await resolveTerminalCwd(req.cwd, this.sessionCwd(req.sessionId), this.options.allowedRoots?.() ?? []);
+    } catch (err) {
+      logger?.warn(`Refused terminal/create "${req.command.slice(0, 200)}": ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+    const env = mergeTerminalEnv(this.options.baseEnv ?? process.env, req.env ?? [], (m) => logger?.info(`terminal/create "${req.command.slice(0, 200)}": ${m}`));
     const terminalId = `term-${this.next++}`;
-    const cwd = req.cwd ?? this.defaultCwd(req.sessionId);
-    const env: NodeJS.ProcessEnv = { ...this.baseEnv };
-    for (const { name, value } of req.env ?? []) env[name] = value;
     // Some agents send one full shell string and no args: run it through the shell.
     const useShell = !req.args || req.args.length === 0;
     const proc = spawn(req.command, useShell ? [] : req.args!, { cwd, env, shell: useShell, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
@@ -78,7 +174,7 @@ export class NodeTerminals implements TerminalPort {
     this.listener.created?.({ sessionId: req.sessionId, terminalId, commandLine, cwd });
     proc.stdout?.on("data", (b: Buffer) => this.append(terminalId, term, b));
     proc.stderr?.on("data", (b: Buffer) => this.append(terminalId, term, b));
-    return Promise.resolve(terminalId);
+    return terminalId;
   }
 
   private append(terminalId: string, term: Term, b: Buffer): void {

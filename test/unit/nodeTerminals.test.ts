@@ -1,7 +1,13 @@
-/** Client terminals as child processes: shell strings, output limits, kill and release ending the process. */
+/**
+ * Client terminals as child processes: shell strings, output limits, kill and release ending the
+ * process; where a command may run (session folder, workspace folders) and the PATH it gets.
+ */
 import * as assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import * as os from "node:os";
-import { NodeTerminals, truncateStart } from "../../src/acp/nodeTerminals";
+import * as path from "node:path";
+import { RequestError } from "@agentclientprotocol/sdk";
+import { mergeTerminalEnv, NodeTerminals, truncateStart } from "../../src/acp/nodeTerminals";
 
 function alive(pid: number): boolean {
   try {
@@ -55,5 +61,120 @@ describe("NodeTerminals", () => {
     while (alive(pid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 20));
     assert.equal(alive(pid), false, "the process does not outlive its release");
     t.dispose();
+  });
+});
+
+/** Runs a shell command to its end and returns what it printed. */
+async function run(t: NodeTerminals, command: string, extra: { cwd?: string; env?: { name: string; value: string }[] } = {}): Promise<string> {
+  const id = await t.create({ sessionId: "s", command, ...extra });
+  await t.waitForExit("s", id);
+  const { output } = await t.output("s", id);
+  await t.release("s", id);
+  return output;
+}
+
+describe("NodeTerminals: PATH from the agent", () => {
+  const USER_PATH = ["/usr/local/bin", "/usr/bin", "/bin"].join(path.delimiter);
+
+  it("ignores an empty PATH and says so", () => {
+    const notes: string[] = [];
+    const env = mergeTerminalEnv({ PATH: USER_PATH, HOME: "/h" }, [{ name: "PATH", value: "" }, { name: "FOO", value: "bar" }], (m) => notes.push(m));
+    assert.equal(env.PATH, USER_PATH);
+    assert.equal(env.FOO, "bar", "other variables still apply");
+    assert.equal(env.HOME, "/h");
+    assert.match(notes.join("\n"), /ignored an empty PATH/);
+    assert.equal(mergeTerminalEnv({ PATH: USER_PATH }, [{ name: "PATH", value: ` ${path.delimiter} ` }]).PATH, USER_PATH, "separators and blanks only count as empty");
+  });
+
+  it("keeps the agent's entries first and appends the user's entries it lacks", () => {
+    const notes: string[] = [];
+    const agentPath = ["/agent/bin", "/usr/bin"].join(path.delimiter);
+    const env = mergeTerminalEnv({ PATH: USER_PATH }, [{ name: "PATH", value: agentPath }], (m) => notes.push(m));
+    assert.equal(env.PATH, ["/agent/bin", "/usr/bin", "/usr/local/bin", "/bin"].join(path.delimiter));
+    assert.match(notes.join("\n"), /lacks 2 of the user's entries/);
+  });
+
+  it("leaves a PATH that already has every user entry as the agent sent it, silently", () => {
+    const notes: string[] = [];
+    const agentPath = ["/bin", "/agent/bin", "/usr/bin", "/usr/local/bin"].join(path.delimiter);
+    assert.equal(mergeTerminalEnv({ PATH: USER_PATH }, [{ name: "PATH", value: agentPath }], (m) => notes.push(m)).PATH, agentPath);
+    assert.deepEqual(notes, []);
+  });
+
+  it("skips variables that cannot be set", () => {
+    const notes: string[] = [];
+    const env = mergeTerminalEnv({}, [{ name: "", value: "x" }, { name: "A=B", value: "x" }, { name: "OK", value: "1" }], (m) => notes.push(m));
+    assert.deepEqual(Object.keys(env), ["OK"]);
+    assert.equal(notes.length, 2);
+  });
+
+  it("a command run with PATH=\"\" still finds the user's tools", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "at-env-"));
+    const logged: string[] = [];
+    const t = new NodeTerminals(() => dir, {}, { baseEnv: { PATH: USER_PATH }, logger: { info: (m) => logged.push(m), warn: (m) => logged.push(m) } });
+    try {
+      assert.equal(await run(t, "printf %s \"$PATH\"", { env: [{ name: "PATH", value: "" }] }), USER_PATH);
+      assert.equal(await run(t, "printf %s \"$PATH\"", { env: [{ name: "PATH", value: "/agent/bin" }] }), ["/agent/bin", USER_PATH].join(path.delimiter));
+      assert.match(logged.join("\n"), /empty PATH/);
+    } finally {
+      t.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("NodeTerminals: where commands may run", () => {
+  let root: string;
+  let ws: string;
+  let other: string;
+  let t: NodeTerminals;
+  const warnings: string[] = [];
+
+  before(() => {
+    root = realpathSync(mkdtempSync(path.join(os.tmpdir(), "at-cwd-")));
+    ws = path.join(root, "ws");
+    other = path.join(root, "other-folder");
+    for (const d of [path.join(ws, "sub"), other, path.join(root, "outside"), path.join(root, "ws-sibling")]) mkdirSync(d, { recursive: true });
+    symlinkSync(path.join(root, "outside"), path.join(ws, "escape"));
+    symlinkSync(path.join(ws, "sub"), path.join(root, "outside", "back-in"));
+    t = new NodeTerminals(() => ws, {}, { allowedRoots: () => [other], logger: { info: () => undefined, warn: (m) => warnings.push(m) } });
+  });
+  after(() => {
+    t.dispose();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("runs in the session folder, a folder below it (relative cwds resolve against it) and another workspace folder", async () => {
+    assert.equal(await run(t, "pwd -P"), `${ws}\n`, "no cwd: the session folder");
+    assert.equal(await run(t, "pwd -P", { cwd: "sub" }), `${path.join(ws, "sub")}\n`);
+    assert.equal(await run(t, "pwd -P", { cwd: `${ws}/sub/../sub/.` }), `${path.join(ws, "sub")}\n`);
+    assert.equal(await run(t, "pwd -P", { cwd: other }), `${other}\n`);
+    // A symlink from outside that points back in is judged by where it leads.
+    assert.equal(await run(t, "pwd -P", { cwd: path.join(root, "outside", "back-in") }), `${path.join(ws, "sub")}\n`);
+  });
+
+  const refused = async (cwd: string, message: RegExp): Promise<void> => {
+    const before = warnings.length;
+    await assert.rejects(t.create({ sessionId: "s", command: "echo should not run", cwd }), (err: unknown) => {
+      assert.ok(err instanceof RequestError, String(err));
+      assert.equal(err.code, -32602);
+      assert.match(err.message, message);
+      return true;
+    });
+    assert.equal(warnings.length, before + 1, "the refusal is logged");
+    assert.match(warnings[warnings.length - 1]!, /Refused terminal\/create "echo should not run"/);
+  };
+
+  it("refuses a cwd outside, however it is spelled", async () => {
+    await refused("/etc", /^Invalid params: cwd \/etc is outside the workspace$/);
+    await refused("..", new RegExp(`cwd ${root} is outside the workspace`));
+    await refused("sub/../../outside", new RegExp(`cwd ${path.join(root, "outside")} is outside the workspace`));
+    await refused(path.join(root, "ws-sibling"), /outside the workspace/); // shares a prefix with the session folder
+    await refused("escape", new RegExp(`cwd ${path.join(ws, "escape")} is outside the workspace \\(it resolves to ${path.join(root, "outside")}\\)`));
+    await refused("escape/", /outside the workspace/);
+  });
+
+  it("refuses a cwd that does not exist", async () => {
+    await refused("no-such-folder", new RegExp(`cwd ${path.join(ws, "no-such-folder")} does not exist`));
   });
 });
