@@ -9,7 +9,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { SessionManager } from "../acp/sessionManager";
 import type { ThoughtEvent } from "../core/events";
-import { EMPTY_STATE, markRestored, reduce, type ViewState } from "../core/viewModel";
+import { EMPTY_STATE, findToolEntry, markRestored, reduce, type ToolEntry, type ViewState } from "../core/viewModel";
 import { parseWebviewMessage, SAFE_LINK_SCHEMES, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
 import type { AgentRegistry } from "./agents";
 import type { ChannelLogger } from "./logger";
@@ -42,6 +42,13 @@ export function coalesce(events: readonly ThoughtEvent[]): ThoughtEvent[] {
   return out;
 }
 
+/**
+ * A verb about something that is not there (any more): an unknown session, permission request or
+ * tool call, a second answer, a cancel with no turn. Stale views and double clicks send these, and
+ * so could a script in the webview; they are logged and ignored, never shown as an error.
+ */
+class OutOfStateMessage extends Error {}
+
 export class ThoughtPanelController implements vscode.Disposable {
   private state: ViewState = EMPTY_STATE;
   private pending: ThoughtEvent[] = [];
@@ -54,7 +61,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   private editorPanel: vscode.WebviewPanel | undefined;
   private pendingReveal: { sessionId: string; toolCallId: string; at: number } | undefined;
   /** Counters for tests and the benchmark. */
-  readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, lastReadyAt: 0, lastSnapshotPostMs: 0 };
+  readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, lastReadyAt: 0, lastSnapshotPostMs: 0 };
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -255,6 +262,11 @@ export class ThoughtPanelController implements vscode.Disposable {
     }
     this.handle(view, parsed.message).catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof OutOfStateMessage) {
+        this.stats.ignoredMessages++;
+        this.logger.warn(`Ignored ${parsed.message.type} from the ${view.kind} panel: ${message}`);
+        return;
+      }
       this.logger.error(`Panel action ${parsed.message.type} failed: ${message}`);
       void vscode.window.showErrorMessage(`Agent Thoughts: ${message}`);
     });
@@ -276,16 +288,18 @@ export class ThoughtPanelController implements vscode.Disposable {
         turn.result.catch(() => undefined); // failures are shown as events/banners
         return;
       }
-      case "cancelTurn":
-        this.requireSession(m.sessionId).cancelTurn();
+      case "cancelTurn": {
+        const session = this.requireSession(m.sessionId);
+        if (!session.busy) throw new OutOfStateMessage(`no turn is running in session ${m.sessionId}`);
+        session.cancelTurn();
         return;
+      }
       case "resolvePermission": {
         const session = this.requireSession(m.sessionId);
         if (!session.pendingPermissions().some((p) => p.requestId === m.requestId)) {
-          this.logger.warn(`Permission request ${m.requestId} is not open in session ${m.sessionId}; answer ignored`);
-          return;
+          throw new OutOfStateMessage(`permission request ${m.requestId} is not open in session ${m.sessionId}`);
         }
-        this.broker.resolve(m.requestId, m.optionId);
+        if (!this.broker.resolve(m.requestId, m.optionId)) throw new OutOfStateMessage(`permission request ${m.requestId} did not take option ${String(m.optionId)}`);
         return;
       }
       case "openLocation": {
@@ -295,9 +309,11 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       }
       case "openDiff":
+        if (this.requireTool(m.sessionId, m.toolCallId).content[m.index]?.type !== "diff") throw new OutOfStateMessage(`tool call ${m.toolCallId} has no diff at ${m.index}`);
         await this.outputs.openDiff(this.state, m.sessionId, m.toolCallId, m.index);
         return;
       case "revealTerminal":
+        this.requireTool(m.sessionId, m.toolCallId);
         this.outputs.revealTerminal(this.state, m.sessionId, m.toolCallId);
         return;
       case "openLink":
@@ -309,7 +325,7 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       }
       case "selectSession":
-        if (!this.state.sessions[m.sessionId]) return;
+        if (!this.state.sessions[m.sessionId]) throw new OutOfStateMessage(`no session ${m.sessionId}`);
         this.activeSessionId = m.sessionId;
         this.postHost();
         return;
@@ -331,8 +347,14 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   private requireSession(sessionId: string): NonNullable<ReturnType<SessionManager["sessionById"]>> {
     const s = this.manager.sessionById(sessionId);
-    if (!s) throw new Error(`No session ${sessionId}`);
+    if (!s) throw new OutOfStateMessage(`no session ${sessionId}`);
     return s;
+  }
+
+  private requireTool(sessionId: string, toolCallId: string): ToolEntry {
+    const tool = findToolEntry(this.state, sessionId, toolCallId);
+    if (!tool) throw new OutOfStateMessage(`no tool call ${toolCallId} in session ${sessionId}`);
+    return tool;
   }
 
   private sessionCwd(): string {
