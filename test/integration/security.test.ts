@@ -1,0 +1,394 @@
+// Security checks in a real VS Code: the panel's Content Security Policy (its text and that the
+// browser enforces it), messages from the webview that are malformed or about things that are not
+// there (ignored, counted, logged — never an error or a state change), and the folders an agent's
+// terminal commands may run in.
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { Scenario } from "../fixtures/agents/scenario";
+import { harnessRequest, log } from "./index";
+import { evaluate, waitFor, type View } from "./webview";
+import { api, scriptedAgent, until } from "./helpers";
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function useAgent(name: string, scenario: Scenario): Promise<void> {
+  await vscode.workspace.getConfiguration("agentThoughts").update("agents", [scriptedAgent(name, scenario)], vscode.ConfigurationTarget.Global);
+}
+
+/** `webview.cspSource` as this VS Code hands it to extensions (read from a throwaway webview). */
+async function hostCspSource(): Promise<string> {
+  const probe = vscode.window.createWebviewPanel("agentThoughts.test.cspProbe", "CSP probe", { viewColumn: vscode.ViewColumn.Active, preserveFocus: true }, {});
+  const source = probe.webview.cspSource;
+  await sleep(300); // disposing a webview before it has loaded logs a workbench error
+  probe.dispose();
+  return source;
+}
+
+/** A CSP as directive name → source tokens. */
+function directives(csp: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const part of csp.split(";")) {
+    const [name, ...tokens] = part.trim().split(/\s+/);
+    if (name) out.set(name.toLowerCase(), tokens);
+  }
+  return out;
+}
+
+/** The messages of the workbench's notification toasts. */
+async function toasts(): Promise<string[]> {
+  const reply = await harnessRequest<{ value: string[] }>({ op: "workbench", fn: (() => [...document.querySelectorAll(".notification-toast")]
+    .map((t) => (t.querySelector(".notification-list-item-message")?.textContent ?? t.textContent ?? "").trim().slice(0, 300))).toString() });
+  return reply?.value ?? [];
+}
+
+/**
+ * Posts raw values to the host exactly as the webview's own script does: `acquireVsCodeApi()`
+ * (which the panel's script has already taken, and which can be taken only once per page) wraps
+ * `__vscode_post_message__("onmessage", { message })` of the frame that hosts the webview's
+ * document. Any script running in the webview could call it, so this is the route a forged
+ * message takes; it arrives through the real `webview.onDidReceiveMessage`.
+ */
+async function postFromWebview(messages: unknown[], view: View = "sidebar"): Promise<void> {
+  const posted = await evaluate((msgs: unknown[]) => {
+    const host = (w: Window): Window | undefined => {
+      for (let i = 0; i < w.frames.length; i++) {
+        const f = w.frames[i]!;
+        for (let j = 0; j < f.frames.length; j++) if (f.frames[j] === window) return f;
+        const deeper = host(f);
+        if (deeper) return deeper;
+      }
+      return undefined;
+    };
+    const outer = window.top ? host(window.top) : undefined;
+    const post = (outer as unknown as { __vscode_post_message__?: (channel: string, data: unknown) => void } | undefined)?.__vscode_post_message__;
+    if (!post) return -1;
+    for (const message of msgs) post("onmessage", { message });
+    return msgs.length;
+  }, messages, view);
+  assert.equal(posted, messages.length, "found the webview's message port");
+}
+
+/** Waits until `read()` reaches `want` (the host has handled everything posted before). */
+async function counted(read: () => number, want: number, what: string): Promise<void> {
+  const end = Date.now() + 15_000;
+  while (read() < want && Date.now() < end) await sleep(25);
+  assert.equal(read(), want, what);
+}
+
+interface CspFacts {
+  csp: string;
+  policies: number;
+  scripts: { id: string; nonce: string; src: string; inline: boolean; beforePolicy: boolean }[];
+}
+
+async function cspFacts(view: View): Promise<CspFacts> {
+  return evaluate(() => {
+    const meta = document.querySelector('meta[http-equiv="Content-Security-Policy" i]');
+    return {
+      csp: meta?.getAttribute("content") ?? "",
+      policies: document.querySelectorAll('meta[http-equiv="Content-Security-Policy" i]').length,
+      scripts: [...document.querySelectorAll("script")].map((s) => ({
+        id: s.id,
+        nonce: s.nonce || (s.getAttribute("nonce") ?? ""),
+        src: s.getAttribute("src") ?? "",
+        inline: (s.textContent ?? "").trim() !== "",
+        beforePolicy: !!meta && (s.compareDocumentPosition(meta) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0,
+      })),
+    };
+  }, undefined, view);
+}
+
+/** Checks one view's policy; returns its nonce. */
+function checkPolicy(view: View, facts: CspFacts, cspSource: string): string {
+  const { csp } = facts;
+  assert.equal(facts.policies, 1, `${view}: one CSP meta`);
+  assert.doesNotMatch(csp, /unsafe-/i, `${view}: no 'unsafe-inline', 'unsafe-eval' or 'unsafe-hashes' in ${csp}`);
+  const d = directives(csp);
+  assert.deepEqual(d.get("default-src"), ["'none'"], `${view}: default-src 'none' (${csp})`);
+  const scriptSrc = d.get("script-src") ?? [];
+  assert.equal(scriptSrc.length, 1, `${view}: script-src is a nonce and nothing else (${csp})`);
+  const nonce = /^'nonce-([A-Za-z0-9+/]{22,}={0,2})'$/.exec(scriptSrc[0]!)?.[1];
+  assert.ok(nonce, `${view}: script-src ${scriptSrc[0]} is a nonce`);
+  // Everything else may name VS Code's own webview resource origin (and images data:), nothing more.
+  const allowed = new Set([...cspSource.split(/\s+/).filter(Boolean), "data:"]);
+  for (const [name, tokens] of d) {
+    if (name === "default-src" || name === "script-src") continue;
+    const foreign = tokens.filter((t) => !allowed.has(t));
+    assert.deepEqual(foreign, [], `${view}: ${name} names nothing but ${[...allowed].join(" ")} (${csp})`);
+  }
+  assert.equal(d.get("font-src")?.includes("data:") ?? false, false, `${view}: data: only for images`);
+  // Our scripts load by URL with the nonce; the one exception is VS Code's acquireVsCodeApi
+  // script, which VS Code puts before our policy (so the policy does not cover it).
+  const ours = facts.scripts.filter((s) => s.id !== "_vscodeApiScript");
+  assert.ok(ours.length >= 1, `${view}: the panel's script is there`);
+  for (const s of ours) {
+    assert.equal(s.nonce, nonce, `${view}: script ${s.src || "(inline)"} carries the nonce`);
+    assert.equal(s.inline, false, `${view}: no inline script of ours`);
+    assert.ok(s.src !== "", `${view}: scripts load from the extension`);
+  }
+  for (const s of facts.scripts.filter((x) => x.id === "_vscodeApiScript")) assert.ok(s.beforePolicy, `${view}: VS Code's API script precedes the policy`);
+  return nonce;
+}
+
+/** Tries every way to run code the policy forbids; returns what ran and what the browser reported. */
+async function attack(view: View): Promise<{ flags: Record<string, unknown>; control: unknown; clicked: boolean; evalErrors: unknown; violations: string[] }> {
+  return evaluate(async () => {
+    const w = window as unknown as Record<string, unknown>;
+    const violations: string[] = [];
+    const onViolation = (e: SecurityPolicyViolationEvent): void => { violations.push(e.effectiveDirective); };
+    document.addEventListener("securitypolicyviolation", onViolation);
+    const added: Element[] = [];
+    const add = <T extends Element>(el: T): T => { document.body.append(el); added.push(el); return el; };
+    // An injected inline script.
+    const inline = document.createElement("script");
+    inline.textContent = "window.__atInline = 1";
+    add(inline);
+    // Inline event handlers.
+    const div = document.createElement("div");
+    div.setAttribute("onclick", "window.__atOnclick = 1");
+    let clicked = false;
+    div.addEventListener("click", () => { clicked = true; });
+    add(div).click();
+    const broken = document.createElement("img");
+    broken.setAttribute("onerror", "window.__atOnerror = 1");
+    broken.src = "data:,not-an-image";
+    add(broken);
+    const link = document.createElement("a");
+    link.href = "javascript:void(window.__atJsUrl = 1)";
+    add(link).click();
+    // Remote content.
+    const remote = document.createElement("img");
+    remote.src = "https://example.com/pixel.png";
+    add(remote);
+    void fetch("https://example.com/").catch(() => undefined);
+    // eval and friends, from page code: a script the policy admits (it carries the page's nonce).
+    // This is also the control: it shows injected scripts run when the policy allows them. The
+    // attempts run in a later task: while the harness's evaluation (CDP Runtime.evaluate) is on
+    // the stack, DevTools allows eval whatever the policy says.
+    const nonce = document.querySelector<HTMLScriptElement>("script[nonce]")?.nonce ?? "";
+    const admitted = document.createElement("script");
+    admitted.nonce = nonce;
+    admitted.textContent = [
+      "window.__atControl = 1; window.__atEvalErrors = [];",
+      "setTimeout(function () {",
+      "  try { eval('window.__atEval = 1'); } catch (e) { window.__atEvalErrors.push(e.name); }",
+      "  try { new Function('window.__atFunction = 1')(); } catch (e) { window.__atEvalErrors.push(e.name); }",
+      "  try { setTimeout('window.__atTimeout = 1', 0); } catch (e) { window.__atEvalErrors.push(e.name); }",
+      "  window.__atControl = 2;",
+      "}, 0);",
+    ].join("\n");
+    add(admitted);
+    await new Promise((r) => setTimeout(r, 500));
+    document.removeEventListener("securitypolicyviolation", onViolation);
+    for (const el of added) el.remove();
+    const names = ["__atInline", "__atOnclick", "__atOnerror", "__atJsUrl", "__atEval", "__atFunction", "__atTimeout"];
+    const flags: Record<string, unknown> = {};
+    for (const n of names) flags[n] = w[n];
+    const result = { flags, control: w.__atControl, clicked, evalErrors: w.__atEvalErrors, violations: [...new Set(violations)].sort() };
+    for (const n of [...names, "__atControl", "__atEvalErrors"]) delete w[n];
+    return result;
+  }, undefined, view);
+}
+
+describe("security", function () {
+  this.timeout(120_000);
+  let cspSource = "";
+
+  before(async () => {
+    await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "sidebar", what: "the sidebar prompt box" });
+    cspSource = await hostCspSource();
+    log(`webview.cspSource here: ${cspSource}`);
+    await vscode.commands.executeCommand("agentThoughts.openPanel");
+    await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "editor", what: "the editor panel's prompt box" });
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
+  });
+
+  it("the panel's CSP allows no inline, eval'd or remote code, and every script of ours carries its nonce (sidebar and editor)", async () => {
+    assert.ok(cspSource.trim() !== "" && !/(^|\s)(\*|https?:|wss?:)(\s|$)/.test(cspSource), `a specific resource origin: ${cspSource}`);
+    const sidebar = checkPolicy("sidebar", await cspFacts("sidebar"), cspSource);
+    const editor = checkPolicy("editor", await cspFacts("editor"), cspSource);
+    assert.notEqual(sidebar, editor, "each document gets its own nonce");
+  });
+
+  it("the browser enforces it: injected scripts, inline handlers, javascript: links, eval and remote loads do not run", async () => {
+    for (const view of ["sidebar", "editor"] as const) {
+      const r = await attack(view);
+      assert.equal(r.control, 2, `${view}: the control script (with the nonce) ran to its end, so the probes were live`);
+      assert.equal(r.clicked, true, `${view}: the click happened`);
+      assert.deepEqual(r.flags, Object.fromEntries(Object.keys(r.flags).map((k) => [k, undefined])), `${view}: nothing forbidden ran`);
+      assert.deepEqual(r.evalErrors, ["EvalError", "EvalError"], `${view}: eval and new Function throw`);
+      for (const directive of ["script-src-elem", "script-src-attr", "script-src", "img-src", "connect-src"]) {
+        assert.ok(r.violations.includes(directive), `${view}: the browser reported a ${directive} violation (${r.violations.join(", ")})`);
+      }
+    }
+  });
+
+  it("malformed messages from the webview are counted, logged and ignored: no state change, no notification", async () => {
+    const a = await api();
+    const controller = a._test.controller;
+    await vscode.commands.executeCommand("notifications.clearAll");
+    const before = JSON.stringify(controller.viewState);
+    const activeBefore = controller.activeSession;
+    const invalid = controller.stats.invalidMessages;
+    const ignored = controller.stats.ignoredMessages;
+    const malformed: unknown[] = [
+      null, 42, "ready", true, [], [{ type: "ready" }],
+      {}, { type: "nonsense" }, { type: 7 }, { type: "x".repeat(200_000) },
+      { type: "cancelTurn" }, { type: "cancelTurn", sessionId: 7 }, { type: "cancelTurn", sessionId: "" },
+      { type: "resolvePermission", sessionId: "s", requestId: "r" },
+      { type: "resolvePermission", sessionId: "s", requestId: "r", optionId: ["once"] },
+      { type: "sendPrompt", text: "x".repeat(1_000_001) },
+      { type: "sendPrompt", text: "" },
+      { type: "sendPrompt", text: "hi", sessionId: "s".repeat(501) },
+      { type: "openLocation", path: "/etc/hosts", line: -3 },
+      { type: "openLink", href: `https://example.com/${"a".repeat(9000)}` },
+      { type: "openDiff", sessionId: "s", toolCallId: "t", index: 1.5 },
+      { type: "setConfigOption", sessionId: "s", configId: "c", value: { nested: true } },
+      { type: "requestSnapshot" },
+      { type: "copy", text: 5 },
+    ];
+    await postFromWebview(malformed, "sidebar");
+    await postFromWebview([{ type: "sendPrompt" }], "editor");
+    await counted(() => controller.stats.invalidMessages, invalid + malformed.length + 1, "every malformed message reached the host and was counted as invalid");
+    await sleep(500); // room for anything that would happen late (a notification, a turn)
+    assert.equal(controller.stats.invalidMessages, invalid + malformed.length + 1, "counted once each");
+    assert.equal(controller.stats.ignoredMessages, ignored, "none was taken for a verb");
+    assert.equal(JSON.stringify(controller.viewState), before, "the view state did not change");
+    assert.equal(controller.activeSession, activeBefore);
+    assert.deepEqual(await toasts(), [], "no notification");
+    assert.ok(await evaluate(() => document.getElementById("prompt") !== null, undefined, "sidebar"), "the panel still works");
+  });
+
+  it("out-of-state messages are logged and ignored: unknown ids, forged options, a second answer, cancel with no turn", async () => {
+    await useAgent("Guarded", {
+      turns: [[
+        {
+          permission: {
+            toolCall: { toolCallId: "p1", title: "Delete the build folder", kind: "delete" },
+            options: [{ optionId: "once", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }],
+          },
+          onSelected: { once: [{ message: "p1:once " }], no: [{ message: "p1:no " }] },
+          onCancelled: [{ message: "p1:cancelled " }],
+        },
+        { message: "done" },
+      ]],
+    });
+    const a = await api();
+    const controller = a._test.controller;
+    await vscode.commands.executeCommand("notifications.clearAll");
+    const turn = a.stream("go", { agent: "Guarded", newSession: true });
+    let ended: string | undefined;
+    turn.result.then((r) => { ended = `the turn ended: ${r.stopReason} ${JSON.stringify(r.text)}`; }, (e: unknown) => { ended = `the turn failed: ${String(e)}`; });
+    const request = await until(() => a._test.broker.open()[0] ?? (ended ? { ended } : undefined), "the agent's permission request", 45_000);
+    assert.ok("requestId" in request, "ended" in request ? request.ended : "the agent asks");
+    const { sessionId, requestId } = request;
+    for (const view of ["sidebar", "editor"] as const) {
+      await waitFor(() => document.querySelector('[data-option-id="once"]') !== null, undefined, { view, what: `the permission buttons in the ${view} view` });
+    }
+
+    // While the request is open: answers that name the wrong request, session or option.
+    let ignored = controller.stats.ignoredMessages;
+    await postFromWebview([
+      { type: "resolvePermission", sessionId, requestId: "no-such-request", optionId: "once" },
+      { type: "resolvePermission", sessionId: "no-such-session", requestId, optionId: "once" },
+      { type: "resolvePermission", sessionId, requestId, optionId: "forged-option" },
+      { type: "openDiff", sessionId, toolCallId: "p1", index: 3 },
+      { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "p1" },
+      { type: "revealTerminal", sessionId, toolCallId: "no-such-tool" },
+    ]);
+    await counted(() => controller.stats.ignoredMessages, ignored + 6, "each was ignored");
+    assert.deepEqual(a._test.broker.open().map((r) => r.requestId), [requestId], "the request is still open: none of them answered it");
+
+    // Two answers from the user interface in one task: a double click on Allow in the sidebar and
+    // Reject in the editor view, before any patch can take the buttons away.
+    ignored = controller.stats.ignoredMessages;
+    const clicked = await harnessRequest<{ value: string }>({ op: "workbench", fn: (() => {
+      const docs: Document[] = [];
+      const walk = (w: Window): void => {
+        try { if (w.document.body?.dataset.agentThoughtsView) docs.push(w.document); } catch { /* another origin */ }
+        for (let i = 0; i < w.frames.length; i++) walk(w.frames[i]!);
+      };
+      walk(window);
+      const button = (view: string, optionId: string): HTMLElement | undefined => docs
+        .filter((d) => d.body.dataset.agentThoughtsView === view)
+        .map((d) => d.querySelector<HTMLElement>(`[data-option-id="${optionId}"]`))
+        .find((b): b is HTMLElement => !!b);
+      const allow = button("sidebar", "once");
+      const reject = button("editor", "no");
+      if (!allow || !reject) return `missing: ${allow ? "" : "sidebar Allow "}${reject ? "" : "editor Reject"}`;
+      allow.click();
+      allow.click();
+      reject.click();
+      return "clicked";
+    }).toString() });
+    assert.equal(clicked?.value, "clicked");
+    const result = await turn.result;
+    assert.match(result.text, /^p1:(once|no) done$/, "the agent got exactly one answer");
+    await until(() => controller.stats.ignoredMessages >= ignored + 1, "the losing answer to reach the host and be ignored");
+    log(`answers ignored after the double click: ${controller.stats.ignoredMessages - ignored}`);
+    const outcomes = controller.viewState.sessions[sessionId]?.turns.flatMap((t) => t.entries).filter((e) => e.type === "tool" && e.permission?.outcome);
+    assert.equal(outcomes?.length, 1, "one answered permission in the session");
+    assert.equal(a._test.broker.open().length, 0);
+
+    // After the turn: the same answer again, cancels with no turn, verbs for unknown sessions.
+    await sleep(300);
+    const before = JSON.stringify(controller.viewState);
+    ignored = controller.stats.ignoredMessages;
+    const invalid = controller.stats.invalidMessages;
+    const outOfState = [
+      { type: "resolvePermission", sessionId, requestId, optionId: "no" },
+      { type: "resolvePermission", sessionId, requestId, optionId: null },
+      { type: "cancelTurn", sessionId },
+      { type: "cancelTurn", sessionId: "no-such-session" },
+      { type: "setMode", sessionId: "no-such-session", modeId: "plan" },
+      { type: "setConfigOption", sessionId: "no-such-session", configId: "model", value: "big" },
+      { type: "selectSession", sessionId: "no-such-session" },
+      { type: "openDiff", sessionId: "no-such-session", toolCallId: "p1", index: 0 },
+    ];
+    await postFromWebview(outOfState, "editor");
+    await counted(() => controller.stats.ignoredMessages, ignored + outOfState.length, "each was ignored");
+    await sleep(500);
+    assert.equal(controller.stats.ignoredMessages, ignored + outOfState.length);
+    assert.equal(controller.stats.invalidMessages, invalid, "well-formed, so not counted as invalid");
+    assert.equal(JSON.stringify(controller.viewState), before, "the view state did not change");
+    assert.equal(controller.activeSession, sessionId, "the panel still shows the session");
+    assert.deepEqual(await toasts(), [], "no notification");
+  });
+
+  it("an agent's terminal may run in the session folder, not outside it: /etc, .., a symlink out", async () => {
+    const ws = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const realWs = fs.realpathSync(ws);
+    const link = path.join(ws, "escape-link");
+    fs.symlinkSync("/etc", link);
+    try {
+      await useAgent("Confined", {
+        turns: [[
+          { terminal: { command: "pwd -P", cwd: "/etc" }, report: true },
+          { message: "|" },
+          { terminal: { command: "pwd -P", cwd: ".." }, report: true },
+          { message: "|" },
+          { terminal: { command: "pwd -P", cwd: "escape-link" }, report: true },
+          { message: "|" },
+          { terminal: { command: "pwd -P", cwd: "src" }, report: true },
+        ]],
+      });
+      const r = await (await api()).stream("run", { agent: "Confined", newSession: true }).result;
+      const [etc, parent, symlink, inside] = r.text.split("|");
+      assert.equal(etc, "terminalError:Invalid params: cwd /etc is outside the workspace");
+      assert.equal(parent, `terminalError:Invalid params: cwd ${path.dirname(ws)} is outside the workspace`);
+      assert.equal(symlink, `terminalError:Invalid params: cwd ${link} is outside the workspace (it resolves to ${fs.realpathSync("/etc")})`);
+      assert.equal(inside, `terminal:0:${path.join(realWs, "src")}\n`, "a relative cwd inside runs, resolved against the session folder");
+    } finally {
+      fs.rmSync(link, { force: true });
+    }
+  });
+});
