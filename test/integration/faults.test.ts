@@ -71,8 +71,20 @@ async function send(text: string): Promise<void> {
 }
 
 /** Text of the panel's transcript (textContent: folded thoughts count too). */
-function transcriptHas(text: string): Promise<boolean> {
-  return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the transcript`, timeoutMs: 20_000 });
+function transcriptHas(text: string, timeoutMs = 20_000): Promise<boolean> {
+  return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the transcript`, timeoutMs });
+}
+
+/** Like transcriptHas, for text that may sit behind "Show N earlier" in a long turn (clicked as a user would). */
+async function transcriptShows(text: string): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    const state = await evaluate((t: string) => ((document.getElementById("transcript")?.textContent ?? "").includes(t) ? "shown" : document.querySelector(".show-earlier:not([hidden])") ? "more" : "no"), text, "sidebar");
+    if (state === "shown") return;
+    if (state === "no") break;
+    await click(".show-earlier:not([hidden])", "sidebar");
+    await sleep(100);
+  }
+  await transcriptHas(text);
 }
 
 /**
@@ -206,7 +218,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
       await until(() => a._test.manager.sessions.some((s) => s.agentName === name && !s.isEnded), `a session of ${name} after Retry`, 20_000);
     } catch (e) {
       const banners = await evaluate(() => [...document.querySelectorAll(".banner")].map((b) => b.textContent).join(" | "), undefined, "sidebar");
-      throw new Error(`${String(e)}; banners: ${banners}; status: ${JSON.stringify(a._test.manager.sessions.map((s) => [s.agentName, s.isEnded]))}`);
+      throw new Error(`${String(e)}; banners: ${banners}; status: ${JSON.stringify(a._test.manager.sessions.map((s) => [s.agentName, s.isEnded]))}`, { cause: e });
     }
     await send("again");
     await transcriptHas(fixed.recovered);
@@ -334,9 +346,9 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await configure([scriptedAgent(c.name, scenario)], c.name);
     await send("go");
     await showing(a, c.name);
-    await transcriptHas("turn finished");
+    await transcriptHas("turn finished", 90_000);
     const seen = pattern ? await shownError(c.name, pattern) : await after!();
-    await transcriptHas(c.before);
+    await transcriptShows(c.before);
     await editReviewable(a, c.editFile, c.original);
     const session = a._test.controller.activeSession;
     await send("again");
@@ -471,6 +483,55 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     } finally {
       fs.rmSync(big, { force: true });
     }
+  });
+
+  // ---- terminals at scale ----------------------------------------------------------------------
+
+  it("row: the agent asks for 100 terminals", async function () {
+    const c = rowCtx("Hundred");
+    const pids = path.join(tmp, "Hundred-terminal.pids");
+    const steps: Step[] = [];
+    for (let i = 0; i < 100; i++) steps.push({ terminal: { command: `echo $$ >> ${pids}; echo out-${i}` }, toolCallId: `cmd-${i}`, report: true });
+    const terminalsBefore = vscode.window.terminals.length;
+    await survivedRow(this, "asks for 100 terminals", c, faultScenario(c, [...steps, done]), undefined, async () => {
+      const s = a._test.controller.viewState.sessions[a._test.controller.activeSession!]!;
+      const text = JSON.stringify(s.turns[0]);
+      for (let i = 0; i < 100; i++) assert.ok(text.includes(`terminal:0:out-${i}\\n`), `command ${i} ran and its output reached the agent`);
+      const started = fs.readFileSync(pids, "utf8").trim().split("\n").map(Number);
+      assert.equal(started.length, 100);
+      for (const p of started) await gone(p, "a finished command");
+      const open = vscode.window.terminals.length - terminalsBefore;
+      assert.ok(open <= 20, `VS Code terminals stay bounded (${open} opened for 100 commands)`);
+      // The panel keeps only recent entries in the DOM; the view state has every card.
+      const cards = s.turns[0]!.entries.filter((e) => e.type === "tool" && e.toolCallId.startsWith("cmd-") && e.content.some((x) => x.type === "terminal")).length;
+      assert.equal(cards, 100, "a card showing its terminal for every command");
+      return `all 100 ran with the right output, 100 cards; ${open} VS Code terminals open at the end (auto-revealed, bounded); no command left running`;
+    });
+  });
+
+  it("row: a terminal producing 100 MB of output", async function () {
+    const c = rowCtx("Firehose");
+    const limit = 64 * 1024;
+    const heap0 = process.memoryUsage().heapUsed;
+    const started = Date.now();
+    await survivedRow(this, "a terminal printing 100 MB (outputByteLimit 64 KB)", c, faultScenario(c, [
+      { terminal: { command: "head -c 104857600 /dev/zero | tr '\\0' x; echo; echo END-OF-OUTPUT", outputByteLimit: limit }, toolCallId: "firehose", report: true },
+      done,
+    ]), undefined, async () => {
+      const s = a._test.controller.viewState.sessions[a._test.controller.activeSession!]!;
+      const msg = s.turns[0]!.entries.filter((e) => e.type === "message").map((e) => (e as { text: string }).text).join("");
+      const output = msg.slice(msg.indexOf("terminal:0:") + "terminal:0:".length, msg.indexOf("turn finished"));
+      assert.ok(Buffer.byteLength(output) <= limit, `the agent got at most outputByteLimit (${Buffer.byteLength(output)} bytes)`);
+      assert.ok(output.endsWith("END-OF-OUTPUT\n"), "the agent got the real tail");
+      // Its terminal mirror ends with the real tail too, and keeps a bounded buffer.
+      const mirrored = await until(() => {
+        const out = a._test.terminals.outputOf(s.sessionId, "firehose");
+        return out?.includes("END-OF-OUTPUT") ? out : undefined;
+      }, "the terminal mirror to show the end of the output");
+      assert.ok(mirrored.length <= 2 * 1024 * 1024, `the mirror keeps a bounded tail (${mirrored.length} chars)`);
+      const grew = (process.memoryUsage().heapUsed - heap0) / 1048576;
+      return `agent got the last ${Buffer.byteLength(output)} bytes incl. the real end; turn ${((Date.now() - started) / 1000).toFixed(1)} s; host heap +${grew.toFixed(1)} MB`;
+    });
   });
 
   // ---- the user cancels at awkward moments ---------------------------------------------------
