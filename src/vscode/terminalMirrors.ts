@@ -5,6 +5,11 @@
  * `terminal_exit`) or only reports in `rawOutput`. Terminals open on demand (Show terminal) or by
  * themselves with `agentThoughts.terminals.reveal` = `auto`, always without taking focus. Closing
  * one never stops a running command without asking.
+ *
+ * Bounded under load: each mirror keeps only the tail of its output; writes into a terminal are
+ * coalesced, and output arriving faster than a terminal can usefully show is skipped with a marker
+ * saying how much; only the most recent automatically opened terminals stay open, and only the most
+ * recent finished commands keep their output.
  */
 import * as vscode from "vscode";
 import type { TerminalListener } from "../acp/nodeTerminals";
@@ -12,37 +17,244 @@ import type { TerminalExit } from "../acp/ports";
 import type { ThoughtEvent } from "../core/events";
 import type { ToolEntry } from "../core/viewModel";
 
+// Sizes are in characters (UTF-16 code units); for terminal output, nearly always bytes.
 /** What a mirror keeps: the last megabyte, like a terminal's scrollback. */
-const KEEP_BYTES = 1_048_576;
+const KEEP_CHARS = 1_048_576;
+/** Writes into a terminal are coalesced: at most one per this many ms. */
+const WRITE_INTERVAL_MS = 32;
+/** At most this much per write (≈ 2 MB/s into the terminal); beyond it the middle is skipped. */
+const MAX_WRITE_CHARS = 64 * 1024;
+/** After a skip, the tail written below the marker: short enough to stay in xterm's scrollback. */
+const TAIL_CHARS = 32 * 1024;
+const TAIL_LINES = 400;
+/** After a skip the output is flooding: the next write waits this long (unless the command ends). */
+const FLOOD_INTERVAL_MS = 1000;
+/** Finished commands that keep their output (for Show terminal after their terminal was closed). */
+const KEEP_FINISHED_OUTPUTS = 20;
+/** Commands remembered at all (name and exit status); the oldest finished ones are forgotten. */
+const MAX_MIRRORS = 500;
+/** Tool call titles remembered to name terminals. */
+const MAX_TITLES = 2000;
+/** Texts shorter than this are gathered and joined before they are kept, so tiny deltas cost no more than big ones. */
+const SMALL_CHARS = 8192;
 
-class ReadOnlyPty implements vscode.Pseudoterminal {
+/** The last `limit` characters of a stream. Appending never copies what is kept. */
+export class TailBuffer {
+  private chunks: string[] = [];
+  private head = 0;
+  private small: string[] = [];
+  private smallChars = 0;
+  /** Characters in chunks[head…] and small. */
+  private chars = 0;
+  /** Every character ever appended (since the last clear). */
+  private total = 0;
+
+  constructor(private readonly limit: number) {}
+
+  append(text: string): void {
+    if (!text) return;
+    this.total += text.length;
+    if (text.length >= this.limit) {
+      // Copy the tail: a slice would keep the whole (possibly huge) string alive.
+      const tail = copyOf(dropBrokenStart(text.slice(text.length - this.limit)));
+      this.chunks = [tail];
+      this.head = 0;
+      this.small = [];
+      this.smallChars = 0;
+      this.chars = tail.length;
+      return;
+    }
+    this.chars += text.length;
+    if (text.length < SMALL_CHARS) {
+      this.small.push(text);
+      this.smallChars += text.length;
+      if (this.smallChars >= SMALL_CHARS) this.sealSmall();
+    } else {
+      this.sealSmall();
+      this.chunks.push(text);
+    }
+    while (this.head < this.chunks.length && this.chars - this.chunks[this.head]!.length >= this.limit) {
+      this.chars -= this.chunks[this.head]!.length;
+      this.chunks[this.head++] = "";
+    }
+    if (this.head > 64 && this.head * 2 > this.chunks.length) {
+      this.chunks = this.chunks.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private sealSmall(): void {
+    if (!this.small.length) return;
+    this.chunks.push(this.small.length === 1 ? this.small[0]! : this.small.join(""));
+    this.small = [];
+    this.smallChars = 0;
+  }
+
+  /** The last `limit` characters appended (all of them when fewer arrived). */
+  text(): string {
+    const parts = this.head ? this.chunks.slice(this.head) : this.chunks.slice();
+    if (this.small.length) parts.push(...this.small);
+    const all = parts.join("");
+    return all.length > this.limit ? dropBrokenStart(all.slice(all.length - this.limit)) : all;
+  }
+
+  /** Characters appended that `text()` no longer has. */
+  get skipped(): number {
+    return this.total - Math.min(this.chars, this.limit);
+  }
+
+  get isEmpty(): boolean {
+    return this.total === 0;
+  }
+
+  clear(): void {
+    this.chunks = [];
+    this.head = 0;
+    this.small = [];
+    this.smallChars = 0;
+    this.chars = 0;
+    this.total = 0;
+  }
+}
+
+/** A fresh flat copy (V8 slices share, and keep alive, their parent string). */
+function copyOf(s: string): string {
+  return Buffer.from(s, "utf16le").toString("utf16le");
+}
+
+/** Drops a low surrogate left at the start by cutting a character in two. */
+function dropBrokenStart(s: string): string {
+  const c = s.charCodeAt(0);
+  return c >= 0xdc00 && c <= 0xdfff ? s.slice(1) : s;
+}
+
+/** The end of `text`: at most `maxChars` characters and `maxLines` lines, from a line start when one is near. */
+function tailOf(text: string, maxChars: number, maxLines: number): string {
+  let start = Math.max(0, text.length - maxChars);
+  let lines = 0;
+  for (let p = text.lastIndexOf("\n", text.length - 2); p >= start && p > 0; p = text.lastIndexOf("\n", p - 1)) {
+    if (++lines >= maxLines) {
+      start = p + 1;
+      break;
+    }
+  }
+  if (start > 0 && text[start - 1] !== "\n") {
+    const nl = text.indexOf("\n", start);
+    if (nl !== -1 && nl - start < 4096 && nl < text.length - 1) start = nl + 1;
+  }
+  return dropBrokenStart(text.slice(start));
+}
+
+function formatSize(chars: number): string {
+  if (chars < 1024) return `${chars} B`;
+  if (chars < 1024 * 1024) return `${(chars / 1024).toFixed(1)} KB`;
+  if (chars < 1024 * 1024 * 1024) return `${(chars / 1024 / 1024).toFixed(1)} MB`;
+  return `${(chars / 1024 / 1024 / 1024).toFixed(1)} GB`;
+}
+
+/**
+ * A read-only pseudoterminal that writes at most once per `WRITE_INTERVAL_MS` and at most
+ * `MAX_WRITE_CHARS` per write: output arriving faster than that is skipped in the middle, with a
+ * marker, and while it keeps flooding the terminal is updated once a second.
+ */
+export class ReadOnlyPty implements vscode.Pseudoterminal {
   private readonly writer = new vscode.EventEmitter<string>();
   readonly onDidWrite = this.writer.event;
   private readonly closer = new vscode.EventEmitter<void>();
   readonly onDidClose = this.closer.event;
   private opened = false;
-  private pending = "";
+  private disposed = false;
+  /** Set when we close the terminal ourselves: not a user's close, nothing to ask. */
+  private closingQuietly = false;
+  private readonly pending = new TailBuffer(MAX_WRITE_CHARS);
+  /** Output skipped before what is pending (it went by before this terminal existed). */
+  private skippedBefore = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastWrite = 0;
+  private holdUntil = 0;
+  private atLineStart = true;
 
   constructor(private readonly onUserClose: () => void) {}
 
   open(): void {
     this.opened = true;
-    if (this.pending) this.writer.fire(this.pending);
-    this.pending = "";
+    this.schedule();
   }
 
   close(): void {
     this.opened = false;
-    this.onUserClose();
+    if (!this.closingQuietly) this.onUserClose();
   }
 
   write(text: string): void {
-    const t = text.replace(/\r?\n/g, "\r\n");
-    if (this.opened) this.writer.fire(t);
-    else this.pending += t;
+    this.pending.append(text);
+    this.schedule();
+  }
+
+  /** Output that went by and will not be written (shown in the next marker). */
+  skipped(chars: number): void {
+    this.skippedBefore += chars;
+  }
+
+  /** Clears the screen and forgets anything not written yet (the output was replaced). */
+  reset(): void {
+    this.pending.clear();
+    this.skippedBefore = 0;
+    this.write("\x1bc");
+  }
+
+  /** The command is over: write what is left soon, even while flooding. */
+  finish(): void {
+    this.holdUntil = 0;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.schedule();
+  }
+
+  /** We are about to close this terminal: its close is not the user's. */
+  closeQuietly(): void {
+    this.closingQuietly = true;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.disposed || !this.opened || (this.pending.isEmpty && !this.skippedBefore)) return;
+    const now = Date.now();
+    const delay = Math.max(0, this.lastWrite + WRITE_INTERVAL_MS - now, this.holdUntil - now);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, delay);
+  }
+
+  private flush(): void {
+    if (this.disposed || !this.opened) return;
+    let text = this.pending.text();
+    let skipped = this.pending.skipped + this.skippedBefore;
+    this.pending.clear();
+    this.skippedBefore = 0;
+    let out = "";
+    if (skipped > 0) {
+      const tail = tailOf(text, TAIL_CHARS, TAIL_LINES);
+      skipped += text.length - tail.length;
+      text = tail;
+      out = `${this.atLineStart ? "" : "\r\n"}\x1b[2m[… ${formatSize(skipped)} of output skipped; the last ${formatSize(text.length)} follow …]\x1b[0m\r\n`;
+      this.holdUntil = Date.now() + FLOOD_INTERVAL_MS;
+      this.atLineStart = true;
+    }
+    if (text) {
+      out += text.replace(/\r?\n/g, "\r\n");
+      this.atLineStart = text.endsWith("\n");
+    }
+    if (!out) return;
+    this.lastWrite = Date.now();
+    this.writer.fire(out);
   }
 
   dispose(): void {
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending.clear();
     this.writer.dispose();
     this.closer.dispose();
   }
@@ -50,46 +262,73 @@ class ReadOnlyPty implements vscode.Pseudoterminal {
 
 interface Mirror {
   name: string;
-  output: string;
+  /** Undefined once evicted (an older finished command). */
+  output: TailBuffer | undefined;
   exit?: string;
+  /** When the command finished (a sequence number; exited, or its agent-run tool call ended). */
+  finished?: number;
   /** Client-run terminals can be stopped; agent-run ones belong to the agent. */
   clientTerminal?: { sessionId: string; terminalId: string };
-  view?: { terminal: vscode.Terminal; pty: ReadOnlyPty };
+  autoRevealed?: boolean;
+  /** `auto`: opened by itself (may be closed again once finished); otherwise the user asked for it. */
+  view?: { terminal: vscode.Terminal; pty: ReadOnlyPty; auto: boolean; opened: number };
 }
 
 function exitLine(exit: { exitCode?: number | null; signal?: string | null }): string {
   return `\n[process exited ${exit.signal ? `by signal ${exit.signal}` : `with code ${exit.exitCode ?? "?"}`}]\n`;
 }
 
+function newOutput(text = ""): TailBuffer {
+  const b = new TailBuffer(KEEP_CHARS);
+  b.append(text);
+  return b;
+}
+
 export class TerminalMirrors implements vscode.Disposable {
   private readonly mirrors = new Map<string, Mirror>();
   /** Client terminal id → the tool call that shows it. */
   private readonly toolOf = new Map<string, { sessionId: string; toolCallId: string }>();
-  /** Latest title of every tool call ("session:id"), to name terminals an update points at. */
+  /** Latest title of recent tool calls ("session:id"), to name terminals an update points at. */
   private readonly titles = new Map<string, string>();
   private readonly disposables: vscode.Disposable[] = [];
+  private sequence = 0;
+  /**
+   * Commands waiting to open their terminal by themselves. The workbench opens terminals far more
+   * slowly than an agent can run commands, so one opens at a time (after the workbench opened the
+   * previous one); a command that finished while it waited is skipped unless it is the newest.
+   */
+  private revealQueue: string[] = [];
+  private opening: { terminal: vscode.Terminal; timer: ReturnType<typeof setTimeout> } | undefined;
   /** Set by the composition root: stops a client terminal's process. */
   kill: ((sessionId: string, terminalId: string) => Promise<void>) | undefined;
 
   constructor() {
-    this.disposables.push(vscode.window.onDidCloseTerminal((t) => {
-      for (const m of this.mirrors.values()) {
-        if (m.view?.terminal === t) {
-          m.view.pty.dispose();
-          delete m.view;
+    this.disposables.push(
+      vscode.window.onDidOpenTerminal((t) => {
+        if (this.opening?.terminal === t) this.openingDone();
+      }),
+      vscode.window.onDidCloseTerminal((t) => {
+        for (const m of this.mirrors.values()) {
+          if (m.view?.terminal === t) {
+            m.view.pty.dispose();
+            delete m.view;
+          }
         }
-      }
-    }));
+        if (this.opening?.terminal === t) this.openingDone();
+      }),
+    );
   }
 
-  private get autoReveal(): boolean {
-    return vscode.workspace.getConfiguration("agentThoughts").get<string>("terminals.reveal") !== "never";
+  private get settings(): { autoReveal: boolean; keepOpen: number } {
+    const c = vscode.workspace.getConfiguration("agentThoughts");
+    return { autoReveal: c.get<string>("terminals.reveal") !== "never", keepOpen: Math.max(1, Math.floor(c.get<number>("terminals.keepOpen") ?? 10)) };
   }
 
   /** Feeds `NodeTerminals` (terminals the client runs for the agent). */
   readonly listener: TerminalListener = {
     created: ({ sessionId, terminalId, commandLine }) => {
-      this.mirrors.set(`client:${terminalId}`, { name: commandLine, output: `$ ${commandLine}\n`, clientTerminal: { sessionId, terminalId } });
+      this.mirrors.set(`client:${terminalId}`, { name: commandLine, output: newOutput(`$ ${commandLine}\n`), clientTerminal: { sessionId, terminalId } });
+      this.forgetOld();
     },
     output: (terminalId, text) => this.append(`client:${terminalId}`, text),
     exited: (terminalId, exit: TerminalExit) => this.finish(`client:${terminalId}`, exit),
@@ -97,9 +336,22 @@ export class TerminalMirrors implements vscode.Disposable {
 
   /** Agent-run command output in `_meta`, and tool calls that show a client terminal. */
   onEvent(e: ThoughtEvent): void {
+    if (e.kind === "tool_done") {
+      this.finish(`tool:${e.sessionId}:${e.toolCallId}`);
+      return;
+    }
+    if (e.kind === "turn_end") {
+      // Tool calls left open end with the turn; so do the commands the agent streamed for them.
+      const prefix = `tool:${e.sessionId}:`;
+      for (const key of [...this.mirrors.keys()]) if (key.startsWith(prefix)) this.finish(key);
+      return;
+    }
     if (e.kind !== "tool_start" && e.kind !== "tool_update") return;
     const toolKey = `${e.sessionId}:${e.toolCallId}`;
-    if (e.title) this.titles.set(toolKey, e.title);
+    if (e.title) {
+      this.titles.set(toolKey, e.title);
+      if (this.titles.size > MAX_TITLES) this.titles.delete(this.titles.keys().next().value!);
+    }
     const title = this.titles.get(toolKey);
     for (const c of e.content ?? []) {
       if (c.type !== "terminal") continue;
@@ -108,21 +360,22 @@ export class TerminalMirrors implements vscode.Disposable {
       if (!m) continue; // an id we never created: the agent runs it, output comes in _meta
       this.toolOf.set(c.terminalId, { sessionId: e.sessionId, toolCallId: e.toolCallId });
       if (title) m.name = title;
-      if (this.autoReveal) this.show(key);
+      this.autoReveal(key, m);
     }
     const meta = e.terminal;
     if (!meta) return;
     const key = `tool:${e.sessionId}:${e.toolCallId}`;
     let m = this.mirrors.get(key);
     if (!m) {
-      m = { name: title ?? `Command ${e.toolCallId}`, output: "" };
+      m = { name: title ?? `Command ${e.toolCallId}`, output: newOutput() };
       this.mirrors.set(key, m);
-      if (this.autoReveal && (meta.output || meta.info)) this.show(key);
+      this.forgetOld();
     }
+    if (meta.output || meta.info) this.autoReveal(key, m);
     if (meta.output !== undefined) {
       if (meta.replace) {
-        m.output = "";
-        m.view?.pty.write("\x1bc");
+        m.output?.clear();
+        m.view?.pty.reset();
       }
       this.append(key, meta.output);
     }
@@ -132,26 +385,112 @@ export class TerminalMirrors implements vscode.Disposable {
   private append(key: string, text: string): void {
     const m = this.mirrors.get(key);
     if (!m) return;
-    m.output = (m.output + text).slice(-KEEP_BYTES);
+    (m.output ??= newOutput()).append(text);
     m.view?.pty.write(text);
   }
 
-  private finish(key: string, exit: { exitCode?: number | null; signal?: string | null }): void {
+  /** The command ended (with an exit status when known): its terminal may close to make room, its output may be evicted. */
+  private finish(key: string, exit?: { exitCode?: number | null; signal?: string | null }): void {
     const m = this.mirrors.get(key);
-    if (!m || m.exit) return;
-    m.exit = exitLine(exit);
-    m.view?.pty.write(m.exit);
+    if (!m) return;
+    if (exit && !m.exit) {
+      m.exit = exitLine(exit);
+      m.view?.pty.write(m.exit);
+      m.view?.pty.finish();
+    }
+    if (m.finished !== undefined) return;
+    m.finished = this.sequence++;
+    this.forgetOld();
+  }
+
+  /** Drops the output of all but the most recent finished commands, and forgets the oldest finished ones. */
+  private forgetOld(): void {
+    const finished = [...this.mirrors].filter(([, m]) => m.finished !== undefined).sort(([, a], [, b]) => b.finished! - a.finished!);
+    let kept = 0;
+    for (const [, m] of finished) {
+      if (!m.output) continue;
+      if (kept < KEEP_FINISHED_OUTPUTS) kept++;
+      else delete m.output;
+    }
+    for (let i = finished.length - 1; i >= 0 && this.mirrors.size > MAX_MIRRORS; i--) {
+      const [key, m] = finished[i]!;
+      if (m.view) continue;
+      this.mirrors.delete(key);
+      if (m.clientTerminal) this.toolOf.delete(m.clientTerminal.terminalId);
+    }
+  }
+
+  /** Opens a command's terminal by itself, once, if the setting says so (and, in turn, if there is room). */
+  private autoReveal(key: string, m: Mirror): void {
+    if (!this.settings.autoReveal || m.autoRevealed) return;
+    m.autoRevealed = true;
+    if (m.view) return;
+    this.revealQueue.push(key);
+    this.openNext();
+  }
+
+  private openNext(): void {
+    if (this.opening || !this.revealQueue.length) return;
+    const queue = this.revealQueue;
+    this.revealQueue = [];
+    const newest = queue[queue.length - 1];
+    const { keepOpen } = this.settings;
+    for (const [i, key] of queue.entries()) {
+      const m = this.mirrors.get(key);
+      if (!m || m.view || (m.finished !== undefined && key !== newest)) continue;
+      if (!this.makeRoom(keepOpen)) continue;
+      const terminal = this.show(key, true);
+      if (!terminal) continue;
+      // Until the workbench says it opened (or a second passed), the rest wait.
+      this.opening = { terminal, timer: setTimeout(() => this.openingDone(), 1000) };
+      this.revealQueue = [...queue.slice(i + 1), ...this.revealQueue];
+      return;
+    }
+  }
+
+  private openingDone(): void {
+    if (this.opening) clearTimeout(this.opening.timer);
+    this.opening = undefined;
+    this.openNext();
+  }
+
+  /**
+   * Closes the oldest terminals opened by themselves until fewer than `keepOpen` are open. Only
+   * finished commands' terminals close, never the one in front; false when there is no room.
+   */
+  private makeRoom(keepOpen: number): boolean {
+    const auto = [...this.mirrors.values()].filter((m) => m.view?.auto).sort((a, b) => a.view!.opened - b.view!.opened);
+    let excess = auto.length - keepOpen + 1;
+    for (const m of auto) {
+      if (excess <= 0) break;
+      if (m.finished === undefined || m.view!.terminal === vscode.window.activeTerminal) continue;
+      const { terminal, pty } = m.view!;
+      delete m.view;
+      pty.closeQuietly();
+      terminal.dispose();
+      pty.dispose();
+      excess--;
+    }
+    return excess <= 0;
   }
 
   /** Shows a mirror's pseudoterminal (created on demand), without taking focus. */
-  private show(key: string): vscode.Terminal | undefined {
+  private show(key: string, auto: boolean): vscode.Terminal | undefined {
     const m = this.mirrors.get(key);
     if (!m) return undefined;
     if (!m.view) {
       const pty = new ReadOnlyPty(() => void this.closedByUser(key));
       const terminal = vscode.window.createTerminal({ name: m.name.slice(0, 60), pty, iconPath: new vscode.ThemeIcon("terminal"), isTransient: true });
-      pty.write(m.output + (m.exit ?? ""));
-      m.view = { terminal, pty };
+      if (m.output) {
+        pty.skipped(m.output.skipped);
+        pty.write(m.output.text());
+      } else {
+        pty.write("[… Agent Thoughts no longer keeps the output of this command …]\n");
+      }
+      if (m.exit) pty.write(m.exit);
+      m.view = { terminal, pty, auto, opened: this.sequence++ };
+    } else if (!auto) {
+      m.view.auto = false; // the user asked for it: it stays
     }
     m.view.terminal.show(true);
     return m.view.terminal;
@@ -168,27 +507,38 @@ export class TerminalMirrors implements vscode.Disposable {
   /** Show terminal from a tool card: the client terminal it names, or the agent's own output. */
   reveal(tool: ToolEntry, sessionId: string): vscode.Terminal | undefined {
     const client = tool.content.find((c) => c.type === "terminal" && this.mirrors.has(`client:${c.terminalId}`));
-    if (client?.type === "terminal") return this.show(`client:${client.terminalId}`);
+    if (client?.type === "terminal") return this.show(`client:${client.terminalId}`, false);
     const key = `tool:${sessionId}:${tool.toolCallId}`;
     if (!this.mirrors.has(key)) {
-      // Output only in rawOutput (or nothing yet): show what there is.
+      // Output only in rawOutput (or nothing yet, or a command forgotten long ago): show what there is.
       const text = tool.terminalOutput ?? rawOutputText(tool.rawOutput);
-      this.mirrors.set(key, { name: tool.title, output: text || "(no output yet)\n", ...(tool.terminalExit ? { exit: exitLine(tool.terminalExit) } : {}) });
+      const forgotten = tool.content.some((c) => c.type === "terminal");
+      this.mirrors.set(key, {
+        name: tool.title,
+        output: newOutput(text || (forgotten ? "(Agent Thoughts no longer keeps the output of this command)\n" : "(no output yet)\n")),
+        ...(tool.terminalExit ? { exit: exitLine(tool.terminalExit) } : {}),
+      });
+      this.forgetOld();
     }
-    return this.show(key);
+    return this.show(key, false);
   }
 
-  /** Output so far of a tool call's terminal (tests, exports). */
+  /** Output so far of a tool call's terminal: its last megabyte; undefined when unknown or no longer kept (tests, exports). */
   outputOf(sessionId: string, toolCallId: string): string | undefined {
-    for (const [tid, t] of this.toolOf) if (t.sessionId === sessionId && t.toolCallId === toolCallId) return this.mirrors.get(`client:${tid}`)?.output;
-    return this.mirrors.get(`tool:${sessionId}:${toolCallId}`)?.output;
+    for (const [tid, t] of this.toolOf) if (t.sessionId === sessionId && t.toolCallId === toolCallId) return this.mirrors.get(`client:${tid}`)?.output?.text();
+    return this.mirrors.get(`tool:${sessionId}:${toolCallId}`)?.output?.text();
   }
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
+    if (this.opening) clearTimeout(this.opening.timer);
+    this.opening = undefined;
+    this.revealQueue = [];
     for (const m of this.mirrors.values()) {
-      m.view?.pty.dispose();
-      m.view?.terminal.dispose();
+      if (!m.view) continue;
+      m.view.pty.closeQuietly();
+      m.view.terminal.dispose();
+      m.view.pty.dispose();
     }
     this.mirrors.clear();
   }
