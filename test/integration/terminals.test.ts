@@ -2,12 +2,20 @@
 // pseudoterminal named after its tool call, and terminal/output gives the agent the same text;
 // output the agent streams itself in _meta is mirrored the same way.
 import * as assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as v8 from "node:v8";
+import * as vm from "node:vm";
 import * as vscode from "vscode";
-import type { Scenario } from "../fixtures/agents/scenario";
-import { harnessRequest, screenshot } from "./index";
+import type { Scenario, Step } from "../fixtures/agents/scenario";
+import { findToolEntry } from "../../src/core/viewModel";
+import { ReadOnlyPty, TailBuffer } from "../../src/vscode/terminalMirrors";
+import { harnessRequest, log, screenshot } from "./index";
 import { api, scriptedAgent, until } from "./helpers";
 
-
+const MB = 1024 * 1024;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function run(name: string, scenario: Scenario): Promise<{ text: string; sessionId: string }> {
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
@@ -22,6 +30,53 @@ async function terminalPanelText(): Promise<string> {
   return reply?.value ?? "";
 }
 
+
+/** Scrolls the active terminal up a page at a time (from the bottom) until its text matches `re`. */
+async function scrollUntil(re: RegExp, pages = 200): Promise<string> {
+  await vscode.commands.executeCommand("workbench.action.terminal.scrollToBottom");
+  let text = "";
+  for (let i = 0; i < pages; i++) {
+    await sleep(30);
+    text = await terminalPanelText();
+    if (re.test(text)) return text;
+    await vscode.commands.executeCommand("workbench.action.terminal.scrollUpPage");
+  }
+  throw new Error(`${re} is not in the terminal's last ${pages} pages; the last one read shows ${JSON.stringify(text.slice(0, 300))}`);
+}
+
+/** A real full collection in the extension host (V8 allows switching `--expose-gc` on at run time). */
+function collector(): () => void {
+  const g = globalThis as { gc?: () => void };
+  if (!g.gc) v8.setFlagsFromString("--expose-gc");
+  const gc = g.gc ?? (vm.runInNewContext("gc") as () => void);
+  // Buffer memory is returned by V8's array-buffer sweeper after a collection; the next one
+  // finishes that sweep, so two in a row leave only what is live.
+  return () => { gc(); gc(); };
+}
+
+/** What the extension host holds: JS heap plus memory outside it (Buffers, socket write queues). */
+function held(): number {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
+
+/**
+ * The scripted agent, with everything the client writes to it copied to `wireFile` first (a shell
+ * `tee` in front of it), so a test can read what the agent was really told.
+ */
+function tappedAgent(name: string, scenario: Scenario, wireFile: string): ReturnType<typeof scriptedAgent> {
+  const agent = scriptedAgent(name, scenario);
+  return { ...agent, command: "/bin/sh", args: ["-c", 'tee "$AGENT_WIRE" | "$0" "$@"', agent.command, ...agent.args], env: { ...agent.env, AGENT_WIRE: wireFile } };
+}
 
 describe("terminals", function () {
   this.timeout(60_000);
@@ -51,8 +106,7 @@ describe("terminals", function () {
     const a = await api();
     assert.match(a._test.terminals.outputOf(r.sessionId, "run-1") ?? "", /hello from the client terminal\nsecond line\n/);
     term.show(true);
-    await until(async () => /second line/.test(await terminalPanelText()), "the output on screen");
-    assert.match(await terminalPanelText(), /process exited with code 0/);
+    await until(async () => /second line[^]*process exited with code 0/.test(await terminalPanelText()), "the output and the exit on screen");
     await screenshot("test-results/terminal-client.png");
   });
 
@@ -69,10 +123,262 @@ describe("terminals", function () {
     const a = await api();
     assert.equal(a._test.terminals.outputOf(r.sessionId, "x1"), "agent ran this\nand this too\n");
     term.show(true);
-    await until(async () => /and this too/.test(await terminalPanelText()), "the mirrored output on screen").catch(async (e: unknown) => {
+    await until(async () => /and this too[^]*process exited with code 3/.test(await terminalPanelText()), "the mirrored output and the exit on screen").catch(async (e: unknown) => {
       await screenshot("test-results/terminal-mirror-failure.png");
       throw new Error(`${String(e)}; the panel shows: ${JSON.stringify((await terminalPanelText()).slice(0, 500))}`);
     });
-    assert.match(await terminalPanelText(), /process exited with code 3/);
+  });
+
+  it("a mirror's buffer keeps the last characters, for big and tiny chunks alike, in linear time", () => {
+    const b = new TailBuffer(1000);
+    let all = "";
+    for (let i = 0; i < 10; i++) {
+      b.append(String(i).repeat(300));
+      all += String(i).repeat(300);
+    }
+    b.append("tail");
+    assert.equal(b.text(), `${all}tail`.slice(-1000));
+    assert.equal(b.skipped, 3004 - 1000);
+    b.append("y".repeat(5000));
+    assert.equal(b.text(), "y".repeat(1000));
+    const tiny = new TailBuffer(1000);
+    for (let i = 0; i < 100_000; i++) tiny.append(String(i % 10));
+    assert.equal(tiny.text(), "0123456789".repeat(100));
+    assert.equal(tiny.skipped, 99_000);
+    const emoji = new TailBuffer(1001);
+    emoji.append("😀".repeat(1000));
+    assert.equal(emoji.text(), "😀".repeat(500), "never starts with half a character");
+    // 100 MB in 64 KB chunks into a 1 MB buffer: nothing kept is copied again.
+    const chunk = "x".repeat(65_535) + "\n";
+    const big = new TailBuffer(MB);
+    const started = Date.now();
+    for (let i = 0; i < 1600; i++) big.append(chunk);
+    big.append("end\n");
+    const ms = Date.now() - started;
+    assert.ok(big.text().endsWith("x\nend\n") && big.text().length === MB);
+    log(`      100 MB appended to a 1 MB buffer in ${ms} ms`);
+    assert.ok(ms < 1000, `${ms} ms`);
+  });
+
+  it("a terminal's writes are coalesced (at most one per 32 ms); a flood is skipped in the middle with a marker", async () => {
+    const pty = new ReadOnlyPty(() => undefined);
+    const writes: string[] = [];
+    const sub = pty.onDidWrite((w) => writes.push(w));
+    try {
+      pty.open();
+      const lines: string[] = [];
+      const started = Date.now();
+      for (let i = 0; Date.now() - started < 500; i++) {
+        lines.push(`line ${i}\n`);
+        pty.write(lines[i]!);
+        await sleep(1);
+      }
+      await sleep(100);
+      const elapsed = Date.now() - started;
+      assert.equal(writes.join(""), lines.join("").replace(/\n/g, "\r\n"), "everything, in order");
+      assert.ok(writes.length <= Math.ceil(elapsed / 32) + 1, `${writes.length} writes for ${lines.length} chunks in ${elapsed} ms`);
+      log(`      ${lines.length} chunks in ${elapsed} ms → ${writes.length} terminal writes`);
+
+      writes.length = 0;
+      const line = "y".repeat(99) + "\n";
+      const chunk = line.repeat(655);
+      for (let i = 0; i < 160; i++) pty.write(chunk); // ≈ 10 MB at once
+      pty.write("the real tail\n");
+      pty.finish();
+      await sleep(100);
+      const shown = writes.join("");
+      assert.ok(shown.startsWith("\x1b[2m[… 10.0 MB of output skipped; the last "), JSON.stringify(shown.slice(0, 80)));
+      assert.match(shown.slice(0, 80), /the last 31\.\d KB follow …\]/);
+      assert.ok(shown.includes("…]\x1b[0m\r\nyyy"), "the tail starts on a line of its own, at a line start");
+      assert.ok(shown.endsWith("yyy\r\nthe real tail\r\n"), JSON.stringify(shown.slice(-40)));
+      assert.ok(shown.length < 40 * 1024, `${shown.length} characters written for 10 MB`);
+      assert.equal(writes.length, 1);
+    } finally {
+      sub.dispose();
+      pty.dispose();
+    }
+  });
+
+  it("an agent running 100 commands: every result right, open terminals stay bounded, no process left", async function () {
+    this.timeout(240_000);
+    for (const t of vscode.window.terminals) t.dispose();
+    await until(() => vscode.window.terminals.length === 0, "no terminal open");
+    const dir = mkdtempSync(path.join(os.tmpdir(), "agent-terminals-"));
+    const steps: Step[] = [];
+    for (let i = 0; i < 100; i++) {
+      steps.push(
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `cmd-${i}`, title: `Command ${i}`, kind: "execute", status: "in_progress" } },
+        { terminal: { command: `echo $$ > '${dir}/pid-${i}'; echo result-${i}` }, toolCallId: `cmd-${i}`, report: true },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: `cmd-${i}`, status: "completed" } },
+      );
+    }
+    // Open terminals as the extension sees them: the workbench confirms opening and closing later.
+    let opened = 0;
+    let closed = 0;
+    let maxOpen = 0;
+    let lastChange = Date.now();
+    const watch = [
+      vscode.window.onDidOpenTerminal(() => { opened++; lastChange = Date.now(); }),
+      vscode.window.onDidCloseTerminal(() => { closed++; lastChange = Date.now(); }),
+    ];
+    const sampler = setInterval(() => { maxOpen = Math.max(maxOpen, vscode.window.terminals.length); }, 20);
+    const { r, elapsed, settled } = await (async () => {
+      const started = Date.now();
+      const result = await run("HundredRunner", { turns: [steps] });
+      const turnDone = Date.now();
+      // Until the workbench has caught up: no terminal opened or closed for a second.
+      while (Date.now() - lastChange < 1000 && Date.now() - turnDone < 30_000) await sleep(100);
+      return { r: result, elapsed: turnDone - started, settled: Date.now() - turnDone };
+    })().finally(() => {
+      clearInterval(sampler);
+      for (const w of watch) w.dispose();
+    });
+    try {
+      for (let i = 0; i < 100; i++) assert.ok(r.text.includes(`terminal:0:result-${i}\n`), `command ${i}'s result reached the agent`);
+      const open = vscode.window.terminals.map((t) => t.name);
+      log(`      100 commands, one after another: turn ${(elapsed / 1000).toFixed(1)} s (${(elapsed / 100).toFixed(0)} ms per command); terminals opened ${opened}, closed ${closed}, open at most ${maxOpen}, open now ${open.length}; the workbench settled ${(settled / 1000).toFixed(1)} s after the turn (1 s of it waiting)`);
+      const keepOpen = vscode.workspace.getConfiguration("agentThoughts").get<number>("terminals.keepOpen") ?? 0;
+      assert.ok(keepOpen >= 1 && keepOpen <= 20, `keepOpen ${keepOpen}`);
+      // vscode.window.terminals drops a closed terminal once the workbench confirms: +1 meanwhile.
+      assert.ok(maxOpen <= keepOpen + 1, `at most ${keepOpen} terminals at a time (+1 while one closes), saw ${maxOpen}`);
+      assert.ok(open.length <= keepOpen, `${open.length} open`);
+      assert.ok(open.includes("Command 99"), `the last command's terminal is open: ${open.join(", ")}`);
+      // The newest finished commands keep their output for Show terminal; older ones let it go.
+      const a = await api();
+      assert.match(a._test.terminals.outputOf(r.sessionId, "cmd-99") ?? "", /result-99\n/);
+      assert.match(a._test.terminals.outputOf(r.sessionId, "cmd-80") ?? "", /result-80\n/);
+      assert.equal(a._test.terminals.outputOf(r.sessionId, "cmd-0"), undefined, "the oldest command's output is no longer kept");
+      const pids = Array.from({ length: 100 }, (_, i) => Number(readFileSync(path.join(dir, `pid-${i}`), "utf8")));
+      assert.ok(pids.every((p) => p > 0));
+      const end = Date.now() + 5000;
+      while (pids.some(alive) && Date.now() < end) await sleep(50);
+      assert.deepEqual(pids.filter(alive), [], "no command outlives its terminal");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("terminals opened by themselves make room by closing finished ones only: never a running command's, never one the user opened", async function () {
+    this.timeout(60_000);
+    for (const t of vscode.window.terminals) t.dispose();
+    await until(() => vscode.window.terminals.length === 0, "no terminal open");
+    const config = vscode.workspace.getConfiguration("agentThoughts");
+    await config.update("terminals.keepOpen", 3, vscode.ConfigurationTarget.Global);
+    const start = (id: string): Step => ({ sessionUpdate: { sessionUpdate: "tool_call", toolCallId: id, title: `Agent runs ${id}`, kind: "execute", status: "in_progress", _meta: { terminal_info: { terminal_id: id } } } });
+    const output = (id: string): Step => ({ sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, _meta: { terminal_output_delta: { terminal_id: id, data: `${id} is running\n` } } } });
+    const exit = (id: string): Step => ({ sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed", _meta: { terminal_exit: { terminal_id: id, exit_code: 0 } } } });
+    const running = ["r0", "r1", "r2", "r3", "r4"];
+    const later = ["d0", "d1", "d2", "d3"];
+    let maxAuto = 0;
+    const names = (): string[] => vscode.window.terminals.map((t) => t.name);
+    const sampler = setInterval(() => { maxAuto = Math.max(maxAuto, names().filter((n) => n !== "Agent runs r4").length); }, 20);
+    try {
+      await config.update("agents", [scriptedAgent("Juggler", {
+        turns: [[
+          ...running.flatMap((id) => [start(id), output(id)]),
+          { sleep: 4000 }, // the test looks and opens r4 itself meanwhile
+          ...running.map(exit),
+          ...later.flatMap((id) => [start(id), output(id), exit(id), { sleep: 300 }]),
+        ]],
+      })], vscode.ConfigurationTarget.Global);
+      const a = await api();
+      const turn = a.stream("run them", { agent: "Juggler", newSession: true });
+      await until(() => ["r0", "r1", "r2"].every((id) => names().includes(`Agent runs ${id}`)), "three running commands' terminals");
+      await sleep(500);
+      assert.deepEqual(names().sort(), ["Agent runs r0", "Agent runs r1", "Agent runs r2"], "no room for r3 and r4 while r0–r2 run, and none of those closes");
+      // The user opens r4 from its card.
+      const sessionId = await until(() => a._test.controller.activeSession, "the session");
+      const r4 = findToolEntry(a._test.controller.viewState, sessionId, "r4");
+      assert.ok(r4);
+      a._test.terminals.reveal(r4, sessionId);
+      await until(() => names().includes("Agent runs r4"), "r4, opened by the user");
+      await turn.result;
+      await until(() => names().includes("Agent runs d3"), "the last command's terminal");
+      await sleep(1000);
+      const open = names();
+      log(`      open at the end: ${open.join(", ")}`);
+      assert.ok(open.includes("Agent runs r4"), "the terminal the user opened stays");
+      assert.ok(!open.includes("Agent runs r0"), "the oldest finished one made room");
+      assert.ok(open.length <= 4, `${open.length} open`);
+      // vscode.window.terminals drops a closed terminal once the workbench confirms: +1 meanwhile.
+      assert.ok(maxAuto <= 3 + 1, `at most 3 opened by themselves at a time, saw ${maxAuto}`);
+    } finally {
+      clearInterval(sampler);
+      await config.update("terminals.keepOpen", undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it("a command printing 100 MB: the agent gets ≤ outputByteLimit, flagged truncated; the terminal shows a skip marker and the real tail; host memory bounded", async function () {
+    this.timeout(240_000);
+    for (const t of vscode.window.terminals) t.dispose();
+    const dir = mkdtempSync(path.join(os.tmpdir(), "agent-terminals-"));
+    const wire = path.join(dir, "wire.jsonl");
+    const limit = 64 * 1024;
+    const tail = "the real last line 7f3a";
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [tappedAgent("FloodRunner", {
+      turns: [[
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "big", title: "Print 100 MB", kind: "execute", status: "in_progress" } },
+        // 100 MB in 100-character lines, then a last line to find.
+        { terminal: { command: `head -c 104857600 /dev/zero | tr '\\0' 'x' | fold -w 99; printf '\\n${tail}\\n'`, outputByteLimit: limit }, toolCallId: "big", report: true },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "big", status: "completed" } },
+      ]],
+    }, wire)], vscode.ConfigurationTarget.Global);
+    const live = collector();
+    live();
+    const base = held();
+    let peakLive = 0;
+    let peakRaw = 0;
+    let samples = 0;
+    const sample = (): void => {
+      peakRaw = Math.max(peakRaw, held() - base);
+      live();
+      peakLive = Math.max(peakLive, held() - base);
+      samples++;
+    };
+    const sampler = setInterval(sample, 250);
+    const started = Date.now();
+    let r: { text: string; sessionId: string };
+    try {
+      r = await (await api()).stream("run it", { agent: "FloodRunner", newSession: true }).result;
+    } finally {
+      clearInterval(sampler);
+    }
+    const elapsed = Date.now() - started;
+    sample();
+    try {
+      // What the agent got: the report of its terminal/output, and on the wire the flag.
+      const reported = r.text.slice(r.text.indexOf("terminal:0:") + "terminal:0:".length);
+      assert.ok(r.text.includes("terminal:0:"), r.text.slice(0, 200));
+      assert.ok(Buffer.byteLength(reported) <= limit, `${Buffer.byteLength(reported)} bytes ≤ ${limit}`);
+      assert.ok(reported.endsWith(`xxxx\n${tail}\n`), JSON.stringify(reported.slice(-80)));
+      const answers = readFileSync(wire, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { result?: { output?: unknown; truncated?: unknown } });
+      const outputAnswer = answers.find((m) => typeof m.result?.output === "string");
+      assert.ok(outputAnswer?.result, "the terminal/output answer is on the wire");
+      assert.equal(outputAnswer.result.truncated, true, "flagged truncated");
+      assert.ok(Buffer.byteLength(outputAnswer.result.output as string) <= limit);
+
+      // What the mirror keeps: a bounded tail.
+      const kept = (await api())._test.terminals.outputOf(r.sessionId, "big") ?? "";
+      assert.ok(kept.endsWith(`${tail}\n`), JSON.stringify(kept.slice(-80)));
+      assert.ok(kept.length <= 2 * MB, `the mirror keeps ${kept.length} characters`);
+
+      // What the user sees: the real tail and the exit at the bottom, a skip marker above.
+      const term = await until(() => vscode.window.terminals.find((t) => t.name === "Print 100 MB"), "the terminal named after the tool call");
+      term.show(true);
+      await until(async () => new RegExp(`${tail}[^]*process exited with code 0`).test(await terminalPanelText()), "the real tail and the exit on screen", 30_000).catch(async (e: unknown) => {
+        await screenshot("test-results/terminal-flood-failure.png");
+        throw new Error(`${String(e)}; the panel shows: ${JSON.stringify((await terminalPanelText()).slice(-500))}`);
+      });
+      log(`      100 MB through a ${limit / 1024} KB terminal: turn ${(elapsed / 1000).toFixed(1)} s (with a double full GC every 250 ms); extension host heap + external growth: live peak ${(peakLive / MB).toFixed(1)} MB, garbage included ${(peakRaw / MB).toFixed(1)} MB, over ${samples} samples`);
+      const withMarker = await scrollUntil(/\[… [\d.]+ [KMG]?B of output skipped; the last [\d.]+ [KMG]?B follow …\]/);
+      log(`      the terminal shows ${/\[… [^\]]*…\]/.exec(withMarker)?.[0]}`);
+      await screenshot("test-results/terminal-flood.png");
+      await vscode.commands.executeCommand("workbench.action.terminal.scrollToBottom");
+      // Unbounded, 100 MB of output would sit in the extension host (as strings or queued writes).
+      assert.ok(peakLive < 48 * MB, `live growth ${(peakLive / MB).toFixed(1)} MB`);
+      assert.ok(elapsed < 60_000, `the turn took ${elapsed} ms`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
