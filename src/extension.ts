@@ -23,7 +23,7 @@ import { ToolOutputs } from "./vscode/toolOutputs";
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsInternalApi {
@@ -54,7 +54,10 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     {
       clientName: "agent-thoughts",
       clientVersion: version,
-      initializeTimeoutMs: Math.max(1, vscode.workspace.getConfiguration("agentThoughts").get<number>("initializeTimeoutSeconds") ?? 60) * 1000,
+      // Read at each start, so a changed setting applies to the next agent started.
+      get initializeTimeoutMs() {
+        return Math.max(1, vscode.workspace.getConfiguration("agentThoughts").get<number>("initializeTimeoutSeconds") ?? 60) * 1000;
+      },
       resolveAgent: (name) => registry.resolve(name),
       chooseAuthMethod: async (agentName, methods) => {
         const pick = await vscode.window.showQuickPick(methods.map((m) => ({ label: m.name, detail: m.description, id: m.id })), { title: `${agentName} needs you to sign in`, ignoreFocusOut: true });
@@ -202,7 +205,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
-    _test: { controller, broker, changes, statusBar, terminals: mirrors },
+    _test: { controller, broker, changes, statusBar, terminals: mirrors, manager },
   };
 }
 

@@ -57,11 +57,12 @@ export class ThoughtPanelController implements vscode.Disposable {
   private activeSessionId: string | undefined;
   private starting: string | undefined;
   private hostError: string | undefined;
+  private hostErrorAgent: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private editorPanel: vscode.WebviewPanel | undefined;
   private pendingReveal: { sessionId: string; toolCallId: string; at: number } | undefined;
   /** Counters for tests and the benchmark. */
-  readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, lastReadyAt: 0, lastSnapshotPostMs: 0 };
+  readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0 };
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -74,7 +75,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.disposables.push(
       manager.onEvent((e) => this.onEvent(e)),
       manager.onSession((s) => { this.activeSessionId = s.sessionId; this.postHost(); }),
-      manager.onStatus((st) => { this.starting = st.starting; this.hostError = st.error; this.postHost(); }),
+      manager.onStatus((st) => { this.starting = st.starting; this.hostError = st.error; this.hostErrorAgent = st.errorAgent; this.postHost(); }),
       vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration("agentThoughts")) this.postHost(); }),
     );
   }
@@ -125,6 +126,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       ...(this.activeSessionId ? { activeSessionId: this.activeSessionId } : {}),
       ...(this.starting ? { starting: this.starting } : {}),
       ...(this.hostError ? { hostError: this.hostError } : {}),
+      ...(this.hostError && this.hostErrorAgent ? { hostErrorAgent: this.hostErrorAgent } : {}),
     };
   }
 
@@ -279,6 +281,7 @@ export class ThoughtPanelController implements vscode.Disposable {
         this.snapshot(view);
         return;
       case "sendPrompt": {
+        this.stats.prompts++;
         const sessionId = m.sessionId ?? this.activeSessionId;
         const shown = sessionId ? this.manager.sessionById(sessionId) : undefined;
         // Continue the shown session unless the user has picked another agent since.
@@ -338,6 +341,17 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       case "setConfigOption":
         await this.requireSession(m.sessionId).setConfigOption(m.configId, m.value);
+        return;
+      case "restartAgent":
+        this.hostError = undefined;
+        this.postHost();
+        await vscode.commands.executeCommand("agentThoughts.restartAgent", m.agentName);
+        return;
+      case "showLog":
+        await vscode.commands.executeCommand("agentThoughts.showLog");
+        return;
+      case "openAgentSettings":
+        await vscode.commands.executeCommand("workbench.action.openSettings", "agentThoughts.agents");
         return;
       case "copy":
         await vscode.env.clipboard.writeText(m.text);
