@@ -1,32 +1,20 @@
 // `npm run bench`: the thought panel under load, in the real VS Code host with the scripted flood
 // agent. Prints figures (no pass/fail thresholds): time to last chunk visible, postMessage count
-// per frame, agent-write → visible lag, DOM size, re-open time and webview heap for a huge session.
+// per frame, agent-write → visible lag, DOM size, re-open time and webview heap for a huge session;
+// ten concurrent sessions and an hour-long session replay (test/bench/load.ts).
+// AGENT_THOUGHTS_BENCH=flood,paced,huge,concurrent,replay picks scenarios (default: all; `boot` only on request).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
-import type { Scenario, Step } from "../fixtures/agents/scenario";
+import type { Step } from "../fixtures/agents/scenario";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
+import { concurrentSessions, hourReplay } from "./load";
+import { api, fmt, percentile, useScenario } from "./util";
 
-const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 const CHUNK = 24;
-
-async function api(): Promise<AgentThoughtsInternalApi> {
-  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
-  if (!ext) throw new Error("extension missing");
-  return ext.activate();
-}
-
-async function useScenario(name: string, scenario: Scenario): Promise<void> {
-  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
-  const file = path.join(os.tmpdir(), `at-bench-${name}-${process.pid}.json`);
-  fs.writeFileSync(file, JSON.stringify(scenario));
-  await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
-    { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: file, ELECTRON_RUN_AS_NODE: "1" } },
-  ], vscode.ConfigurationTarget.Global);
-}
 
 /** Records, inside the webview, when the streamed thought text grows: [epoch ms, total length]. */
 function installObserver(): boolean {
@@ -51,13 +39,6 @@ function installObserver(): boolean {
 function readSamples(): [number, number][] {
   return (window as Window & { __atSamples?: [number, number][] }).__atSamples ?? [];
 }
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-const fmt = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
 
 async function openSidebar(): Promise<void> {
   await vscode.commands.executeCommand("agentThoughts.panel.focus");
@@ -182,6 +163,8 @@ export async function run(): Promise<void> {
   if (want("flood")) await flood(a, "Flood", 20_000);
   if (want("paced")) await flood(a, "Paced", 3_000, 1);
   if (want("huge")) await hugeSession(a);
+  if (want("concurrent")) await concurrentSessions(a);
+  if (want("replay")) await hourReplay(a);
   // Separate run only: in code-server a second new webview can wait forever for its service worker.
   if (only?.includes("boot")) await emptyPanelBoot(a);
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);

@@ -1,0 +1,522 @@
+// `npm run bench` load scenarios (issue 6):
+// - `concurrent`: ten scripted agents, each its own process, stream a turn at the same time; every
+//   chunk must arrive complete and in order in the turn results, the host's view state and the
+//   on-disk transcripts, while the panel is timed for responsiveness.
+// - `replay`: one session sized like an hour of a busy agent, streamed through the real path
+//   (scripted agent over stdio → extension host → panel), sampling memory every 10,000 events.
+// Figures only; the asserts are about correctness (text, order, completeness), never speed.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import * as vscode from "vscode";
+import type { ThoughtEvent, ThoughtEventBody } from "../../src/core/events";
+import { SessionLog } from "../../src/core/sessionLog";
+import { EMPTY_STATE, reduce, type SessionView, type TurnView } from "../../src/core/viewModel";
+import type { AgentThoughtsInternalApi } from "../../src/extension";
+import { coalesce } from "../../src/vscode/thoughtPanel";
+import type { Step } from "../fixtures/agents/scenario";
+import { log } from "../integration/index";
+import { evaluate } from "../integration/webview";
+import {
+  collectGarbage, findTranscriptDir, fmt, hostHeap, mb, num, profileHost, readTranscript, scriptedAgent, setAgents, slope, spread,
+  transcriptName, webviewHeap, workbenchHeap,
+} from "./util";
+
+/** The text a flood step with this `text` template sends, all chunks concatenated. */
+function floodText(template: string, count: number): string {
+  let s = "";
+  for (let i = 0; i < count; i++) s += template.split("{i}").join(String(i));
+  return s;
+}
+
+function entriesText(turn: TurnView | undefined, type: "thought" | "message"): string {
+  let s = "";
+  for (const e of turn?.entries ?? []) if (e.type === type) s += e.text;
+  return s;
+}
+
+/** One session's transcript checked against what the host saw: every event, each once, in order. */
+interface TranscriptCheck { file: string; lines: number; bytes: number; dense: boolean; events: ThoughtEvent[] }
+
+async function checkTranscript(dir: string, view: SessionView): Promise<TranscriptCheck> {
+  const file = path.join(dir, transcriptName(view.sessionId));
+  const lines = await readTranscript(file, view.lastSeq);
+  const events = lines.map((l) => JSON.parse(l) as ThoughtEvent);
+  const dense = events.length === view.lastSeq && events.every((e, i) => e.seq === i + 1 && e.sessionId === view.sessionId);
+  return { file, lines: lines.length, bytes: fs.statSync(file).size, dense, events };
+}
+
+function turnText(events: readonly ThoughtEvent[], turnId: number, kind: "thought" | "message"): string {
+  let s = "";
+  for (const e of events) if (e.turnId === turnId && e.kind === kind) s += e.text;
+  return s;
+}
+
+// ——— responsiveness probes, run inside the webview ———
+
+interface ProbeArg { sessions: { id: string; agent: string }[]; everyMs: number }
+/** One pick: when (epoch ms), which session, and how long until the host's answer arrived and the header showed it. */
+interface Pick { at: number; id: string; answer?: number; shown?: number }
+interface ProbeResult { gaps: [number, number][]; picks: Pick[] }
+
+/**
+ * Inside the webview: (1) the gap before each animation frame ([epoch ms, gap]); (2) every
+ * `everyMs` after the previous pick settled, a pick of the next session in the panel's session
+ * switcher (the `change` a user's pick fires), timed until the host's answer (a `host` message
+ * naming it) arrives and until the header names that session's agent.
+ */
+function installProbe(arg: ProbeArg): boolean {
+  type Probe = ProbeResult & { stop: boolean };
+  const w = window as Window & { __atProbe?: Probe };
+  if (w.__atProbe) w.__atProbe.stop = true;
+  const p: Probe = { stop: false, gaps: [], picks: [] };
+  w.__atProbe = p;
+  const epoch = (t: number): number => performance.timeOrigin + t;
+  let last = 0;
+  const frame = (now: number): void => {
+    if (last) p.gaps.push([epoch(now), now - last]);
+    last = now;
+    if (!p.stop) requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  let current: (Pick & { t0: number }) | undefined;
+  window.addEventListener("message", (ev: MessageEvent<unknown>) => {
+    const m = ev.data as { type?: unknown; host?: { activeSessionId?: unknown } } | null;
+    if (current && current.answer === undefined && m?.type === "host" && m.host?.activeSessionId === current.id) current.answer = performance.now() - current.t0;
+  });
+  let k = 0;
+  const agentShown = (): string => document.querySelector(".agent-name")?.textContent ?? "";
+  const next = (): void => {
+    if (p.stop) return;
+    const target = arg.sessions[k++ % arg.sessions.length]!;
+    const select = document.querySelector<HTMLSelectElement>("select.session-select");
+    const header = document.querySelector("header.header");
+    if (!select || !header || ![...select.options].some((o) => o.value === target.id) || agentShown() === target.agent) {
+      setTimeout(next, arg.everyMs);
+      return;
+    }
+    const t0 = performance.now();
+    const pick: Pick & { t0: number } = { at: epoch(t0), id: target.id, t0 };
+    current = pick;
+    (window as Window & { __atPick?: Pick }).__atPick = pick;
+    const finish = (): void => {
+      if (current !== pick) return;
+      obs.disconnect();
+      clearTimeout(timer);
+      if (agentShown() === target.agent) pick.shown = performance.now() - t0;
+      p.picks.push({ at: pick.at, id: pick.id, ...(pick.answer !== undefined ? { answer: pick.answer } : {}), ...(pick.shown !== undefined ? { shown: pick.shown } : {}) });
+      current = undefined;
+      (window as Window & { __atPick?: Pick }).__atPick = undefined;
+      setTimeout(next, arg.everyMs);
+    };
+    const obs = new MutationObserver(() => { if (agentShown() === target.agent) finish(); });
+    obs.observe(header, { subtree: true, childList: true, characterData: true });
+    const timer = setTimeout(finish, 30_000);
+    select.value = target.id;
+    select.dispatchEvent(new Event("change"));
+  };
+  setTimeout(next, arg.everyMs);
+  return true;
+}
+
+function stopProbe(): ProbeResult {
+  const p = (window as Window & { __atProbe?: ProbeResult & { stop: boolean } }).__atProbe;
+  if (!p) return { gaps: [], picks: [] };
+  p.stop = true;
+  const w = window as Window & { __atPick?: Pick };
+  // A pick still waiting counts too (unanswered).
+  const open = w.__atPick;
+  return { gaps: p.gaps, picks: open ? [...p.picks, { at: open.at, id: open.id, ...(open.answer !== undefined ? { answer: open.answer } : {}) }] : p.picks };
+}
+
+/**
+ * When the panel's session picks reach the host: polls which session the host shows every 5 ms.
+ * The poll runs on the host's event loop like the message handler, so it sees a switch at most one
+ * event-loop turn after the host acted on it. `stop` gives, for each pick ([epoch ms, session id]),
+ * the time to the first switch to that session after it (undefined: none).
+ */
+function watchActiveSession(a: AgentThoughtsInternalApi): { stop(picks: readonly [number, string][]): (number | undefined)[] } {
+  const changes: [number, string][] = [];
+  let shown = a._test.controller.activeSession;
+  const timer = setInterval(() => {
+    const now = a._test.controller.activeSession;
+    if (now && now !== shown) changes.push([performance.timeOrigin + performance.now(), now]);
+    shown = now;
+  }, 5);
+  return {
+    stop(picks) {
+      clearInterval(timer);
+      return picks.map(([at, id]) => {
+        const hit = changes.find(([t, s]) => s === id && t >= at);
+        return hit ? hit[0] - at : undefined;
+      });
+    },
+  };
+}
+
+// ——— 1. ten sessions streaming at once ———
+
+const LOAD_AGENTS = 10;
+/** Per agent: 10 × (800 thought chunks + a read tool call), then 2,000 message chunks — ~10,000 events. */
+const LOAD_BLOCKS = 10;
+const LOAD_THOUGHTS = 800;
+const LOAD_MESSAGES = 2_000;
+/** How long the probes run before the streams start, for the same figures on an idle host. */
+const IDLE_MS = 2_000;
+const thoughtTemplate = (agent: number, block: number): string => `a${agent}b${block}:{i} `;
+const messageTemplate = (agent: number): string => `m${agent}:{i} `;
+
+function loadSteps(agent: number): Step[] {
+  const steps: Step[] = [];
+  for (let b = 0; b < LOAD_BLOCKS; b++) {
+    steps.push({ flood: { count: LOAD_THOUGHTS, text: thoughtTemplate(agent, b) } });
+    const id = `load${agent}-read${b}`;
+    steps.push({ sessionUpdate: { sessionUpdate: "tool_call", toolCallId: id, title: `Read src/part${b}.ts`, kind: "read", status: "in_progress", locations: [{ path: `/w/src/part${b}.ts` }] } });
+    steps.push({ sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed", content: [{ type: "content", content: { type: "text", text: `part ${b} as agent ${agent} read it` } }] } });
+  }
+  steps.push({ flood: { count: LOAD_MESSAGES, kind: "message", text: messageTemplate(agent) } });
+  return steps;
+}
+
+export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<void> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-bench-concurrent-"));
+  const names = Array.from({ length: LOAD_AGENTS }, (_, k) => `Load ${k + 1}`);
+  await setAgents(names.map((name, k) => scriptedAgent(name, { agentName: name, turns: [[{ message: "ready" }], loadSteps(k)] }, path.join(tmp, `agent-${k}.json`))));
+  // Ten processes and sessions first, so what is measured is ten streams at once, not ten spawns.
+  const warm = await Promise.all(names.map((agent) => a.stream("warm up", { agent, newSession: true }).result));
+  const sessions = warm.map((r) => r.sessionId);
+  const index = new Map(sessions.map((s, k) => [s, k]));
+  const seen = sessions.map(() => ({ events: 0, lastSeq: 0, gaps: 0, first: Infinity, last: -Infinity }));
+  const sub = a.onEvent((e) => {
+    const k = index.get(e.sessionId);
+    if (k === undefined) return;
+    const s = seen[k]!;
+    if (s.lastSeq && e.seq !== s.lastSeq + 1) s.gaps++;
+    s.lastSeq = e.seq;
+    if (e.turnId === undefined || e.turnId < 2) return;
+    s.events++;
+    s.first = Math.min(s.first, e.at);
+    s.last = Math.max(s.last, e.at);
+  });
+  await evaluate(installProbe, { sessions: sessions.map((id, k) => ({ id, agent: names[k]! })), everyMs: 100 }, "sidebar");
+  const hostSaw = watchActiveSession(a);
+  const idle0 = performance.timeOrigin + performance.now();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const idle1 = performance.timeOrigin + performance.now();
+  const profile = await profileHost("concurrent");
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.timeOrigin + performance.now();
+  const results = await Promise.all(sessions.map((sessionId, k) => a.stream(`stream ${k}`, { sessionId }).result));
+  const t1 = performance.timeOrigin + performance.now();
+  const cpu = process.cpuUsage(cpu0);
+  const total = t1 - t0;
+  loop.disable();
+  const profiled = await profile.stop();
+  const probe = await evaluate(stopProbe, undefined, "sidebar");
+  // What happened while the ten streams ran, and on the idle host before.
+  const picks = probe.picks.filter((pk) => pk.at >= t0 && pk.at <= t1);
+  const idlePicks = probe.picks.filter((pk) => pk.at >= idle0 && pk.at + (pk.shown ?? Infinity) <= idle1);
+  const reachedAll = hostSaw.stop(probe.picks.map((pk) => [pk.at, pk.id]));
+  const reachedAt = new Map(probe.picks.map((pk, i) => [pk, reachedAll[i]]));
+  const reached = picks.flatMap((pk) => { const r = reachedAt.get(pk); return r === undefined ? [] : [r]; });
+  const idleReached = idlePicks.flatMap((pk) => { const r = reachedAt.get(pk); return r === undefined ? [] : [r]; });
+  const gaps = probe.gaps.filter(([at]) => at >= t0 && at <= t1).map(([, g]) => g);
+  const idleGaps = probe.gaps.filter(([at]) => at >= idle0 && at <= idle1).map(([, g]) => g);
+  sub.dispose();
+
+  // Correctness: the API's turn results, the panel host's view state, the transcripts on disk.
+  const expectThoughts = (k: number): string => Array.from({ length: LOAD_BLOCKS }, (_, b) => floodText(thoughtTemplate(k, b), LOAD_THOUGHTS)).join("");
+  const expectMessage = (k: number): string => floodText(messageTemplate(k), LOAD_MESSAGES);
+  const bad: string[] = [];
+  const state = a._test.controller.viewState;
+  const dir = findTranscriptDir(sessions[0]!);
+  let transcriptEvents = 0;
+  for (let k = 0; k < LOAD_AGENTS; k++) {
+    const r = results[k]!;
+    const thoughts = expectThoughts(k);
+    const message = expectMessage(k);
+    if (r.thoughts !== thoughts || r.text !== message) bad.push(`${names[k]}: turn result text differs`);
+    if (r.toolCalls.length !== LOAD_BLOCKS || r.toolCalls.some((t) => t.outcome !== "completed")) bad.push(`${names[k]}: turn result tool calls ${JSON.stringify(r.toolCalls.map((t) => t.outcome))}`);
+    if (seen[k]!.gaps) bad.push(`${names[k]}: ${seen[k]!.gaps} sequence gaps seen by api.onEvent`);
+    const view = state.sessions[sessions[k]!];
+    const turn = view?.turns[view.turns.length - 1];
+    if (!view || !turn) {
+      bad.push(`${names[k]}: not in the view state`);
+      continue;
+    }
+    if (entriesText(turn, "thought") !== thoughts || entriesText(turn, "message") !== message) bad.push(`${names[k]}: view state text differs`);
+    const tools = turn.entries.filter((e) => e.type === "tool");
+    if (tools.length !== LOAD_BLOCKS || tools.some((e) => e.status !== "completed")) bad.push(`${names[k]}: view state has ${tools.length} tool cards`);
+    if (view.lastSeq !== seen[k]!.lastSeq) bad.push(`${names[k]}: view state folded up to event ${view.lastSeq} of ${seen[k]!.lastSeq}`);
+    if (!dir) continue;
+    const t = await checkTranscript(dir, view);
+    transcriptEvents += t.lines;
+    if (!t.dense) bad.push(`${names[k]}: transcript has ${t.lines} lines for ${view.lastSeq} events (or out of order)`);
+    if (turnText(t.events, turn.turnId, "thought") !== thoughts || turnText(t.events, turn.turnId, "message") !== message) bad.push(`${names[k]}: transcript text differs`);
+  }
+  if (!dir) bad.push("transcript folder not found");
+  const events = seen.reduce((s, x) => s + x.events, 0);
+  const overlap = Math.min(...seen.map((s) => s.last)) - Math.max(...seen.map((s) => s.first));
+  const spanMs = Math.max(...seen.map((s) => s.last)) - Math.min(...seen.map((s) => s.first));
+  log(`  ${LOAD_AGENTS} sessions streaming at once (${LOAD_AGENTS} scripted agents, one process each; per turn ${num(LOAD_BLOCKS * LOAD_THOUGHTS)} thought + ${num(LOAD_MESSAGES)} message chunks + ${LOAD_BLOCKS} tool calls)`);
+  log(`    ${num(events)} events in ${fmt(total)} from the ten prompts to the last turn result (${num(events / (total / 1000))} events/s); all ten streaming together for ${fmt(overlap)} of ${fmt(spanMs)}`);
+  log(`    complete and in order in the turn results, the host view state and ${dir ? `${num(transcriptEvents)} transcript lines` : "(no transcripts found)"}: ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
+  const answers = picks.flatMap((pk) => (pk.answer === undefined ? [] : [pk.answer]));
+  const shown = picks.flatMap((pk) => (pk.shown === undefined ? [] : [pk.shown]));
+  log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length} (idle host: ${spread(idleGaps)})`);
+  log(`    a session picked in the panel while streaming (${picks.length} pick${picks.length === 1 ? "" : "s"}, one at a time): reaching the host ${spread(reached)}; the host's answer back in the webview ${spread(answers)}; the header showing it ${spread(shown)}${shown.length < picks.length ? `; ${picks.length - shown.length} still not shown when the streams ended` : ""}`);
+  log(`    the same on the idle host before: reaching the host ${spread(idleReached)}; the header showing it ${spread(idlePicks.map((pk) => pk.shown!))}`);
+  log(`    extension host: event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}, max ${fmt(loop.max / 1e6)}; CPU ${fmt((cpu.user + cpu.system) / 1000)} (${((cpu.user + cpu.system) / events).toFixed(0)} µs per event, ${Math.round((100 * (cpu.user + cpu.system)) / 1000 / total)}% of one core)`);
+  if (dir) log(`    transcripts in ${dir}`);
+  if (profiled) log(`    extension host CPU profile: ${profiled}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  if (bad.length) throw new Error(`concurrent sessions: ${bad.join("; ")}`);
+}
+
+// ——— 2. an hour of a busy session ———
+
+/**
+ * What a window reload costs for one session: TranscriptStore.read parses every line and the panel
+ * folds them in one batch. Returns [parse ms, fold ms].
+ */
+function timeRestore(lines: readonly string[], sessionId: string, lastSeq: number, bad: string[]): [number, number] {
+  const r0 = performance.now();
+  const parsed = lines.map((l) => JSON.parse(l) as ThoughtEvent);
+  const r1 = performance.now();
+  const restored = reduce(EMPTY_STATE, parsed);
+  const r2 = performance.now();
+  if (restored.sessions[sessionId]?.lastSeq !== lastSeq) bad.push("the transcript folds into a different view state");
+  return [r1 - r0, r2 - r1];
+}
+
+/** A SessionLog holding a transcript's events, built the way the host builds its own. */
+function rebuildLog(lines: readonly string[], sessionId: string): SessionLog {
+  let at = 0;
+  const rebuilt = new SessionLog(sessionId, () => at);
+  for (const line of lines) {
+    const body = JSON.parse(line) as Record<string, unknown> & { at?: number; text?: unknown; content?: { text?: unknown } };
+    at = body.at ?? at;
+    delete body.seq;
+    delete body.at;
+    delete body.sessionId;
+    delete body.turnId;
+    // The mapper hands one string to both `text` and `content.text`; JSON.parse makes two.
+    if (typeof body.text === "string" && body.content?.text === body.text) body.text = body.content.text;
+    rebuilt.append(body as unknown as ThoughtEventBody);
+  }
+  return rebuilt;
+}
+
+/*
+ * Sizing "an hour of a busy agent": 48 prompts (one every 75 s); per turn ~1,200 thought and ~560
+ * message chunks (Claude and Codex adapters send a chunk per stream delta of a few tokens: about
+ * 75k chunks an hour is a model streaming 60–80 tokens/s a third of the time), 15 tool calls (720
+ * an hour, one every 5 s: reads, searches, edits with diffs, commands), two of them commands whose
+ * output streams as 300 `_meta` terminal_output_delta updates each (96 commands an hour), six plan
+ * updates and a usage update. That is 2,415 events a turn, ~116,000 in the hour (~32 events/s).
+ */
+const REPLAY_TURNS = 48;
+const GROUPS = 5;
+const THOUGHTS_PER_GROUP = 240;
+const INTERIM_MESSAGE = 40;
+const FINAL_MESSAGE = 400;
+const OUTPUT_LINES = 300;
+const TOOL_PATTERN = ["read", "read", "search", "read", "edit", "execute", "read", "search", "read", "edit", "read", "execute", "read", "search", "edit"] as const;
+const EDIT_FILES = 24;
+const FILE_LINES = 80;
+const SAMPLE_EVERY = 10_000;
+
+const rThought = (t: number, g: number): string => `t${t}g${g} weighing option {i} of the change `;
+const rInterim = (t: number, g: number): string => `t${t}g${g} note {i} `;
+const rFinal = (t: number): string => `t${t} summary token {i} `;
+const expectedReplayThoughts = (t: number): string => Array.from({ length: GROUPS }, (_, g) => floodText(rThought(t, g), THOUGHTS_PER_GROUP)).join("");
+const expectedReplayMessage = (t: number): string => Array.from({ length: GROUPS - 1 }, (_, g) => floodText(rInterim(t, g), INTERIM_MESSAGE)).join("") + floodText(rFinal(t), FINAL_MESSAGE);
+
+function plan(t: number, done: number): Step {
+  const entries = Array.from({ length: GROUPS }, (_, j) => ({
+    content: `Turn ${t}, step ${j + 1}: ${["read the code", "find the callers", "change the module", "run the tests", "summarise"][j]}`,
+    priority: j < 2 ? "high" : "medium",
+    status: j < done ? "completed" : j === done ? "in_progress" : "pending",
+  }));
+  return { sessionUpdate: { sessionUpdate: "plan", entries } };
+}
+
+/** Generates the replay's agent script; edits really change files in `root` (as agents that edit on their own do). */
+function replayTurns(root: string): Step[][] {
+  const files = Array.from({ length: EDIT_FILES }, (_, f) => Array.from({ length: FILE_LINES }, (_, l) => `export const value${l} = compute(${l}, ${f}); // module ${f}`));
+  for (let f = 0; f < EDIT_FILES; f++) fs.writeFileSync(path.join(root, `module${f}.ts`), files[f]!.join("\n") + "\n");
+  let edits = 0;
+  let commands = 0;
+  const turns: Step[][] = [];
+  for (let t = 0; t < REPLAY_TURNS; t++) {
+    const steps: Step[] = [plan(t, 0)];
+    for (let g = 0; g < GROUPS; g++) {
+      steps.push({ flood: { count: THOUGHTS_PER_GROUP, text: rThought(t, g) } });
+      for (let j = 0; j < 3; j++) {
+        const kind = TOOL_PATTERN[g * 3 + j]!;
+        const id = `t${t}-tool${g * 3 + j}`;
+        const f = (t * 7 + g * 3 + j) % EDIT_FILES;
+        const file = path.join(root, `module${f}.ts`);
+        if (kind === "read") {
+          const excerpt = files[f]!.slice(0, 24).join("\n");
+          steps.push({ sessionUpdate: { sessionUpdate: "tool_call", toolCallId: id, title: `Read module${f}.ts`, kind, status: "in_progress", locations: [{ path: file }], rawInput: { file_path: file } } });
+          steps.push({ sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed", content: [{ type: "content", content: { type: "text", text: excerpt } }] } });
+        } else if (kind === "search") {
+          const hits = Array.from({ length: 8 }, (_, h) => `module${(f + h) % EDIT_FILES}.ts:${(h * 9) % FILE_LINES + 1}: compute(`).join("\n");
+          steps.push({ sessionUpdate: { sessionUpdate: "tool_call", toolCallId: id, title: `grep "compute(" in src`, kind, status: "in_progress", rawInput: { pattern: "compute(" } } });
+          steps.push({ sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed", content: [{ type: "content", content: { type: "text", text: hits } }] } });
+        } else if (kind === "edit") {
+          const lines = files[f]!;
+          const l = (edits * 7) % FILE_LINES;
+          const oldText = lines[l]!;
+          const newText = `export const value${l} = compute(${l}, ${f}, ${edits}); // edited in turn ${t}`;
+          lines[l] = newText;
+          edits++;
+          steps.push({ sessionUpdate: { sessionUpdate: "tool_call", toolCallId: id, title: `Edit module${f}.ts`, kind, status: "pending", locations: [{ path: file, line: l + 1 }], rawInput: { file_path: file, old_string: oldText, new_string: newText } } });
+          steps.push({ diskWrite: { path: file, content: lines.join("\n") + "\n" } });
+          steps.push({ sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed", content: [{ type: "diff", path: file, oldText, newText }] } });
+        } else {
+          const terminal = `term-${t}-${commands++}`;
+          steps.push({ sessionUpdate: { sessionUpdate: "tool_call", toolCallId: id, title: `npm test -- --grep suite${f}`, kind, status: "in_progress", rawInput: { command: `npm test -- --grep suite${f}` }, _meta: { terminal_info: { terminal_id: terminal } } } });
+          for (let i = 0; i < OUTPUT_LINES; i++) {
+            steps.push({ sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, _meta: { terminal_output_delta: { terminal_id: terminal, data: `  ok ${i + 1} suite${f} case ${i} (${(i * 37) % 90} ms)\n` } } } });
+          }
+          steps.push({ sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed", _meta: { terminal_exit: { terminal_id: terminal, exit_code: 0 } } } });
+        }
+      }
+      steps.push(plan(t, g + 1));
+      if (g < GROUPS - 1) steps.push({ flood: { count: INTERIM_MESSAGE, kind: "message", text: rInterim(t, g) } });
+    }
+    steps.push({ flood: { count: FINAL_MESSAGE, kind: "message", text: rFinal(t) } });
+    steps.push({ sessionUpdate: { sessionUpdate: "usage_update", used: 20_000 + t * 3_000, size: 400_000 } });
+    turns.push(steps);
+  }
+  return turns;
+}
+
+interface Sample { events: number; host: number; webview: number; rss: number }
+
+export async function hourReplay(a: AgentThoughtsInternalApi): Promise<void> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-bench-replay-"));
+  const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? tmp;
+  const root = path.join(workspace, "replay-src");
+  fs.mkdirSync(root, { recursive: true });
+  const name = "Replay";
+  // Written to a file and dropped here: only the agent holds the script.
+  await setAgents([scriptedAgent(name, { agentName: name, turns: [[{ message: "ready" }], ...replayTurns(root)] }, path.join(tmp, "replay.json"))]);
+  const gcWorks = collectGarbage();
+  const activeBefore = new Set(vscode.extensions.all.filter((x) => x.isActive).map((x) => x.id));
+  let sessionId = "";
+  let events = 0;
+  let unknown = 0;
+  const sub = a.onEvent((e) => {
+    if (e.sessionId !== sessionId) return;
+    events++;
+    if (e.kind === "unknown") unknown++;
+  });
+  sessionId = (await a.stream("warm up", { agent: name, newSession: true }).result).sessionId;
+  events = a._test.controller.viewState.sessions[sessionId]?.eventCount ?? 0;
+  const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 400));
+  const sample = async (): Promise<Sample> => {
+    await settle();
+    return { events, host: hostHeap(), webview: await webviewHeap(), rss: process.memoryUsage().rss };
+  };
+  const samples: Sample[] = [await sample()];
+  let nextSample = SAMPLE_EVERY;
+  const bad: string[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const profile = await profileHost("replay");
+  loop.enable();
+  const t0 = Date.now();
+  let streaming = 0;
+  let cpuTurns = 0;
+  for (let t = 0; t < REPLAY_TURNS; t++) {
+    const s0 = Date.now();
+    const c0 = process.cpuUsage();
+    const r = await a.stream(`turn ${t}: keep going with the refactoring`, { sessionId }).result;
+    const c = process.cpuUsage(c0);
+    cpuTurns += c.user + c.system;
+    streaming += Date.now() - s0;
+    if (r.thoughts !== expectedReplayThoughts(t) || r.text !== expectedReplayMessage(t)) bad.push(`turn ${t}: text differs`);
+    if (r.toolCalls.length !== TOOL_PATTERN.length || r.toolCalls.some((c) => c.outcome !== "completed")) bad.push(`turn ${t}: ${r.toolCalls.length} tool calls`);
+    if (events >= nextSample || t === REPLAY_TURNS - 1) {
+      loop.disable();
+      samples.push(await sample());
+      loop.enable();
+      while (nextSample <= events) nextSample += SAMPLE_EVERY;
+    }
+  }
+  loop.disable();
+  const elapsed = Date.now() - t0;
+  const profiled = await profile.stop();
+  sub.dispose();
+
+  const view = a._test.controller.viewState.sessions[sessionId];
+  if (!view) throw new Error("replay session missing from the view state");
+  if (view.lastSeq !== events) bad.push(`view state folded up to event ${view.lastSeq} of ${events}`);
+  if (unknown) bad.push(`${unknown} events were not understood (unknown)`);
+  const lastTool = view.turns[view.turns.length - 1]?.entries.find((e) => e.type === "tool" && e.toolKind === "execute");
+  const wantOutput = lastTool?.type === "tool" && lastTool.terminalOutput?.split("\n").length === OUTPUT_LINES + 1 && lastTool.terminalExit?.exitCode === 0;
+  if (!wantOutput) bad.push("the last command's terminal output is incomplete in the view state");
+  const dir = findTranscriptDir(sessionId);
+  let transcript: TranscriptCheck | undefined;
+  if (dir) {
+    transcript = await checkTranscript(dir, view);
+    if (!transcript.dense) bad.push(`transcript has ${transcript.lines} lines for ${view.lastSeq} events (or out of order)`);
+  } else bad.push("transcript folder not found");
+
+  // What the retained data costs, rebuilt from the transcript with the host's own code: a
+  // SessionLog holding every event, and the view state folded from it in patch-sized batches.
+  let logCost = NaN;
+  let viewCost = NaN;
+  let restoreMs: [number, number] | undefined;
+  if (gcWorks && transcript) {
+    const lines = (await fs.promises.readFile(transcript.file, "utf8")).split("\n").filter((l) => l);
+    transcript.events = [];
+    restoreMs = timeRestore(lines, sessionId, view.lastSeq, bad);
+    const before = hostHeap();
+    const copy = rebuildLog(lines, sessionId);
+    logCost = hostHeap() - before;
+    let state = EMPTY_STATE;
+    const all = copy.all();
+    for (let i = 0; i < all.length; i += 64) state = reduce(state, coalesce(all.slice(i, i + 64)));
+    viewCost = hostHeap() - before - logCost;
+    if (copy.length !== view.lastSeq || state.sessions[sessionId]?.lastSeq !== view.lastSeq) bad.push("the rebuilt log or view state differs");
+  }
+  const first = samples[0]!;
+  const last = samples[samples.length - 1]!;
+  const hostSlope = slope(samples.map((s) => [s.events, s.host]));
+  const webSlope = slope(samples.map((s) => [s.events, s.webview]));
+  const dom = await evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
+  const webEnd = await webviewHeap();
+  const pageHeap = await workbenchHeap();
+  const terminals = vscode.window.terminals.length;
+  const activated = vscode.extensions.all.filter((x) => x.isActive && !activeBefore.has(x.id)).map((x) => x.id.replace(/^vscode\./, ""));
+  const tabs = vscode.window.tabGroups.all.reduce((n, g) => n + g.tabs.length, 0);
+
+  log(`  Hour replay: ${num(events)} events in one session, ${REPLAY_TURNS} turns (${num(REPLAY_TURNS * TOOL_PATTERN.length)} tool calls, ${num(REPLAY_TURNS * 2)} commands × ${OUTPUT_LINES} output deltas, ${num(REPLAY_TURNS * 3)} edits with diffs), as fast as the agent writes`);
+  log(`    streamed in ${fmt(elapsed)} (${fmt(streaming)} of it in turns, the rest is sampling; ${num(events / (streaming / 1000))} events/s); extension host in the turns: event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}, max ${fmt(loop.max / 1e6)}; CPU ${fmt(cpuTurns / 1000)} (${(cpuTurns / events).toFixed(0)} µs per event)`);
+  log(`    complete and in order in the turn results, the view state and the transcript (${transcript ? `${num(transcript.lines)} lines, ${mb(transcript.bytes)}` : "not found"}): ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
+  log(`    extension host heap${gcWorks ? " after a forced GC" : " (no forced GC available)"}, every ~${num(SAMPLE_EVERY)} events: ${samples.map((s) => `${num(s.events)}: ${mb(s.host)}`).join(", ")}`);
+  log(`    host heap growth: ${mb(hostSlope * SAMPLE_EVERY)} per ${num(SAMPLE_EVERY)} events (least squares), ${mb(last.host - first.host)} from first to last sample (${num(last.events - first.events)} events; ${((last.host - first.host) / Math.max(1, last.events - first.events)).toFixed(0)} bytes/event); rss ${mb(first.rss)} → ${mb(last.rss)}`);
+  if (transcript) {
+    const perTenK = (bytes: number): string => mb((bytes / Math.max(1, events)) * SAMPLE_EVERY);
+    if (restoreMs) log(`    reading this transcript back as a window reload does (for each of the 20 most recent sessions): parse ${fmt(restoreMs[0])} + fold ${fmt(restoreMs[1])}, synchronous on the extension host`);
+    log(`    retained on purpose, rebuilt from the transcript with the host's code: the session log ${mb(logCost)} (${perTenK(logCost)} per ${num(SAMPLE_EVERY)} events), the panel's view state ${mb(viewCost)} (${perTenK(viewCost)}); the rest of the growth ${mb(last.host - first.host - logCost - viewCost)}; transcript on disk ${perTenK(transcript.bytes)} per ${num(SAMPLE_EVERY)} events`);
+  }
+  const shared = Math.abs(webEnd - pageHeap) < 1_048_576;
+  log(`    webview JS heap (not collected first${shared ? "; the webview shares one renderer heap with the workbench page here" : ""}): ${samples.map((s) => mb(s.webview)).join(", ")}; ${mb(webSlope * SAMPLE_EVERY)} per ${num(SAMPLE_EVERY)} events (least squares)${shared ? "" : `; at the end ${mb(webEnd)} in the webview, ${mb(pageHeap)} in the workbench page`}`);
+  log(`    panel DOM elements at the end: ${num(dom)}; VS Code terminals open: ${terminals}; editor tabs open: ${tabs}; extensions the replay got VS Code to activate in this host: ${activated.length ? activated.join(", ") : "none"}`);
+  if (profiled) log(`    extension host CPU profile: ${profiled}`);
+
+  // Leave the window as the next scenario expects it.
+  await vscode.commands.executeCommand("agentThoughts.keepAll");
+  await vscode.commands.executeCommand("workbench.action.terminal.killAll");
+  await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  fs.rmSync(root, { recursive: true, force: true });
+  fs.rmSync(tmp, { recursive: true, force: true });
+  if (bad.length) throw new Error(`hour replay: ${bad.join("; ")}`);
+}

@@ -1,0 +1,179 @@
+// Helpers shared by the benchmark scenarios (test/bench/index.ts, test/bench/load.ts).
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as v8 from "node:v8";
+import * as vm from "node:vm";
+import * as vscode from "vscode";
+import type { AgentThoughtsInternalApi } from "../../src/extension";
+import type { Scenario } from "../fixtures/agents/scenario";
+import { harnessRequest } from "../integration/index";
+import { evaluate } from "../integration/webview";
+
+export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
+
+export async function api(): Promise<AgentThoughtsInternalApi> {
+  const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
+  if (!ext) throw new Error("extension missing");
+  return ext.activate();
+}
+
+interface AgentSetting { name: string; command: string; args: string[]; env: Record<string, string> }
+
+/** A scripted agent named `name` that plays `scenario` (written to `file`). */
+export function scriptedAgent(name: string, scenario: Scenario, file: string): AgentSetting {
+  const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+  fs.writeFileSync(file, JSON.stringify(scenario));
+  return { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: file, ELECTRON_RUN_AS_NODE: "1" } };
+}
+
+/** Replaces `agentThoughts.agents` with these agents. */
+export async function setAgents(agents: AgentSetting[]): Promise<void> {
+  await vscode.workspace.getConfiguration("agentThoughts").update("agents", agents, vscode.ConfigurationTarget.Global);
+}
+
+/** Makes `name` the only configured agent, playing `scenario`. */
+export async function useScenario(name: string, scenario: Scenario): Promise<void> {
+  await setAgents([scriptedAgent(name, scenario, path.join(os.tmpdir(), `at-bench-${name}-${process.pid}.json`))]);
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export const fmt = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+export const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
+export const num = (n: number): string => Math.round(n).toLocaleString("en");
+
+/** "p50 …, p95 …, max …" of a list of milliseconds (the values themselves when there are only a few). */
+export function spread(values: readonly number[]): string {
+  const s = [...values].sort((x, y) => x - y);
+  if (s.length === 0) return "none";
+  if (s.length <= 5) return `${s.map(fmt).join(", ")} (n=${s.length})`;
+  return `p50 ${fmt(percentile(s, 50))}, p95 ${fmt(percentile(s, 95))}, max ${fmt(s[s.length - 1]!)} (n=${s.length})`;
+}
+
+/** Least-squares slope of y over x. */
+export function slope(points: readonly (readonly [number, number])[]): number {
+  const n = points.length;
+  if (n < 2) return NaN;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (const [x, y] of points) {
+    sxy += (x - mx) * (y - my);
+    sxx += (x - mx) ** 2;
+  }
+  return sxx === 0 ? NaN : sxy / sxx;
+}
+
+let gcFn: (() => void) | null | undefined;
+/**
+ * A full garbage collection of the extension host, when V8 lets us have one: `--expose-gc` set at
+ * run time makes `gc` available in new contexts (the host itself was not started with the flag).
+ */
+export function collectGarbage(): boolean {
+  if (gcFn === undefined) {
+    gcFn = null;
+    try {
+      const existing = (globalThis as { gc?: unknown }).gc;
+      if (typeof existing === "function") gcFn = () => { (existing as () => void)(); };
+      else {
+        v8.setFlagsFromString("--expose-gc");
+        const fresh: unknown = vm.runInNewContext("gc");
+        if (typeof fresh === "function") gcFn = () => { (fresh as () => void)(); };
+      }
+    } catch {
+      gcFn = null;
+    }
+  }
+  if (!gcFn) return false;
+  gcFn();
+  return true;
+}
+
+/** Extension host heap after a full GC (if available). */
+export function hostHeap(): number {
+  collectGarbage();
+  return process.memoryUsage().heapUsed;
+}
+
+type MemoryPerformance = Performance & { memory?: { usedJSHeapSize: number } };
+
+/** `performance.memory.usedJSHeapSize` in the sidebar webview (-1 where Chromium does not report it). */
+export function webviewHeap(): Promise<number> {
+  return evaluate(() => (performance as MemoryPerformance).memory?.usedJSHeapSize ?? -1, undefined, "sidebar");
+}
+
+/** The same figure read in the workbench page: equal to `webviewHeap()` when both share one renderer. */
+export async function workbenchHeap(): Promise<number> {
+  const reply = await harnessRequest<{ value: number }>({ op: "workbench", fn: (() => (performance as MemoryPerformance).memory?.usedJSHeapSize ?? -1).toString() });
+  return reply?.value ?? -1;
+}
+
+/** The file name `TranscriptStore` (src/vscode/transcripts.ts) gives a session's transcript. */
+export function transcriptName(sessionId: string): string {
+  return `${sessionId.replace(/[^\w.-]+/g, "_")}.jsonl`;
+}
+
+/**
+ * The extension's transcript folder (`<storageUri>/transcripts`). The test host runs code-server
+ * with a fresh user-data dir in the temp folder, so the workspace storage is
+ * `<tmp>/agent-thoughts-host-XXXXXX/user-data/User/workspaceStorage/<workspace id>/<extension id>/`;
+ * the folder is the one holding this session's file (session ids are unique per extension host).
+ */
+export function findTranscriptDir(sessionId: string): string | undefined {
+  const name = transcriptName(sessionId);
+  const tmp = os.tmpdir();
+  for (const host of fs.readdirSync(tmp)) {
+    if (!host.startsWith("agent-thoughts-host-")) continue;
+    const storage = path.join(tmp, host, "user-data", "User", "workspaceStorage");
+    if (!fs.existsSync(storage)) continue;
+    for (const ws of fs.readdirSync(storage)) {
+      const dir = path.join(storage, ws, EXTENSION_ID, "transcripts");
+      if (fs.existsSync(path.join(dir, name))) return dir;
+    }
+  }
+  return undefined;
+}
+
+/** A transcript's lines once it holds `lines` of them (its writes are batched every 200 ms). */
+export async function readTranscript(file: string, lines: number, timeoutMs = 20_000): Promise<string[]> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const text = fs.existsSync(file) ? await fs.promises.readFile(file, "utf8") : "";
+    const got = text.split("\n").filter((l) => l.trim() !== "");
+    if (got.length >= lines || Date.now() > until) return got;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * With `AGENT_THOUGHTS_BENCH_PROFILE=<folder>`, a CPU profile of the extension host (inspector,
+ * 0.5 ms sampling) from now until `stop()`, written as `<folder>/<name>.cpuprofile` (open it in
+ * Chrome DevTools or VS Code). Without the variable, `stop()` does nothing.
+ */
+export async function profileHost(name: string): Promise<{ stop(): Promise<string | undefined> }> {
+  const dir = process.env.AGENT_THOUGHTS_BENCH_PROFILE;
+  if (!dir) return { stop: () => Promise.resolve(undefined) };
+  const inspector = await import("node:inspector");
+  const session = new inspector.Session();
+  session.connect();
+  const post = <R>(method: string, params: object = {}): Promise<R> =>
+    new Promise((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as R))));
+  await post("Profiler.enable");
+  await post("Profiler.setSamplingInterval", { interval: 500 });
+  await post("Profiler.start");
+  return {
+    async stop() {
+      const { profile } = await post<{ profile: unknown }>("Profiler.stop");
+      session.disconnect();
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.resolve(dir, `${name}.cpuprofile`);
+      fs.writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
+}
