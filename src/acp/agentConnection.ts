@@ -184,7 +184,7 @@ export class AgentConnection {
       }
     };
     const app = acp.client({ name: this.options.clientName })
-      // Mapped by the tap, in wire order. (The SDK still validates and console-logs updates it rejects; the tap has them.)
+      // Mapped by the tap, in wire order; the framing does not pass updates on to the SDK at all.
       .onNotification(acp.methods.client.session.update, () => undefined)
       .onNotification(acp.methods.client.elicitation.complete, () => undefined)
       .onRequest(acp.methods.client.session.requestPermission, async (ctx) => {

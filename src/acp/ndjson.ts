@@ -23,6 +23,11 @@ function isMessage(v: unknown): v is AnyMessage {
   return typeof v === "object" && v !== null && !Array.isArray(v) && (v as { jsonrpc?: unknown }).jsonrpc === "2.0";
 }
 
+/** A `session/update` notification (no id): the tap handles these alone. */
+function isUpdateNotification(m: AnyMessage): boolean {
+  return "method" in m && m.method === "session/update" && !("id" in m);
+}
+
 export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks: NdJsonHooks, maxMessageBytes = MAX_MESSAGE_BYTES): Stream {
   // Set once the reader went away (connection closed) or the stream ended: an agent still writing
   // after that is ignored rather than enqueued into a closed stream (which throws).
@@ -51,6 +56,9 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
         }
         if (closed) return;
         hooks.incoming(parsed);
+        // session/update notifications are mapped by the tap (in wire order, unknown kinds kept);
+        // the SDK would only validate them again, twice, with zod: a third of the host's CPU under load.
+        if (isUpdateNotification(parsed)) return;
         controller.enqueue(parsed);
       };
       agentStdout.on("data", (chunk: Buffer) => {

@@ -13,15 +13,17 @@ function setup(max?: number): { stdout: PassThrough; incoming: AnyMessage[]; noi
   return { stdout, incoming, noise, reader: stream.readable.getReader() };
 }
 
-const msg = (n: number): string => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { n } }) + "\n";
+const msg = (n: number): string => JSON.stringify({ jsonrpc: "2.0", id: n, method: "session/request_permission", params: { n } }) + "\n";
+const update = (n: number): string => JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { n } }) + "\n";
 
 describe("ndjson framing", () => {
   it("passes messages in order and reports noise and oversized lines instead of dropping them silently", async () => {
     const { stdout, incoming, noise, reader } = setup(200);
-    stdout.write(msg(1) + "DEBUG not json\n" + `{"jsonrpc":"2.0","method":"x","params":{"t":"${"y".repeat(300)}"}}\n` + '{"truncated":\n' + msg(2));
+    stdout.write(msg(1) + "DEBUG not json\n" + update(7) + `{"jsonrpc":"2.0","method":"x","params":{"t":"${"y".repeat(300)}"}}\n` + '{"truncated":\n' + msg(2));
     assert.deepEqual((await reader.read()).value, JSON.parse(msg(1)));
+    // Updates reach the tap only (it maps them); the SDK gets everything else.
     assert.deepEqual((await reader.read()).value, JSON.parse(msg(2)));
-    assert.equal(incoming.length, 2);
+    assert.deepEqual(incoming, [JSON.parse(msg(1)), JSON.parse(update(7)), JSON.parse(msg(2))]);
     assert.deepEqual(noise, ["not JSON", "message larger than 200 bytes dropped", "not JSON"]);
   });
 
