@@ -520,9 +520,11 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     ]), undefined, async () => {
       const s = a._test.controller.viewState.sessions[a._test.controller.activeSession!]!;
       const msg = s.turns[0]!.entries.filter((e) => e.type === "message").map((e) => (e as { text: string }).text).join("");
-      const output = msg.slice(msg.indexOf("terminal:0:") + "terminal:0:".length, msg.indexOf("turn finished"));
+      const report = /(terminal|terminalError):([^:]*):?/.exec(msg);
+      assert.ok(report && report[1] === "terminal" && report[2] === "0", `the command ran and exited 0 (the agent reported ${JSON.stringify(msg.slice(0, 300))})`);
+      const output = msg.slice(report.index + report[0].length, msg.indexOf("turn finished"));
       assert.ok(Buffer.byteLength(output) <= limit, `the agent got at most outputByteLimit (${Buffer.byteLength(output)} bytes)`);
-      assert.ok(output.endsWith("END-OF-OUTPUT\n"), "the agent got the real tail");
+      assert.ok(output.endsWith("END-OF-OUTPUT\n"), `the agent got the real tail (it ends ${JSON.stringify(output.slice(-40))}; ${output.length} chars)`);
       // Its terminal mirror ends with the real tail too, and keeps a bounded buffer.
       const mirrored = await until(() => {
         const out = a._test.terminals.outputOf(s.sessionId, "firehose");
