@@ -9,11 +9,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { realpath } from "node:fs/promises";
 import * as path from "node:path";
+import { StringDecoder } from "node:string_decoder";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { Logger, TerminalCreateRequest, TerminalExit, TerminalPort } from "./ports";
 
 /** Default cap when the agent gives none: enough for any log, bounded memory. */
 export const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
+/** The most an agent may ask to keep per terminal: its buffer lives in the extension host. */
+export const MAX_OUTPUT_BYTE_LIMIT = 16 * 1024 * 1024;
 
 export interface TerminalListener {
   created?(info: { sessionId: string; terminalId: string; commandLine: string; cwd: string }): void;
@@ -152,7 +155,7 @@ export class NodeTerminals implements TerminalPort {
     const proc = spawn(req.command, useShell ? [] : req.args!, { cwd, env, shell: useShell, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
     const term: Term = {
       sessionId: req.sessionId, proc, chunks: [], bytes: 0, truncated: false,
-      limit: req.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT,
+      limit: Math.min(req.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT, MAX_OUTPUT_BYTE_LIMIT),
       exited: new Promise<TerminalExit>((resolve) => {
         let done = false;
         const finish = (exit: TerminalExit): void => {
@@ -172,17 +175,21 @@ export class NodeTerminals implements TerminalPort {
     this.terms.set(terminalId, term);
     const commandLine = useShell ? req.command : [req.command, ...req.args!].join(" ");
     this.listener.created?.({ sessionId: req.sessionId, terminalId, commandLine, cwd });
-    proc.stdout?.on("data", (b: Buffer) => this.append(terminalId, term, b));
-    proc.stderr?.on("data", (b: Buffer) => this.append(terminalId, term, b));
+    // One decoder per stream, so a character split across chunks reaches the mirror whole.
+    const out = new StringDecoder("utf8");
+    const err = new StringDecoder("utf8");
+    proc.stdout?.on("data", (b: Buffer) => this.append(terminalId, term, b, out));
+    proc.stderr?.on("data", (b: Buffer) => this.append(terminalId, term, b, err));
     return terminalId;
   }
 
-  private append(terminalId: string, term: Term, b: Buffer): void {
+  private append(terminalId: string, term: Term, b: Buffer, decoder?: StringDecoder): void {
     term.chunks.push(b);
     term.bytes += b.length;
     // Compact lazily (at twice the limit) so streaming stays linear.
     if (term.bytes > term.limit * 2 + 65536) this.compact(term);
-    this.listener.output?.(terminalId, b.toString("utf8"));
+    const text = decoder ? decoder.write(b) : b.toString("utf8");
+    if (text) this.listener.output?.(terminalId, text);
   }
 
   private compact(term: Term): void {

@@ -432,8 +432,18 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
   }
 }
 
+/**
+ * The view keeps the tail of a command's streamed output (the card shows its last lines; the
+ * pseudoterminal and the transcript have the rest). Trimmed at twice the size, so appending stays
+ * linear however much a command prints.
+ */
+export const TERMINAL_VIEW_CHARS = 256 * 1024;
+
 function applyTerminal(c: ToolEntry, meta: TerminalMeta | undefined): void {
   if (!meta) return;
-  if (meta.output !== undefined) c.terminalOutput = meta.replace ? meta.output : (c.terminalOutput ?? "") + meta.output;
+  if (meta.output !== undefined) {
+    const out = meta.replace ? meta.output : (c.terminalOutput ?? "") + meta.output;
+    c.terminalOutput = out.length > 2 * TERMINAL_VIEW_CHARS ? out.slice(-TERMINAL_VIEW_CHARS) : out;
+  }
   if (meta.exit) c.terminalExit = meta.exit;
 }

@@ -27,6 +27,24 @@ describe("NodeTerminals", () => {
     assert.equal(truncateStart(buf, 100).truncated, false);
   });
 
+  it("a character split across output chunks reaches the mirror whole; an agent's outputByteLimit is capped", async () => {
+    const seen: string[] = [];
+    const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "at-term-utf8-")));
+    const t = new NodeTerminals(() => dir, { output: (_id, text) => seen.push(text) });
+    try {
+      // "€" is e2 82 ac: print its first byte, pause, then the rest.
+      const id = await t.create({ sessionId: "s", command: "printf '\\342'; sleep 0.2; printf '\\202\\254ok'", outputByteLimit: 2 ** 40 });
+      await t.waitForExit("s", id);
+      assert.equal(seen.join(""), "€ok");
+      assert.ok(!seen.some((x) => x.includes("\ufffd")), `no replacement characters: ${JSON.stringify(seen)}`);
+      const limit = (t as unknown as { terms: Map<string, { limit: number }> }).terms.get(id)!.limit;
+      assert.equal(limit, 16 * 1024 * 1024);
+    } finally {
+      t.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("kill ends a running command (and its children); release frees the id", async () => {
     const seen: string[] = [];
     const t = new NodeTerminals(() => os.tmpdir(), { output: (_id, text) => seen.push(text) });

@@ -1,7 +1,7 @@
 /** The panel's view model reducer: folding, purity (inputs never mutated), identity of untouched parts. */
 import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/core/events";
-import { EMPTY_STATE, markRestored, reduce, type ViewState } from "../../src/core/viewModel";
+import { EMPTY_STATE, markRestored, reduce, TERMINAL_VIEW_CHARS, type ViewState } from "../../src/core/viewModel";
 
 let seq = 0;
 function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {
@@ -33,6 +33,20 @@ describe("view model reducer", () => {
       ev({ kind: "permission_request", requestId: "p1", toolCallId: "t1", title: "Read", options: [{ optionId: "r", name: "Reject", kind: "reject_once" }], toolCall: {} }, 1),
     ]);
   }
+
+  it("keeps a bounded tail of a command's streamed _meta output (100 MB in, the real end kept)", () => {
+    let s = turnOne();
+    const chunk = "x".repeat(64 * 1024 - 1) + "\n";
+    const batch: ThoughtEvent[] = [];
+    for (let i = 0; i < 1600; i++) batch.push(ev({ kind: "tool_update", toolCallId: "t1", terminal: { output: chunk } }, 1));
+    batch.push(ev({ kind: "tool_update", toolCallId: "t1", terminal: { output: "THE END\n", exit: { exitCode: 0 } } }, 1));
+    s = reduce(s, batch);
+    const card = s.sessions.s1!.turns[0]!.entries.find((e) => e.type === "tool");
+    assert.ok(card?.type === "tool" && card.terminalOutput !== undefined);
+    assert.ok(card.terminalOutput.length <= 2 * TERMINAL_VIEW_CHARS, `bounded (${card.terminalOutput.length} chars)`);
+    assert.ok(card.terminalOutput.endsWith("THE END\n"));
+    assert.deepEqual(card.terminalExit, { exitCode: 0 });
+  });
 
   it("a restored turn that never ended says it was interrupted; its open tool calls are canceled", () => {
     const s = markRestored(turnOne(), ["s1"]);
