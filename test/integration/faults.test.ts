@@ -345,8 +345,10 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
   async function survivedRow(test: Mocha.Context, title: string, c: RowCtx, scenario: Scenario, pattern: RegExp | undefined, after?: () => Promise<string>): Promise<void> {
     await configure([scriptedAgent(c.name, scenario)], c.name);
     await send("go");
-    await showing(a, c.name);
-    await transcriptHas("turn finished", 90_000);
+    const id = await showing(a, c.name);
+    // The panel may still show the previous row's session for a moment: wait for this turn's end in the state first.
+    await until(() => a._test.controller.viewState.sessions[id]?.turns[0]?.endedAt !== undefined, "the turn to end", 90_000);
+    await transcriptHas("turn finished");
     const seen = pattern ? await shownError(c.name, pattern) : await after!();
     await transcriptShows(c.before);
     await editReviewable(a, c.editFile, c.original);
