@@ -217,8 +217,15 @@ export class AgentSession {
     if (this.runningTurn === undefined || (turnId !== undefined && turnId !== this.runningTurn)) return;
     if (this.cancelRequested) return;
     this.cancelRequested = true;
-    this.cancelOpenPermissions();
-    this.transport.cancel(this.agentSessionId).catch((err: unknown) => this.logger.warn(`session/cancel failed: ${String(err)}`));
+    // session/cancel goes out before the "cancelled" answers to open permission requests: an agent
+    // that saw the answer first could carry on and end the turn as if nothing was cancelled.
+    const sent = this.transport.cancel(this.agentSessionId).catch((err: unknown) => this.logger.warn(`session/cancel failed: ${String(err)}`));
+    // (Once it is written, or after a second if the agent's stdin is stuck.)
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    void Promise.race([sent, new Promise<void>((r) => { timer = setTimeout(r, 1000); })]).then(() => {
+      clearTimeout(timer);
+      this.cancelOpenPermissions();
+    });
   }
 
   private cancelOpenPermissions(): void {

@@ -109,6 +109,22 @@ describe("ACP client ↔ scripted agent over stdio", function () {
     assert.ok(outcome?.kind === "permission_outcome" && outcome.outcome.outcome === "cancelled");
   });
 
+  it("cancelling during a permission request ends the turn as cancelled, every time", async () => {
+    // session/cancel goes out first, then the "cancelled" answer to the open request (ACP's order).
+    for (let i = 0; i < 10; i++) {
+      h = await harness({ turns: [[{ permission: { toolCall: { toolCallId: "w2", title: "Push" }, options: [{ optionId: "yes", name: "Allow", kind: "allow_once" }] } }]] });
+      h.permissions.decide = (req) => new Promise((resolve) => req.signal.addEventListener("abort", () => resolve({ outcome: "cancelled" })));
+      const c = await h.start();
+      const s = await c.newSession(h.dir);
+      const stream = s.prompt("go");
+      for await (const e of stream) if (e.kind === "permission_request") break;
+      s.cancelTurn();
+      assert.equal((await stream.result).stopReason, "cancelled", `run ${i}`);
+      await h.cleanup();
+      h = undefined;
+    }
+  });
+
   it("fs read and write go through the port", async () => {
     h = await harness({ turns: [[]] });
     const file = path.join(h.dir, "a.txt");
