@@ -13,6 +13,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
+import { alive } from "../support/processes";
 import { api, scriptedAgent, until } from "./helpers";
 import { log } from "./index";
 import { click, evaluate, fill, press, waitFor } from "./webview";
@@ -23,19 +24,6 @@ function ws(...p: string[]): string {
   return path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, ...p);
 }
 
-/** Alive and not a zombie (an orphaned grandchild may linger as one until init reaps it). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
 
 async function pidIn(file: string, what: string): Promise<number> {
   return until(() => (fs.existsSync(file) ? Number(fs.readFileSync(file, "utf8").trim()) || undefined : undefined), `${what} to write its pid`, 15_000);

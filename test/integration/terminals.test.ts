@@ -9,6 +9,7 @@ import * as v8 from "node:v8";
 import * as vm from "node:vm";
 import * as vscode from "vscode";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
+import { alive } from "../support/processes";
 import { findToolEntry } from "../../src/core/viewModel";
 import { ReadOnlyPty, TailBuffer } from "../../src/vscode/terminalMirrors";
 import { harnessRequest, log, screenshot } from "./index";
@@ -60,14 +61,6 @@ function held(): number {
   return m.heapUsed + m.external;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== "ESRCH";
-  }
-}
 
 /**
  * The scripted agent, with everything the client writes to it copied to `wireFile` first (a shell

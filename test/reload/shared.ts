@@ -1,6 +1,5 @@
 // A real window reload, in two phases run by the harness in the same window storage: phase 1
 // leaves an agent edit pending review; phase 2 (a fresh workbench and extension host) finds it.
-import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
@@ -33,16 +32,4 @@ export function midTurn(): { dir: string; agentPid: string; terminalPid: string;
   };
 }
 
-/** Alive and not a zombie. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
+export { alive } from "../support/processes";

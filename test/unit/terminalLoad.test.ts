@@ -10,6 +10,7 @@ import * as path from "node:path";
 import * as v8 from "node:v8";
 import * as vm from "node:vm";
 import { NodeTerminals } from "../../src/acp/nodeTerminals";
+import { alive } from "../support/processes";
 
 const MB = 1024 * 1024;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -28,14 +29,6 @@ function held(): number {
   return m.heapUsed + m.arrayBuffers;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== "ESRCH";
-  }
-}
 
 async function untilGone(pids: number[], ms = 5000): Promise<number[]> {
   const end = Date.now() + ms;
