@@ -186,9 +186,15 @@ export class AgentSession {
       } catch (err) {
         const { message, code, detail } = describeError(err);
         const fatal = this.ended !== undefined;
-        this.log.append(...this.mapper.endTurn(), { kind: "error", message: `${this.agentName}: ${message}`, ...(detail ? { detail } : {}), ...(code !== undefined ? { code } : {}), fatal });
+        // AgentErrors already name the agent ("Agent "X" exited…"); others get its name in front.
+        const text = message.startsWith(`Agent "${this.agentName}"`) ? message : `${this.agentName}: ${message}`;
+        const all = this.log.all();
+        const last = all[all.length - 1];
+        // A dead agent's error was recorded when it died (with what to do); one entry is enough.
+        const recorded = fatal && last?.kind === "error" && last.fatal && last.message === text;
+        this.log.append(...this.mapper.endTurn(), ...(recorded ? [] : [{ kind: "error" as const, message: text, ...(detail ? { detail } : {}), ...(code !== undefined ? { code } : {}), fatal }]));
         this.log.closeTurn();
-        feed.fail(new TurnError(`${this.agentName}: ${message}`, code, detail));
+        feed.fail(new TurnError(text, code, detail));
         return;
       }
       let stop = response.stopReason;

@@ -76,7 +76,7 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
             continue;
           }
           if (whole.length > maxMessageBytes) {
-            hooks.noise(whole.slice(0, 200), `message larger than ${maxMessageBytes} bytes dropped`);
+            hooks.noise(whole.slice(0, 200), `larger than ${maxMessageBytes} bytes (dropped)`);
             continue;
           }
           line(whole);
@@ -84,7 +84,7 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
         if (skipping) return;
         buffer += text.slice(start);
         if (buffer.length > maxMessageBytes) {
-          hooks.noise(buffer.slice(0, 200), `message larger than ${maxMessageBytes} bytes dropped`);
+          hooks.noise(buffer.slice(0, 200), `larger than ${maxMessageBytes} bytes (dropped)`);
           buffer = "";
           skipping = true;
         }

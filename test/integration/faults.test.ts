@@ -15,7 +15,7 @@ import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { alive } from "../support/processes";
 import { api, scriptedAgent, until } from "./helpers";
-import { log } from "./index";
+import { log, screenshot } from "./index";
 import { click, evaluate, fill, press, waitFor } from "./webview";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -193,6 +193,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await configure([spec], name);
     await send("hello");
     const seen = await shownError(name, pattern);
+    if (name === "Quitter") await screenshot("test-results/fault-start-banner.png");
     assert.match(seen, /Retry/, "the banner offers Retry");
     assert.match(seen, /Agent Settings/, "the banner offers the agent settings");
     await transcriptHas(shown);
@@ -256,6 +257,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
   async function crashRow(test: Mocha.Context, title: string, c: RowCtx, pattern: RegExp, extraGone: number[] = []): Promise<void> {
     const crashed = await showing(a, c.name);
     const seen = await shownError(c.name, pattern);
+    if (c.name === "CrashAsk") await screenshot("test-results/fault-crash-banner.png");
     assert.match(seen, /Restart Agent/, "the banner offers Restart Agent");
     assert.match(seen, /pending edits stay/, "the banner says nothing is lost");
     await transcriptHas(c.before);
