@@ -36,10 +36,9 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
 
   const mirrors = new TerminalMirrors();
   const outputs = new ToolOutputs(mirrors);
-  // Agent commands run in their session's folder or a workspace folder (see resolveTerminalCwd);
-  // a session's folder is the cwd its session_start event names (manager.onEvent, below).
-  const sessionCwds = new Map<string, string>();
-  const terminals = new NodeTerminals((sessionId) => sessionCwds.get(sessionId) ?? registry.resolve(undefined).cwd, mirrors.listener, {
+  // Agent commands run in their session's folder or a workspace folder (see resolveTerminalCwd).
+  // (`manager` is declared below; terminals are only asked for once a session exists.)
+  const terminals = new NodeTerminals((sessionId): string => manager.sessionById(sessionId)?.cwd ?? registry.resolve(undefined).cwd, mirrors.listener, {
     allowedRoots: () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath),
     logger,
   });
@@ -78,7 +77,6 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   context.subscriptions.push(
     { dispose: () => manager.dispose() },
     { dispose: () => terminals.dispose() },
-    manager.onEvent((e) => { if (e.kind === "session_start") sessionCwds.set(e.sessionId, e.cwd); }),
     broker,
     outputs,
     controller,

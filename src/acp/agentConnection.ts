@@ -366,6 +366,7 @@ export class AgentConnection {
     }
     const transport: SessionTransport = {
       agentName: this.spec.name,
+      cwd,
       dead: this.dead,
       prompt: async (sessionId: string, prompt: ContentBlock[]) => {
         let r: acp.PromptResponse;

@@ -12,6 +12,8 @@ import type { Logger, PermissionAnswer, PermissionPort } from "./ports";
 /** What a session needs from its connection. */
 export interface SessionTransport {
   readonly agentName: string;
+  /** The folder the session was started in (`session/new`'s cwd). */
+  readonly cwd: string;
   prompt(sessionId: string, prompt: ContentBlock[]): Promise<{ stopReason: StopReason; usage?: Record<string, unknown> }>;
   cancel(sessionId: string): Promise<void>;
   setMode(sessionId: string, modeId: string): Promise<void>;
@@ -63,6 +65,10 @@ export class AgentSession {
 
   get agentName(): string {
     return this.transport.agentName;
+  }
+
+  get cwd(): string {
+    return this.transport.cwd;
   }
 
   /** True while a turn runs (or is queued). */
@@ -223,15 +229,10 @@ export class AgentSession {
     if (this.runningTurn === undefined || (turnId !== undefined && turnId !== this.runningTurn)) return;
     if (this.cancelRequested) return;
     this.cancelRequested = true;
-    // session/cancel goes out before the "cancelled" answers to open permission requests: an agent
-    // that saw the answer first could carry on and end the turn as if nothing was cancelled.
-    const sent = this.transport.cancel(this.agentSessionId).catch((err: unknown) => this.logger.warn(`session/cancel failed: ${String(err)}`));
-    // (Once it is written, or after a second if the agent's stdin is stuck.)
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    void Promise.race([sent, new Promise<void>((r) => { timer = setTimeout(r, 1000); })]).then(() => {
-      clearTimeout(timer);
-      this.cancelOpenPermissions();
-    });
+    // session/cancel is queued before the "cancelled" answers to open permission requests (ACP's
+    // order), and the connection writes in queue order.
+    this.transport.cancel(this.agentSessionId).catch((err: unknown) => this.logger.warn(`session/cancel failed: ${String(err)}`));
+    this.cancelOpenPermissions();
   }
 
   private cancelOpenPermissions(): void {

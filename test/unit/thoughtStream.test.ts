@@ -29,6 +29,7 @@ class FakeTransport implements SessionTransport {
   setMode(): Promise<void> { return Promise.resolve(); }
   setModel(): Promise<void> { return Promise.resolve(); }
   setConfigOption(): Promise<unknown[]> { return Promise.resolve([]); }
+  readonly cwd = "/w";
   end(stopReason: StopReason = "end_turn"): void { this.answer?.({ stopReason }); }
   fail(e: Error): void { this.failWith?.(e); }
   die(e: Error): void { this.killDead(e); }
