@@ -98,6 +98,11 @@ export interface ViewState {
   order: string[];
 }
 
+/** The agent's name as the user configured it (Restart Agent takes it); older transcripts only have its own name. */
+export function agentIdOf(s: SessionView): string {
+  return s.agentId ?? s.agentName;
+}
+
 export const EMPTY_STATE: ViewState = { version: 0, sessions: {}, order: [] };
 
 /** The tool card of a tool call, read-only (the reducer keeps `toolIndex` pointing at it). */
@@ -133,7 +138,7 @@ function interrupted(s: SessionView, t: TurnView): TurnView {
     if (e.type === "tool" && OPEN_TOOL.has(e.status)) return { ...e, status: "canceled" };
     return e;
   });
-  return { ...t, entries, endedAt: last, failed: `Interrupted: VS Code reloaded or closed while ${s.agentId ?? s.agentName} was working on this turn` };
+  return { ...t, entries, endedAt: last, failed: `Interrupted: VS Code reloaded or closed while ${agentIdOf(s)} was working on this turn` };
 }
 
 /** Tracks the objects copied in this batch so each is copied at most once. */

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { SessionManager } from "../acp/sessionManager";
+import type { AgentStatus, SessionManager } from "../acp/sessionManager";
 import type { ThoughtEvent } from "../core/events";
 import { EMPTY_STATE, findToolEntry, markRestored, reduce, type ToolEntry, type ViewState } from "../core/viewModel";
 import { parseWebviewMessage, SAFE_LINK_SCHEMES, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
@@ -55,9 +55,8 @@ export class ThoughtPanelController implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private readonly views = new Set<View>();
   private activeSessionId: string | undefined;
-  private starting: string | undefined;
-  private hostError: string | undefined;
-  private hostErrorAgent: string | undefined;
+  /** Agent start-up and the last failure outside any session, as the manager reported them. */
+  private agentStatus: AgentStatus = {};
   private readonly disposables: vscode.Disposable[] = [];
   private editorPanel: vscode.WebviewPanel | undefined;
   private pendingReveal: { sessionId: string; toolCallId: string; at: number } | undefined;
@@ -75,7 +74,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.disposables.push(
       manager.onEvent((e) => this.onEvent(e)),
       manager.onSession((s) => { this.activeSessionId = s.sessionId; this.postHost(); }),
-      manager.onStatus((st) => { this.starting = st.starting; this.hostError = st.error; this.hostErrorAgent = st.errorAgent; this.postHost(); }),
+      manager.onStatus((st) => { this.agentStatus = st; this.postHost(); }),
       vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration("agentThoughts")) this.postHost(); }),
     );
   }
@@ -124,9 +123,8 @@ export class ThoughtPanelController implements vscode.Disposable {
       defaultAgent: this.registry.defaultName(),
       thinkingDisplay: display === "expanded" || display === "collapsed" ? display : "auto",
       ...(this.activeSessionId ? { activeSessionId: this.activeSessionId } : {}),
-      ...(this.starting ? { starting: this.starting } : {}),
-      ...(this.hostError ? { hostError: this.hostError } : {}),
-      ...(this.hostError && this.hostErrorAgent ? { hostErrorAgent: this.hostErrorAgent } : {}),
+      ...(this.agentStatus.starting ? { starting: this.agentStatus.starting } : {}),
+      ...(this.agentStatus.error ? { hostError: this.agentStatus.error, ...(this.agentStatus.errorAgent ? { hostErrorAgent: this.agentStatus.errorAgent } : {}) } : {}),
     };
   }
 
@@ -286,7 +284,7 @@ export class ThoughtPanelController implements vscode.Disposable {
         const shown = sessionId ? this.manager.sessionById(sessionId) : undefined;
         // Continue the shown session unless the user has picked another agent since.
         const session = shown && shown.agentName === this.registry.defaultName() ? shown : undefined;
-        this.hostError = undefined;
+        this.clearHostError();
         const turn = this.manager.stream(m.text, session ? { sessionId: session.sessionId } : { newSession: true });
         turn.result.catch(() => undefined); // failures are shown as events/banners
         return;
@@ -323,7 +321,7 @@ export class ThoughtPanelController implements vscode.Disposable {
         await this.openLink(m.href);
         return;
       case "newSession": {
-        this.hostError = undefined;
+        this.clearHostError();
         await this.manager.sessionFor(undefined, true);
         return;
       }
@@ -343,7 +341,7 @@ export class ThoughtPanelController implements vscode.Disposable {
         await this.requireSession(m.sessionId).setConfigOption(m.configId, m.value);
         return;
       case "restartAgent":
-        this.hostError = undefined;
+        this.clearHostError();
         this.postHost();
         await vscode.commands.executeCommand("agentThoughts.restartAgent", m.agentName);
         return;
@@ -357,6 +355,12 @@ export class ThoughtPanelController implements vscode.Disposable {
         await vscode.env.clipboard.writeText(m.text);
         return;
     }
+  }
+
+  /** The user acts on a start failure (prompt, new session, retry): its banner goes. */
+  private clearHostError(): void {
+    const { starting } = this.agentStatus;
+    this.agentStatus = starting ? { starting } : {};
   }
 
   private requireSession(sessionId: string): NonNullable<ReturnType<SessionManager["sessionById"]>> {

@@ -4,7 +4,7 @@
  * returns at once when handed the same object again — the reducer keeps untouched entries
  * identical — so a frame only costs what changed. A streaming thought grows by `appendData`.
  */
-import type { Entry } from "../../core/viewModel";
+import { agentIdOf, type Entry } from "../../core/viewModel";
 import { cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
 import { IncrementalMarkdown } from "../markdown";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
@@ -24,7 +24,7 @@ export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
     case "plan": return new PlanCard(entry);
     case "notice":
     case "error":
-    case "unknown": return new NoticeComp(entry, ctx.session.agentId ?? ctx.session.agentName);
+    case "unknown": return new NoticeComp(entry, agentIdOf(ctx.session));
   }
 }
 

@@ -4,7 +4,7 @@
  * "New session". Banners (`.banner`): notices and errors outside turns, the session's fatal
  * error, the host's error and "starting" state, styled by severity and dismissible.
  */
-import type { SessionStatus, SessionView, ViewState } from "../../core/viewModel";
+import { agentIdOf, type SessionStatus, type SessionView, type ViewState } from "../../core/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { button, cleanInline, h, icon, setAttr, setText, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
@@ -138,7 +138,7 @@ export class Banners {
     if (session?.fatalError) {
       specs.push({
         id: `fatal:${session.sessionId}`, severity: "error", title: session.fatalError, ...(session.fatalHint ? { detail: session.fatalHint } : {}), dismissible: false,
-        actions: [{ label: "Restart Agent", icon: "debug-restart", message: { type: "restartAgent", agentName: session.agentId ?? session.agentName }, primary: true }, { label: "Show Log", icon: "output", message: { type: "showLog" } }],
+        actions: [{ label: "Restart Agent", icon: "debug-restart", message: { type: "restartAgent", agentName: agentIdOf(session) }, primary: true }, { label: "Show Log", icon: "output", message: { type: "showLog" } }],
       });
     }
     if (session) {
@@ -148,7 +148,7 @@ export class Banners {
         if (this.ui.dismissed.has(id)) continue;
         if (e.type === "notice") list.push({ id, severity: severityOf(e.severity), title: e.title, ...(e.description ? { detail: e.description } : {}), dismissible: true });
         else if (e.type === "error" && !e.fatal) list.push({ id, severity: "error", title: e.message, ...(e.detail ? { detail: e.detail } : {}), dismissible: true });
-        else if (e.type === "unknown") list.push({ id, severity: "info", title: `${session.agentId ?? session.agentName} sent something Agent Thoughts does not show: ${e.what} — ${e.reason}`, dismissible: true });
+        else if (e.type === "unknown") list.push({ id, severity: "info", title: `${agentIdOf(session)} sent something Agent Thoughts does not show: ${e.what} — ${e.reason}`, dismissible: true });
       }
       specs.push(...list.slice(-MAX_BANNERS));
     }
