@@ -257,7 +257,16 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
   async function crashRow(test: Mocha.Context, title: string, c: RowCtx, pattern: RegExp, extraGone: number[] = []): Promise<void> {
     const crashed = await showing(a, c.name);
     const seen = await shownError(c.name, pattern);
-    if (c.name === "CrashAsk") await screenshot("test-results/fault-crash-banner.png");
+    if (c.name === "CrashAsk") {
+      // The banner and its buttons as a user sees them, in the light and the dark theme.
+      const workbench = vscode.workspace.getConfiguration("workbench");
+      for (const [name, theme] of [["light", "Default Light Modern"], ["dark", "Default Dark Modern"]] as const) {
+        await workbench.update("colorTheme", theme, vscode.ConfigurationTarget.Global);
+        await sleep(800);
+        await screenshot(`test-results/fault-crash-banner-${name}.png`);
+      }
+      await workbench.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+    }
     assert.match(seen, /Restart Agent/, "the banner offers Restart Agent");
     assert.match(seen, /pending edits stay/, "the banner says nothing is lost");
     await transcriptHas(c.before);
