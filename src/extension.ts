@@ -12,6 +12,10 @@ import type { TurnResult } from "./core/thoughtStream";
 import { AgentChanges } from "./vscode/agentChanges";
 import { AgentRegistry } from "./vscode/agents";
 import { VscodeFileSystem } from "./vscode/fileSystem";
+import { WorkspaceGuard } from "./vscode/guard";
+import { AgentLinks } from "./vscode/links";
+import { SettingsGuard } from "./vscode/settingsGuard";
+import { plainText } from "./core/plainText";
 import { ChannelLogger, EventTranscript } from "./vscode/logger";
 import { PermissionBroker } from "./vscode/permissionBroker";
 import { ThoughtPanelController, ThoughtViewProvider } from "./vscode/thoughtPanel";
@@ -23,7 +27,7 @@ import { ToolOutputs } from "./vscode/toolOutputs";
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsInternalApi {
@@ -46,10 +50,13 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   // The broker asks "is a panel showing?" lazily: the panel is created just below.
   let panelVisible = (): boolean => false;
   let revealTool = (_sessionId: string, _toolCallId: string): Promise<void> => Promise.resolve();
-  const changes = new AgentChanges(context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId));
+  const guard = new WorkspaceGuard();
+  const settingsGuard = new SettingsGuard(context.workspaceState, logger);
+  context.subscriptions.push(guard, settingsGuard);
+  const changes = new AgentChanges(context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId), (file) => guard.inWorkspace(file));
   const broker = new PermissionBroker(logger, () => panelVisible());
   const manager = new SessionManager(
-    { fs: new VscodeFileSystem(logger, changes), permission: broker, terminal: terminals, logger },
+    { fs: new VscodeFileSystem(logger, guard, changes), guard, permission: broker, terminal: terminals, logger },
     {
       clientName: "agent-thoughts",
       clientVersion: version,
@@ -65,7 +72,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     },
   );
   const transcript = new EventTranscript(channel);
-  const controller = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs);
+  const controller = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger));
   const sidebar = new ThoughtViewProvider(controller);
   panelVisible = () => controller.anyVisible;
   revealTool = async (sessionId, toolCallId) => {
@@ -100,7 +107,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
       return await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `${registry.defaultName()} is working…` }, () => turn.result);
     } catch (err) {
       const message = userMessage(err);
-      void vscode.window.showErrorMessage(message, "Show Log").then((choice) => { if (choice) channel.show(); });
+      void vscode.window.showErrorMessage(plainText(message), "Show Log").then((choice) => { if (choice) channel.show(); });
       return undefined;
     }
   };
@@ -123,8 +130,8 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
           const waiting = Object.keys(v.pendingPermissions).length;
           const last = v.turns[v.turns.length - 1];
           return {
-            label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${v.title ?? last?.prompt.slice(0, 60) ?? "New session"}`,
-            description: `${v.agentName}${v.restored ? " · saved transcript" : ""}${waiting ? " · waiting for you" : ""}`,
+            label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${plainText(v.title ?? last?.prompt.slice(0, 60) ?? "New session")}`,
+            description: `${plainText(v.agentName)}${v.restored ? " · saved transcript" : ""}${waiting ? " · waiting for you" : ""}`,
             detail: `${v.turns.length} turn(s)${last ? ` · last ${new Date(last.startedAt).toLocaleString()}` : ""}`,
             sid,
           };
@@ -166,8 +173,8 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
         void vscode.window.showErrorMessage(`No agent named "${name}". Add it to the agentThoughts.agents setting.`);
         return undefined;
       }
-      const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-      await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, target);
+      // The user's own settings: a workspace file is one an agent can write, and this setting picks what runs.
+      await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Global);
       return name;
     }),
     vscode.commands.registerCommand("agentThoughts.cancel", () => manager.currentSession?.cancelTurn()),
@@ -180,19 +187,20 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
         return session.sessionId;
       } catch (err) {
         const message = userMessage(err);
-        void vscode.window.showErrorMessage(message, "Show Log").then((c) => { if (c) channel.show(); });
+        void vscode.window.showErrorMessage(plainText(message), "Show Log").then((c) => { if (c) channel.show(); });
         return undefined;
       }
     }),
     // An agent that crashes: say so (its transcript stays in the panel) and offer a restart.
     manager.onAgentDeath((err) => {
-      void vscode.window.showErrorMessage(err.userMessage, "Restart Agent", "Show Log").then((choice) => {
+      void vscode.window.showErrorMessage(plainText(err.userMessage), "Restart Agent", "Show Log").then((choice) => {
         if (choice === "Restart Agent") void vscode.commands.executeCommand("agentThoughts.restartAgent", err.agentName);
         else if (choice === "Show Log") channel.show();
       });
     }),
     vscode.commands.registerCommand("agentThoughts.openPanel", () => controller.openInEditor()),
     vscode.commands.registerCommand("agentThoughts.respondToPermission", () => broker.pick()),
+    vscode.commands.registerCommand("agentThoughts.managePermissionRules", () => broker.manageRules()),
     ...registerReviewCommands(changes),
     vscode.commands.registerCommand("agentThoughts.focusPrompt", async () => { await sidebar.reveal(); controller.focusPrompt(); }),
   );
@@ -203,7 +211,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
-    _test: { controller, broker, changes, statusBar, terminals: mirrors, manager },
+    _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard },
   };
 }
 

@@ -198,8 +198,8 @@ export class AgentConnection {
         return { content };
       }))
       .onRequest(acp.methods.client.fs.writeTextFile, explained((p) => `write ${p.path}`, async ({ params }) => {
-        const key = this.session(params.sessionId).sessionId;
-        await this.ports.fs.writeTextFile({ sessionId: key, path: params.path, content: params.content });
+        const session = this.session(params.sessionId);
+        await this.ports.fs.writeTextFile({ sessionId: session.sessionId, path: params.path, content: params.content, confirm: (q) => session.confirmWrite(q) });
         return {};
       }))
       .onRequest(acp.methods.client.terminal.create, explained((p) => `run ${p.command}${p.args?.length ? ` ${p.args.join(" ")}` : ""}`, async ({ params }) => {
@@ -392,7 +392,7 @@ export class AgentConnection {
         return r.configOptions;
       },
     };
-    const session = new AgentSession(`${RUN_ID}.${this.serial}:${res.sessionId}`, res.sessionId, transport, this.ports.permission, this.ports.logger);
+    const session = new AgentSession(`${RUN_ID}.${this.serial}:${res.sessionId}`, res.sessionId, transport, this.ports.permission, this.ports.logger, Date.now, this.ports.guard);
     this.sessions.set(res.sessionId, session);
     session.record({ kind: "session_start", ...this.startInfo(cwd, res) });
     const held = this.pendingUpdates.get(res.sessionId);

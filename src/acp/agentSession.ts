@@ -3,11 +3,13 @@
  * time, in the order asked), cancellation, and its open permission requests. Turns are exposed as
  * `ThoughtStream`s; the connection feeds raw wire messages in through `ingest*`.
  */
-import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody, ToolKind } from "../core/events";
+import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody, ToolCallFields, ToolKind } from "../core/events";
+import { pathsOf, textsOf } from "../core/permissionPolicy";
+import { matchesApprovedEdit, type ApprovedEdit } from "../core/protectedPaths";
 import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
 import { SessionUpdateMapper } from "../core/updateMapper";
-import type { Logger, PermissionAnswer, PermissionPort } from "./ports";
+import type { GuardPort, Logger, PermissionAnswer, PermissionPort, ProtectedWriteQuestion } from "./ports";
 
 /** What a session needs from its connection. */
 export interface SessionTransport {
@@ -33,12 +35,16 @@ export interface PromptOptions {
 interface PendingPermission {
   requestId: string;
   toolCallId: string;
+  /** Why it always asks (files that configure tools), if it does. */
+  guard: string | undefined;
   turnId: number | undefined;
   controller: AbortController;
   answered: boolean;
 }
 
 const STOP_REASONS: readonly StopReason[] = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"];
+/** Approved diffs of protected files kept for the write that follows them. */
+const MAX_APPROVED_EDITS = 20;
 
 export class AgentSession {
   readonly log: SessionLog;
@@ -49,6 +55,10 @@ export class AgentSession {
   private ended: Error | undefined;
   private cancelRequested = false;
   private runningTurn: number | undefined;
+  /** Diffs of protected files the user allowed by hand: the matching write needs no second question. */
+  private readonly approvedEdits: ApprovedEdit[] = [];
+  private guardSerial = 0;
+  private permissionSerial = 0;
 
   constructor(
     /** Our key for the session, unique across agents and restarts (events carry it). */
@@ -59,6 +69,8 @@ export class AgentSession {
     private readonly permissionPort: PermissionPort,
     private readonly logger: Logger,
     now: () => number = Date.now,
+    /** Decides which requests touch files that configure tools (always asked). */
+    private readonly guard?: GuardPort,
   ) {
     this.log = new SessionLog(sessionId, now);
   }
@@ -90,23 +102,78 @@ export class AgentSession {
     this.log.append(...this.mapper.map(update));
   }
 
-  /** A raw `session/request_permission`, in wire order; registers it under its JSON-RPC id. */
+  /**
+   * A raw `session/request_permission`, in wire order; registers it under its JSON-RPC id. A
+   * request that touches files that configure tools is marked `guard` (always asked) and loses
+   * its "always allow" options: an agent remembering one would write them without asking next time.
+   */
   ingestPermissionRequest(rpcId: string, params: { toolCall?: unknown; options?: unknown }): void {
-    if (this.permissions.has(rpcId)) return;
-    const requestId = `perm-${rpcId}`;
+    this.ingestRequest(`rpc:${rpcId}`, params);
+  }
+
+  /** Registers a request under `key` (agent requests: `rpc:<JSON-RPC id>`; ours: `guard:<n>`); the request id is our own. */
+  private ingestRequest(key: string, params: { toolCall?: unknown; options?: unknown }, guard?: string): void {
+    if (this.permissions.has(key)) return;
+    const requestId = `perm-${++this.permissionSerial}`;
     const events = this.mapper.permissionRequest(requestId, params.toolCall, params.options);
     const request = events.find((e) => e.kind === "permission_request");
-    this.permissions.set(rpcId, {
-      requestId, toolCallId: request?.kind === "permission_request" ? request.toolCallId : "", turnId: this.log.turnId,
+    let reason = guard;
+    if (request?.kind === "permission_request") {
+      reason ??= this.guardReason(request.toolCallId, request.toolCall);
+      if (reason) {
+        request.guard = reason;
+        request.options = request.options.filter((o) => o.kind !== "allow_always");
+      }
+    }
+    this.permissions.set(key, {
+      requestId, toolCallId: request?.kind === "permission_request" ? request.toolCallId : "", guard: reason, turnId: this.log.turnId,
       controller: new AbortController(), answered: false,
     });
     this.log.append(...events);
   }
 
+  /** Why a request must always ask: judged on what it says now and what the log knows of its tool call. */
+  private guardReason(toolCallId: string, fields: ToolCallFields): string | undefined {
+    if (!this.guard) return undefined;
+    const known: ToolCallFields[] = [fields];
+    for (const e of this.log.all()) if ((e.kind === "tool_start" || e.kind === "tool_update") && e.toolCallId === toolCallId) known.push(e);
+    return this.guard.reasonFor(known.flatMap(pathsOf), known.flatMap((f) => textsOf(f)), this.cwd);
+  }
+
+  /**
+   * A write to a file that configures tools: asks the user as a permission request in this
+   * session (with the diff), whatever the policy — unless it is exactly a diff the user allowed
+   * by hand a moment ago. Resolves true only on the user's yes.
+   */
+  async confirmWrite(q: ProtectedWriteQuestion): Promise<boolean> {
+    const approved = this.approvedEdits.findIndex((a) => matchesApprovedEdit(a, q.path, q.current, q.content));
+    if (approved >= 0) {
+      this.approvedEdits.splice(approved, 1);
+      this.logger.info(`Write to ${q.path} is the diff the user allowed; not asked again`);
+      return true;
+    }
+    const n = ++this.guardSerial;
+    const toolCallId = `agent-thoughts-write-${n}`;
+    const key = `guard:${n}`;
+    const params = {
+      toolCall: { toolCallId, title: `Write ${q.path}`, kind: "edit", status: "pending", locations: [{ path: q.path }], content: [{ type: "diff", path: q.path, oldText: q.current, newText: q.content }] },
+      options: [{ optionId: "allow", name: "Allow this write", kind: "allow_once" }, { optionId: "reject", name: "Reject", kind: "reject_once" }],
+    };
+    this.ingestRequest(key, params, q.reason);
+    const outcome = await this.resolveRequest(key, params);
+    const allowed = outcome.outcome === "selected" && outcome.optionId === "allow";
+    if (allowed) this.ingestUpdate({ sessionUpdate: "tool_call_update", toolCallId, status: "completed" });
+    return allowed;
+  }
+
   /** Answers a permission request through the port (UI/policy); called by the SDK handler. */
   async resolvePermission(rpcId: string, params: { toolCall?: unknown; options?: unknown }): Promise<PermissionOutcome> {
-    if (!this.permissions.has(rpcId)) this.ingestPermissionRequest(rpcId, params);
-    const pending = this.permissions.get(rpcId)!;
+    return this.resolveRequest(`rpc:${rpcId}`, params);
+  }
+
+  private async resolveRequest(key: string, params: { toolCall?: unknown; options?: unknown }): Promise<PermissionOutcome> {
+    if (!this.permissions.has(key)) this.ingestRequest(key, params);
+    const pending = this.permissions.get(key)!;
     const event = this.log.all().findLast((e) => e.kind === "permission_request" && e.requestId === pending.requestId);
     if (this.ended || this.cancelRequested || event?.kind !== "permission_request") {
       return this.answerPermission(pending, { outcome: "cancelled" }, "cancel");
@@ -117,7 +184,7 @@ export class AgentSession {
       answer = await this.permissionPort.request({
         sessionId: this.sessionId, agentName: this.agentName, requestId: pending.requestId, toolCallId: event.toolCallId,
         title: event.title, options: event.options, toolCall: event.toolCall, signal: pending.controller.signal,
-        ...(toolKind ? { toolKind } : {}),
+        ...(toolKind ? { toolKind } : {}), ...(pending.guard ? { guard: pending.guard } : {}),
       });
     } catch (err) {
       this.logger.error(`Permission request ${pending.requestId} failed: ${String(err)}`);
@@ -126,6 +193,10 @@ export class AgentSession {
     if (pending.answered) return { outcome: "cancelled" };
     if (pending.controller.signal.aborted) return this.answerPermission(pending, { outcome: "cancelled" }, "cancel");
     const outcome: PermissionOutcome = answer.outcome === "selected" ? { outcome: "selected", optionId: answer.optionId } : { outcome: "cancelled" };
+    if (pending.guard && key.startsWith("rpc:") && outcome.outcome === "selected" && answer.by !== "policy" && event.options.find((o) => o.optionId === outcome.optionId)?.kind.startsWith("allow")) {
+      for (const c of event.toolCall.content ?? []) if (c.type === "diff") this.approvedEdits.push({ path: c.path, oldText: c.oldText, newText: c.newText });
+      this.approvedEdits.splice(0, Math.max(0, this.approvedEdits.length - MAX_APPROVED_EDITS));
+    }
     return this.answerPermission(pending, outcome, answer.by ?? "user");
   }
 

@@ -5,7 +5,20 @@
 import type { PermissionOption, PermissionOutcome, ToolCallFields, ToolKind } from "../core/events";
 
 export interface ReadFileRequest { sessionId: string; path: string; line?: number; limit?: number }
-export interface WriteFileRequest { sessionId: string; path: string; content: string; toolCallId?: string }
+export interface WriteFileRequest {
+  sessionId: string;
+  path: string;
+  content: string;
+  toolCallId?: string;
+  /**
+   * Asks the user, in the session that wrote, whether this write to a file that configures tools
+   * may happen (shown as a permission request with the diff). Resolves true only on the user's yes.
+   */
+  confirm?: (q: ProtectedWriteQuestion) => Promise<boolean>;
+}
+
+/** A write to a protected file (see core/protectedPaths) that needs the user's yes. */
+export interface ProtectedWriteQuestion { path: string; current: string | null; content: string; reason: string }
 
 export interface FsPort {
   /** Returns the text the user sees (open, unsaved documents included); `line` is 1-based. */
@@ -25,6 +38,8 @@ export interface PermissionRequest {
   toolKind?: ToolKind;
   /** Aborted when the turn is cancelled or the session ends: resolve as cancelled then. */
   signal: AbortSignal;
+  /** Why this request always asks (it touches files that configure tools): no policy or rule answers it. */
+  guard?: string;
 }
 
 /** An answer, and whether a policy gave it (rather than the user). */
@@ -66,8 +81,15 @@ export interface Logger {
   error(message: string): void;
 }
 
+/** Which paths and commands touch files that make tools run code (see core/protectedPaths). */
+export interface GuardPort {
+  /** Why a request naming these files, or carrying these strings (commands, input), must always ask; undefined when it need not. */
+  reasonFor(paths: readonly string[], texts: readonly string[], cwd: string): string | undefined;
+}
+
 export interface ClientPorts {
   fs: FsPort;
+  guard?: GuardPort;
   permission: PermissionPort;
   terminal: TerminalPort;
   logger: Logger;

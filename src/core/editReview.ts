@@ -91,6 +91,12 @@ export interface TrackedFile {
   origins: { sessionId: string; toolCallId?: string; at: number }[];
   /** Set once the user decided everything (kept or undone); cleared by a new agent edit. */
   decided?: Exclude<FileReviewState, "pending">;
+  /**
+   * The baseline comes only from the agent's own report of the edit (its diff's old text): we
+   * never saw the file before it changed. Undo then asks first, since it would write text the
+   * agent chose.
+   */
+  baseReported?: boolean;
 }
 
 /** Counts for a file, from its baseline and current text (current null = file missing). */
@@ -125,14 +131,14 @@ export class EditLedger {
    * An agent edit to `path`. `before` is the text before this edit (null: the file did not exist);
    * the first edit of a file fixes its baseline, later ones only add an origin.
    */
-  recordEdit(path: string, before: string | null, origin: { sessionId: string; toolCallId?: string; at: number }): TrackedFile {
+  recordEdit(path: string, before: string | null, origin: { sessionId: string; toolCallId?: string; at: number }, baseReported = false): TrackedFile {
     const existing = this.files.get(path);
     if (existing && existing.decided === undefined) {
       existing.origins.push(origin);
       return existing;
     }
     // New, or decided earlier: what is on disk now is what the user accepted, so it is the baseline.
-    const file: TrackedFile = { path, base: before, origins: [...(existing?.origins ?? []), origin] };
+    const file: TrackedFile = { path, base: before, origins: [...(existing?.origins ?? []), origin], ...(baseReported ? { baseReported } : {}) };
     this.files.set(path, file);
     return file;
   }

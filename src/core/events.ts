@@ -105,7 +105,8 @@ export type ThoughtEventBody =
   | { kind: "notice"; severity: string; title: string; description?: string }
   | { kind: "compaction"; compactionId: string; status: string; summary?: string; error?: string }
   | { kind: "compaction_summary"; compactionId: string; text: string }
-  | { kind: "permission_request"; requestId: string; toolCallId: string; title: string; options: PermissionOption[]; toolCall: ToolCallFields }
+  /** `guard`: why this request always asks (it touches files that configure tools); "always" options are not offered then. */
+  | { kind: "permission_request"; requestId: string; toolCallId: string; title: string; options: PermissionOption[]; toolCall: ToolCallFields; guard?: string }
   | { kind: "permission_outcome"; requestId: string; toolCallId: string; outcome: PermissionOutcome; by: "user" | "policy" | "cancel" }
   | { kind: "turn_end"; turnId: number; stopReason: StopReason; usage?: Record<string, unknown> }
   /** Something went wrong; `fatal` errors end the session (agent crashed, connection lost). */

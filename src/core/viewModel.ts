@@ -31,7 +31,7 @@ export interface ToolEntry {
   /** Output of an agent-run command streamed in `_meta`, and its exit. */
   terminalOutput?: string;
   terminalExit?: { exitCode?: number | null; signal?: string | null };
-  permission?: { requestId: string; options: PermissionOption[]; outcome?: PermissionOutcome; by?: "user" | "policy" | "cancel" };
+  permission?: { requestId: string; options: PermissionOption[]; outcome?: PermissionOutcome; by?: "user" | "policy" | "cancel"; guard?: string };
   startedAt: number;
   endedAt?: number;
 }
@@ -389,7 +389,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       v.status = "awaiting_permission";
       const c = tool(d, v, e.toolCallId);
       if (c) {
-        c.permission = { requestId: e.requestId, options: e.options };
+        c.permission = { requestId: e.requestId, options: e.options, ...(e.guard ? { guard: e.guard } : {}) };
         if (!isFinal(c.status)) c.status = "awaiting_permission";
       }
       return;

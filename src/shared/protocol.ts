@@ -89,6 +89,3 @@ export function parseWebviewMessage(raw: unknown): { ok: true; message: WebviewM
   if (r.success) return { ok: true, message: r.data };
   return { ok: false, reason: r.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") };
 }
-
-/** Link schemes the host opens from agent markdown; everything else is inert. */
-export const SAFE_LINK_SCHEMES = ["http:", "https:", "mailto:", "file:", "vscode:"] as const;

@@ -6,13 +6,14 @@
  * before anything is written). Baselines persist in workspace storage, so a crash or a reload
  * loses no pending review.
  */
-import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ThoughtEvent, ToolContent } from "../core/events";
 import { computeHunks, EditLedger, keepHunk, reconstructBefore, summarize, undoHunk, type FileReviewState, type Hunk, type TrackedFile } from "../core/editReview";
-import { openDocument, writeWholeText } from "./documents";
+import { openDocument, readRegularFile, writeWholeText } from "./documents";
+import { realpathOrParentSync } from "./guard";
 import type { ChannelLogger } from "./logger";
+import { plainText } from "../core/plainText";
 
 export const BASE_SCHEME = "agent-thoughts-base";
 /** Both sides of an edit proposed in a permission request, before anything is written. */
@@ -24,13 +25,8 @@ const MAX_REVIEW_BYTES = 5 * 1024 * 1024;
 export async function readCurrent(file: string): Promise<string | null> {
   const open = openDocument(file);
   if (open) return open.getText();
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size > MAX_REVIEW_BYTES) return null;
-    return await fs.readFile(file, "utf8");
-  } catch {
-    return null;
-  }
+  const read = await readRegularFile(file, MAX_REVIEW_BYTES);
+  return "bytes" in read ? new TextDecoder().decode(read.bytes) : null;
 }
 
 type Node = { kind: "file"; file: TrackedFile } | { kind: "hunk"; file: TrackedFile; hunk: Hunk };
@@ -56,7 +52,13 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   private readonly edited = new Set<string>();
   private view: vscode.TreeView<Node> | undefined;
 
-  constructor(private readonly state: vscode.Memento, private readonly logger: ChannelLogger, private readonly reveal: (sessionId: string, toolCallId: string) => Promise<void>) {
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly logger: ChannelLogger,
+    private readonly reveal: (sessionId: string, toolCallId: string) => Promise<void>,
+    /** Whether a file (symlinks resolved) is inside a workspace folder: undoing elsewhere asks first. */
+    private readonly inWorkspace: (file: string) => boolean,
+  ) {
     this.ledger = new EditLedger(state.get<TrackedFile[]>(STORAGE_KEY, []));
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
@@ -101,7 +103,8 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       for (const c of e.toolCall.content ?? []) {
         if (c.type !== "diff") continue;
         void this.snapshotBeforeEdit(c.path);
-        if (vscode.workspace.getConfiguration("agentThoughts").get<string>("review.openDiffs") === "auto") {
+        // A write to a file that configures tools always shows its diff, whatever the setting.
+        if (e.guard || vscode.workspace.getConfiguration("agentThoughts").get<string>("review.openDiffs") === "auto") {
           this.proposalFiles.set(e.requestId, [...(this.proposalFiles.get(e.requestId) ?? []), c.path]);
           this.openProposal(c.path, c.oldText, c.newText).catch((err: unknown) => this.logger.warn(`Could not show the proposed edit of ${c.path}: ${String(err)}`));
         }
@@ -138,12 +141,15 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       }
       let before = this.preEdit.get(d.path);
       this.preEdit.delete(d.path);
+      let reported = false;
       if (before === undefined || before === now) {
         // First seen after the write: rebuild the text before it from the diff (whole file or a fragment).
+        // Only the agent's word says what it was, so undoing it will ask first.
         before = reconstructBefore(now, d.oldText, d.newText);
+        reported = now !== null;
       }
       if (before === now) continue; // nothing actually changed (e.g. the write was refused)
-      this.ledger.recordEdit(d.path, before, { sessionId: entry.sessionId, toolCallId, at: Date.now() });
+      this.ledger.recordEdit(d.path, before, { sessionId: entry.sessionId, toolCallId, at: Date.now() }, reported);
       this.ledger.reopen(d.path);
       await this.persistAndRefresh();
       await this.maybeOpen(d.path);
@@ -223,10 +229,32 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     await this.persistAndRefresh();
   }
 
+  /**
+   * Undo writes to disk: where the file is outside the workspace, or its original text is only
+   * what the agent reported, the user confirms first (as for any agent access outside the workspace).
+   */
+  private async mayUndo(tracked: TrackedFile): Promise<boolean> {
+    const outside = !this.inWorkspace(realpathOrParentSync(tracked.path));
+    const reported = tracked.baseReported === true && (await readCurrent(tracked.path)) !== null;
+    if (!outside && !reported) return true;
+    const why = [
+      ...(outside ? [`${tracked.path} is outside the workspace.`] : []),
+      ...(reported ? ["Its original text comes only from the agent's own report of the change: Agent Thoughts did not see the file before it changed, so undoing writes text the agent chose."] : []),
+    ].join(" ");
+    let choice: string | undefined;
+    try {
+      choice = await vscode.window.showWarningMessage(plainText(`Undo the agent's change to ${path.basename(tracked.path)}?`), { modal: true, detail: plainText(why) }, "Undo Anyway");
+    } catch (err) {
+      this.logger.warn(`Could not ask about undoing ${tracked.path}: ${String(err)}`);
+    }
+    if (choice !== "Undo Anyway") this.logger.warn(`Undo of ${tracked.path} not confirmed: ${why}`);
+    return choice === "Undo Anyway";
+  }
+
   async undoHunkAt(file: string, index: number): Promise<void> {
-    const { current, hunks } = await this.hunksOf(file);
+    const { tracked, current, hunks } = await this.hunksOf(file);
     const hunk = hunks[index];
-    if (!hunk) return;
+    if (!hunk || !(await this.mayUndo(tracked))) return;
     await writeWholeText(file, undoHunk(current ?? "", hunk));
     if (hunks.length === 1) await this.finishUndo(file);
     await this.persistAndRefresh();
@@ -258,7 +286,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
 
   async undoFile(file: string): Promise<void> {
     const tracked = this.ledger.get(file);
-    if (!tracked) return;
+    if (!tracked || !(await this.mayUndo(tracked))) return;
     if (tracked.base === null) {
       // The agent created it: undoing removes it (to the trash where the platform has one).
       const edit = new vscode.WorkspaceEdit();
@@ -306,7 +334,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   async why(file: string): Promise<void> {
     const origin = this.ledger.get(file)?.origins.findLast((o) => o.toolCallId);
     if (!origin?.toolCallId) {
-      void vscode.window.showInformationMessage(`No tool call is recorded for ${path.basename(file)}.`);
+      void vscode.window.showInformationMessage(plainText(`No tool call is recorded for ${path.basename(file)}.`));
       return;
     }
     await this.reveal(origin.sessionId, origin.toolCallId);

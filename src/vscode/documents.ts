@@ -3,6 +3,7 @@
  * document (unsaved edits included) when there is one, and whole-file replacement through a
  * `WorkspaceEdit`, so the editor's undo works and a user's unsaved work stays unsaved.
  */
+import { constants as fsConstants, type Stats } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as vscode from "vscode";
 
@@ -29,4 +30,54 @@ export async function writeWholeText(file: string, text: string): Promise<void> 
   edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), text);
   if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not write ${file}`);
   if (!wasDirty) await doc.save();
+}
+
+/** What a path on disk is, without ever opening a FIFO, socket or device in a way that blocks. */
+export type DiskFile =
+  | { kind: "missing" }
+  | { kind: "directory" }
+  | { kind: "special"; what: string }
+  | { kind: "file"; size: number; links: number };
+
+function describeSpecial(s: Stats): string {
+  return s.isFIFO() ? "a named pipe (FIFO)" : s.isSocket() ? "a socket" : s.isCharacterDevice() || s.isBlockDevice() ? "a device" : "not a regular file";
+}
+
+/** Stats a path (following links). */
+export async function diskFile(file: string): Promise<DiskFile> {
+  let s: Stats;
+  try {
+    s = await fs.stat(file);
+  } catch {
+    return { kind: "missing" };
+  }
+  if (s.isDirectory()) return { kind: "directory" };
+  if (!s.isFile()) return { kind: "special", what: describeSpecial(s) };
+  return { kind: "file", size: s.size, links: s.nlink };
+}
+
+/**
+ * Reads a regular file's bytes, or says why not. Opens without blocking (O_NONBLOCK) and checks
+ * the opened file itself, so a path swapped for a FIFO between a check and the read can never
+ * block the extension host.
+ */
+export async function readRegularFile(file: string, maxBytes: number): Promise<{ bytes: Buffer } | { missing: true } | { refused: string }> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { missing: true };
+    if (code === "EISDIR") return { refused: "is a directory" };
+    return { refused: (err as Error).message };
+  }
+  try {
+    const s = await handle.stat();
+    if (s.isDirectory()) return { refused: "is a directory" };
+    if (!s.isFile()) return { refused: `is ${describeSpecial(s)}; only regular files are read` };
+    if (s.size > maxBytes) return { refused: `is ${(s.size / 1048576).toFixed(1)} MB; files over ${Math.round(maxBytes / 1048576)} MB are not read` };
+    return { bytes: await handle.readFile() };
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,16 +1,16 @@
 /**
  * `fs/*` for agents, on the editor's view of files: reads return the open document's text
  * (unsaved edits included), writes go through a `WorkspaceEdit` so the editor's undo works.
- * Paths outside the workspace folders (including through symlinks) are refused unless the user
- * allows that one access.
+ * Paths outside the workspace folders (including through symlinks and hard links) are refused
+ * unless the user allows that one access; files that configure tools ask in the session first.
  */
-import type { Stats } from "node:fs";
-import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { FsPort, Logger, ReadFileRequest, WriteFileRequest } from "../acp/ports";
-import { openDocument, writeWholeText } from "./documents";
+import { plainText } from "../core/plainText";
+import { diskFile, openDocument, readRegularFile, writeWholeText } from "./documents";
+import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
 
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
@@ -23,22 +23,6 @@ export function sliceLines(text: string, line?: number, limit?: number): string 
   return lines.slice(start, end).join("\n");
 }
 
-async function realpathOrParent(p: string): Promise<string> {
-  // A file about to be created has no realpath yet: resolve its nearest existing ancestor.
-  let current = p;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(await fs.realpath(current), ...rest.reverse());
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return p;
-      rest.push(path.basename(current));
-      current = parent;
-    }
-  }
-}
-
 /** Told about every agent write so it stays reviewable (Agent Changes). */
 export interface WriteObserver {
   beforeAgentWrite(file: string, sessionId: string, toolCallId?: string): Promise<void>;
@@ -46,21 +30,29 @@ export interface WriteObserver {
 }
 
 export class VscodeFileSystem implements FsPort {
-  constructor(private readonly logger: Logger, private readonly observer?: WriteObserver) {}
+  constructor(private readonly logger: Logger, private readonly guard: WorkspaceGuard, private readonly observer?: WriteObserver) {}
 
-  private async checkAccess(p: string, verb: "read" | "write"): Promise<vscode.Uri> {
+  /**
+   * Where a path really leads, and whether the agent may go there: inside a workspace folder
+   * (after `..` and symlinks), not shared through a hard link with a file elsewhere, and a
+   * regular file (or a file to be created). Anything else asks the user first (modal), and
+   * FIFOs, sockets and devices are refused before anything opens them.
+   */
+  private async checkAccess(p: string, verb: "read" | "write"): Promise<{ uri: vscode.Uri; real: string }> {
     if (!path.isAbsolute(p)) throw RequestError.invalidParams(undefined, `path must be absolute: ${p}`);
     const normal = path.normalize(p);
-    const real = await realpathOrParent(normal);
-    const folders = vscode.workspace.workspaceFolders ?? [];
-    const roots = await Promise.all(folders.map((f) => realpathOrParent(f.uri.fsPath)));
-    const inside = roots.some((r) => real === r || real.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
-    if (!inside) {
+    const real = realpathOrParentSync(normal);
+    const shown = `${normal}${real !== normal ? ` (→ ${real})` : ""}`;
+    const disk = await diskFile(real);
+    if (disk.kind === "special") throw RequestError.invalidParams(undefined, `${shown} is ${disk.what}; agents may only ${verb} regular files`);
+    const hardLinked = disk.kind === "file" && disk.links > 1;
+    if (!this.guard.inWorkspace(real) || hardLinked) {
+      const why = hardLinked ? `${shown} has ${disk.links} hard links, so it may be the same file as one outside the workspace` : `${shown} is outside the workspace`;
       let choice: string | undefined;
       try {
         choice = await vscode.window.showWarningMessage(
-          `The agent wants to ${verb} a file outside the workspace: ${normal}${real !== normal ? ` (→ ${real})` : ""}`,
-          { modal: true, detail: "Agents are limited to the workspace folders. Allow this one access?" },
+          `The agent wants to ${verb} a file outside the workspace: ${plainText(shown)}`,
+          { modal: true, detail: `${plainText(why)}. Agents are limited to the workspace folders. Allow this one access?` },
           "Allow Once",
         );
       } catch (err) {
@@ -68,34 +60,37 @@ export class VscodeFileSystem implements FsPort {
         this.logger.warn(`Could not ask about ${verb} outside the workspace: ${err instanceof Error ? err.message : String(err)}`);
       }
       if (choice !== "Allow Once") {
-        this.logger.warn(`Refused ${verb} outside the workspace: ${normal}`);
-        throw new RequestError(-32001, `Access denied: ${normal}${real !== normal ? ` (→ ${real})` : ""} is outside the workspace, and the user did not allow it`);
+        this.logger.warn(`Refused ${verb} outside the workspace: ${shown}`);
+        throw new RequestError(-32001, `Access denied: ${why}, and the user did not allow it`);
       }
     }
-    return vscode.Uri.file(normal);
+    return { uri: vscode.Uri.file(normal), real };
   }
 
   async readTextFile(req: ReadFileRequest): Promise<string> {
-    const uri = await this.checkAccess(req.path, "read");
+    const { uri } = await this.checkAccess(req.path, "read");
     const open = openDocument(uri.fsPath);
     if (open) return sliceLines(open.getText(), req.line, req.limit);
-    let stat: Stats;
-    try {
-      stat = await fs.stat(uri.fsPath);
-    } catch {
-      // Real agents probe for existence by reading; an error here breaks file creation in some (see notes).
-      return "";
-    }
-    if (stat.isDirectory()) throw RequestError.invalidParams(undefined, `${req.path} is a directory`);
-    if (stat.size > MAX_FILE_BYTES) throw RequestError.invalidParams(undefined, `${req.path} is ${(stat.size / 1048576).toFixed(1)} MB; files over 5 MB are not read`);
-    const bytes = await fs.readFile(uri.fsPath);
-    if (bytes.subarray(0, 8000).includes(0)) throw RequestError.invalidParams(undefined, `${req.path} is a binary file`);
-    return sliceLines(new TextDecoder().decode(bytes), req.line, req.limit);
+    const read = await readRegularFile(uri.fsPath, MAX_FILE_BYTES);
+    // Real agents probe for existence by reading; an error here breaks file creation in some (see notes).
+    if ("missing" in read) return "";
+    if ("refused" in read) throw RequestError.invalidParams(undefined, `${req.path} ${read.refused}`);
+    if (read.bytes.subarray(0, 8000).includes(0)) throw RequestError.invalidParams(undefined, `${req.path} is a binary file`);
+    return sliceLines(new TextDecoder().decode(read.bytes), req.line, req.limit);
   }
 
   async writeTextFile(req: WriteFileRequest): Promise<void> {
-    const uri = await this.checkAccess(req.path, "write");
+    const { uri, real } = await this.checkAccess(req.path, "write");
     if (Buffer.byteLength(req.content) > MAX_FILE_BYTES) throw RequestError.invalidParams(undefined, `refusing to write ${(Buffer.byteLength(req.content) / 1048576).toFixed(1)} MB to ${req.path}: files over 5 MB are not written`);
+    const reason = this.guard.reasonForPath(real);
+    if (reason) {
+      const current = await currentText(uri.fsPath);
+      const allowed = req.confirm ? await req.confirm({ path: uri.fsPath, current, content: req.content, reason }) : false;
+      if (!allowed) {
+        this.logger.warn(`Refused a write to ${uri.fsPath}: ${reason}, and the user did not allow it`);
+        throw new RequestError(-32001, `Access denied: ${reason}; the user did not allow this write`);
+      }
+    }
     await this.observer?.beforeAgentWrite(uri.fsPath, req.sessionId, req.toolCallId);
     try {
       await writeWholeText(uri.fsPath, req.content);
@@ -103,4 +98,12 @@ export class VscodeFileSystem implements FsPort {
       await this.observer?.afterAgentWrite(uri.fsPath);
     }
   }
+}
+
+/** The text of a file as the user sees it (open document or disk); null when it does not exist or is not text we read. */
+async function currentText(file: string): Promise<string | null> {
+  const open = openDocument(file);
+  if (open) return open.getText();
+  const read = await readRegularFile(file, MAX_FILE_BYTES);
+  return "bytes" in read ? new TextDecoder().decode(read.bytes) : null;
 }

@@ -7,7 +7,8 @@
 import * as vscode from "vscode";
 import type { Logger, PermissionAnswer, PermissionPort, PermissionRequest } from "../acp/ports";
 import type { PermissionOutcome } from "../core/events";
-import { PermissionMemory, type PermissionPolicy } from "../core/permissionPolicy";
+import { PermissionMemory, scopeOf, type PermissionPolicy, type PolicyRequest } from "../core/permissionPolicy";
+import { plainText } from "../core/plainText";
 
 interface Pending { req: PermissionRequest; resolve: (o: PermissionOutcome) => void }
 
@@ -25,7 +26,7 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
   request(req: PermissionRequest): Promise<PermissionAnswer> {
     if (req.signal.aborted) return Promise.resolve({ outcome: "cancelled" });
     const policy = vscode.workspace.getConfiguration("agentThoughts").get<PermissionPolicy>("permissions.default") ?? "ask";
-    const auto = this.memory.decide(policy, { sessionId: req.sessionId, ...(req.toolKind ? { toolKind: req.toolKind } : {}), options: req.options });
+    const auto = this.memory.decide(policy, policyRequest(req));
     if (auto) {
       this.logger.info(`Answered "${req.title}" for ${req.agentName} with ${auto.optionId}: ${auto.reason}`);
       return Promise.resolve({ outcome: "selected", optionId: auto.optionId, by: "policy" });
@@ -55,7 +56,10 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
       this.logger.warn(`Permission request ${requestId} has no option ${optionId}; answer ignored`);
       return false;
     }
-    if (optionId !== null) this.memory.remember({ sessionId: p.req.sessionId, ...(p.req.toolKind ? { toolKind: p.req.toolKind } : {}), options: p.req.options }, optionId);
+    if (optionId !== null) {
+      const rule = this.memory.remember(policyRequest(p.req), optionId, p.req.agentName);
+      if (rule) this.logger.info(`Remembered: ${rule.decision} ${rule.toolKind} ${rule.scope} for ${p.req.agentName} in this session (Manage Permission Rules revokes it)`);
+    }
     return this.finish(requestId, optionId === null ? { outcome: "cancelled" } : { outcome: "selected", optionId });
   }
 
@@ -69,10 +73,41 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
   }
 
   private async notify(req: PermissionRequest): Promise<void> {
-    const choice = await vscode.window.showInformationMessage(`${req.agentName} asks permission: ${req.title}`, ...req.options.map((o) => o.name));
+    const choice = await vscode.window.showInformationMessage(plainText(`${req.agentName} asks permission: ${req.title}${req.guard ? ` (always asked: ${req.guard})` : ""}`), ...req.options.map((o) => o.name));
     if (!choice) return;
     const option = req.options.find((o) => o.name === choice);
     if (option && !this.resolve(req.requestId, option.optionId)) void vscode.window.showInformationMessage("That permission request was already answered.");
+  }
+
+  /** Agent Thoughts: Manage Permission Rules…: lists the remembered "always" answers; the picked ones are revoked. */
+  async manageRules(): Promise<number> {
+    const rules = this.memory.list();
+    if (rules.length === 0) {
+      void vscode.window.showInformationMessage("No permission rules are remembered. \"Always\" answers you give are remembered for one session, one kind of tool and one command or set of files.");
+      return 0;
+    }
+    const picked = await vscode.window.showQuickPick(
+      [...rules].reverse().map((r) => ({
+        label: `${r.decision === "allow" ? "$(check-all) Always allow" : "$(circle-slash) Always reject"} ${r.toolKind}`,
+        description: plainText(`${r.agentName ?? ""} · ${new Date(r.at).toLocaleTimeString()}`),
+        detail: plainText(r.scope.length > 300 ? `${r.scope.slice(0, 300)}…` : r.scope),
+        rule: r,
+      })),
+      { title: "Permission rules (remembered for their session)", placeHolder: "Pick the rules to revoke", canPickMany: true },
+    );
+    if (!picked?.length) return 0;
+    for (const p of picked) this.memory.revoke(p.rule.id);
+    this.logger.info(`Revoked ${picked.length} permission rule(s)`);
+    return picked.length;
+  }
+
+  /** The remembered "always" answers (for tests and the rules list). */
+  rules(): ReturnType<PermissionMemory["list"]> {
+    return this.memory.list();
+  }
+
+  revokeRule(ruleId: string): boolean {
+    return this.memory.revoke(ruleId);
   }
 
   /** The command-palette way: pick a request (if several), then an option. */
@@ -84,13 +119,13 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
     }
     let req = open[0]!;
     if (open.length > 1) {
-      const chosen = await vscode.window.showQuickPick(open.map((r) => ({ label: r.title, description: r.agentName, req: r })), { title: "Which request?" });
+      const chosen = await vscode.window.showQuickPick(open.map((r) => ({ label: plainText(r.title), description: plainText(r.agentName), req: r })), { title: "Which request?" });
       if (!chosen) return;
       req = chosen.req;
     }
     const picked = await vscode.window.showQuickPick(
-      req.options.map((o) => ({ label: `${ICON[o.kind] ?? ""} ${o.name}`.trim(), description: o.kind.replace("_", " "), optionId: o.optionId })),
-      { title: `${req.agentName} asks permission: ${req.title}`, placeHolder: "Choose how to answer the agent", ignoreFocusOut: true },
+      req.options.map((o) => ({ label: `${ICON[o.kind] ?? ""} ${plainText(o.name)}`.trim(), description: o.kind.replace("_", " "), optionId: o.optionId })),
+      { title: plainText(`${req.agentName} asks permission: ${req.title}`), placeHolder: req.guard ? `Always asked: ${plainText(req.guard)}` : "Choose how to answer the agent", ignoreFocusOut: true },
     );
     if (picked) this.resolve(req.requestId, picked.optionId);
   }
@@ -99,4 +134,9 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
     for (const id of [...this.pending.keys()]) this.finish(id, { outcome: "cancelled" });
     this.changed.dispose();
   }
+}
+
+function policyRequest(req: PermissionRequest): PolicyRequest {
+  const scope = scopeOf(req.toolCall, req.toolKind);
+  return { sessionId: req.sessionId, options: req.options, ...(req.toolKind ? { toolKind: req.toolKind } : {}), ...(scope !== undefined ? { scope } : {}), ...(req.guard ? { guarded: true } : {}) };
 }

@@ -9,6 +9,7 @@ import type { SessionManager } from "../acp/sessionManager";
 import type { ContentBlock, ThoughtEvent } from "../core/events";
 import type { ViewState } from "../core/viewModel";
 import type { AgentRegistry } from "./agents";
+import { plainText } from "../core/plainText";
 
 export interface SessionUi {
   /** Sends a prompt like Ask… does (reveals the panel, reports errors). */
@@ -144,7 +145,8 @@ export class AgentStatusBar implements vscode.Disposable {
     const waitingElsewhere = [...this.activity.entries()].filter(([sid, x]) => sid !== id && x.waiting > 0).length;
     const icon = !a || a.state === "idle" ? "$(hubot)" : a.state === "thinking" ? "$(loading~spin)" : a.state === "tool" ? "$(tools)" : a.state === "waiting" ? "$(bell-dot)" : "$(circle-slash)";
     const what = !a || a.state === "idle" ? "" : a.state === "thinking" ? " thinking…" : a.state === "tool" ? ` ${a.detail ?? "running a tool"}` : a.state === "waiting" ? " waiting for you" : " stopped";
-    this.item.text = `${icon} ${name}${what.length > 40 ? what.slice(0, 39) + "…" : what}${waitingElsewhere ? ` (+${waitingElsewhere} waiting)` : ""}`;
+    // The agent's tool title is agent text: no `$(icon)` of its own in the status bar.
+    this.item.text = `${icon} ${plainText(name)}${plainText(what.length > 40 ? what.slice(0, 39) + "…" : what)}${waitingElsewhere ? ` (+${waitingElsewhere} waiting)` : ""}`;
     this.item.tooltip = `Agent Thoughts: ${name}${what}${waitingElsewhere ? `\n${waitingElsewhere} other session(s) wait for you` : ""}\nClick to ${a?.state === "waiting" ? "answer" : "open the panel"}`;
     this.item.backgroundColor = a?.state === "waiting" || waitingElsewhere ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
     this.item.command = a?.state === "waiting" ? "agentThoughts.respondToPermission" : "agentThoughts.focusPrompt";

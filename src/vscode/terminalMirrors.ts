@@ -16,6 +16,7 @@ import type { TerminalListener } from "../acp/nodeTerminals";
 import type { TerminalExit } from "../acp/ports";
 import type { ThoughtEvent } from "../core/events";
 import type { ToolEntry } from "../core/viewModel";
+import { plainText } from "../core/plainText";
 
 // Sizes are in characters (UTF-16 code units); for terminal output, nearly always bytes.
 /** What a mirror keeps: the last megabyte, like a terminal's scrollback. */
@@ -500,7 +501,7 @@ export class TerminalMirrors implements vscode.Disposable {
   private async closedByUser(key: string): Promise<void> {
     const m = this.mirrors.get(key);
     if (!m?.clientTerminal || m.exit) return;
-    const choice = await vscode.window.showWarningMessage(`"${m.name}" is still running.`, { detail: "Closing its terminal does not stop it." }, "Stop It", "Keep Running");
+    const choice = await vscode.window.showWarningMessage(plainText(`"${m.name}" is still running.`), { detail: "Closing its terminal does not stop it." }, "Stop It", "Keep Running");
     if (choice === "Stop It") await this.kill?.(m.clientTerminal.sessionId, m.clientTerminal.terminalId);
   }
 

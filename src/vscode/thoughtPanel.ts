@@ -10,11 +10,13 @@ import * as vscode from "vscode";
 import type { AgentStatus, SessionManager } from "../acp/sessionManager";
 import type { ThoughtEvent } from "../core/events";
 import { EMPTY_STATE, findToolEntry, markRestored, reduce, type ToolEntry, type ViewState } from "../core/viewModel";
-import { parseWebviewMessage, SAFE_LINK_SCHEMES, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
+import { parseWebviewMessage, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
 import type { AgentRegistry } from "./agents";
 import type { ChannelLogger } from "./logger";
 import type { PermissionBroker } from "./permissionBroker";
 import type { ToolOutputs } from "./toolOutputs";
+import { plainText } from "../core/plainText";
+import type { AgentLinks } from "./links";
 
 /** One frame: the longest a chunk waits before it is posted. */
 const FRAME_MS = 16;
@@ -70,6 +72,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     private readonly broker: PermissionBroker,
     private readonly logger: ChannelLogger,
     private readonly outputs: ToolOutputs,
+    private readonly links: AgentLinks,
   ) {
     this.disposables.push(
       manager.onEvent((e) => this.onEvent(e)),
@@ -268,7 +271,7 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       }
       this.logger.error(`Panel action ${parsed.message.type} failed: ${message}`);
-      void vscode.window.showErrorMessage(`Agent Thoughts: ${message}`);
+      void vscode.window.showErrorMessage(plainText(`Agent Thoughts: ${message}`));
     });
   }
 
@@ -303,12 +306,9 @@ export class ThoughtPanelController implements vscode.Disposable {
         if (!this.broker.resolve(m.requestId, m.optionId)) throw new OutOfStateMessage(`permission request ${m.requestId} did not take option ${String(m.optionId)}`);
         return;
       }
-      case "openLocation": {
-        const file = path.isAbsolute(m.path) ? m.path : path.join(this.sessionCwd(), m.path);
-        const line = Math.max(0, (m.line ?? 1) - 1);
-        await vscode.window.showTextDocument(vscode.Uri.file(file), { selection: new vscode.Range(line, 0, line, 0), preview: true });
+      case "openLocation":
+        await this.links.openFile(path.isAbsolute(m.path) ? m.path : path.join(this.sessionCwd(), m.path), m.line);
         return;
-      }
       case "openDiff":
         if (this.requireTool(m.sessionId, m.toolCallId).content[m.index]?.type !== "diff") throw new OutOfStateMessage(`tool call ${m.toolCallId} has no diff at ${m.index}`);
         await this.outputs.openDiff(this.state, m.sessionId, m.toolCallId, m.index);
@@ -318,7 +318,7 @@ export class ThoughtPanelController implements vscode.Disposable {
         this.outputs.revealTerminal(this.state, m.sessionId, m.toolCallId);
         return;
       case "openLink":
-        await this.openLink(m.href);
+        await this.links.openLink(m.href);
         return;
       case "newSession": {
         this.clearHostError();
@@ -378,26 +378,6 @@ export class ThoughtPanelController implements vscode.Disposable {
   private sessionCwd(): string {
     const s = this.activeSessionId ? this.state.sessions[this.activeSessionId] : undefined;
     return s?.cwd || vscode.workspace.workspaceFolders?.[0]?.uri.fsPath || "/";
-  }
-
-  private async openLink(href: string): Promise<void> {
-    let uri: vscode.Uri;
-    try {
-      uri = vscode.Uri.parse(href, true);
-    } catch {
-      this.logger.warn(`Refused a malformed link from the agent: ${href.slice(0, 200)}`);
-      return;
-    }
-    if (!(SAFE_LINK_SCHEMES as readonly string[]).includes(`${uri.scheme}:`)) {
-      this.logger.warn(`Refused a ${uri.scheme}: link from the agent: ${href.slice(0, 200)}`);
-      void vscode.window.showWarningMessage(`Agent Thoughts does not open ${uri.scheme}: links.`);
-      return;
-    }
-    if (uri.scheme === "file") {
-      await vscode.window.showTextDocument(uri, { preview: true });
-      return;
-    }
-    await vscode.env.openExternal(uri);
   }
 
   dispose(): void {

@@ -53,7 +53,7 @@ describe("Agent Thoughts: Ask… and the thought stream", function () {
   after(async () => {
     sub?.dispose();
     await configureAgents([]);
-    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", undefined, vscode.ConfigurationTarget.Global);
   });
 
   it("registers its commands", async () => {

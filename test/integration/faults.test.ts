@@ -36,7 +36,7 @@ async function gone(pid: number, what: string): Promise<void> {
 async function configure(agents: unknown[], defaultAgent: string): Promise<void> {
   const config = vscode.workspace.getConfiguration("agentThoughts");
   await config.update("agents", agents, vscode.ConfigurationTarget.Global);
-  await config.update("defaultAgent", defaultAgent, vscode.ConfigurationTarget.Workspace);
+  await config.update("defaultAgent", defaultAgent, vscode.ConfigurationTarget.Global);
 }
 
 /** Waits until the panel shows a session of this agent (by its name in the settings). */
@@ -173,7 +173,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await a._test.changes.keepAll();
     const config = vscode.workspace.getConfiguration("agentThoughts");
     await config.update("agents", [], vscode.ConfigurationTarget.Global);
-    await config.update("defaultAgent", undefined, vscode.ConfigurationTarget.Workspace);
+    await config.update("defaultAgent", undefined, vscode.ConfigurationTarget.Global);
     await config.update("initializeTimeoutSeconds", undefined, vscode.ConfigurationTarget.Global);
     fs.rmSync(ws("fault-edits"), { recursive: true, force: true });
     log("      Fault matrix:");

@@ -22,7 +22,7 @@ export function scriptedAgent(name: string, scenario: Scenario): { name: string;
 /** Configures one scripted agent (optionally as the default agent). */
 export async function useAgent(name: string, scenario: Scenario, asDefault = false): Promise<void> {
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [scriptedAgent(name, scenario)], vscode.ConfigurationTarget.Global);
-  if (asDefault) await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Workspace);
+  if (asDefault) await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Global);
 }
 
 /** Polls `fn` until it returns something truthy. */

@@ -16,7 +16,7 @@ async function useAgent(name: string, scenario: Scenario): Promise<void> {
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
     scriptedAgent(name, scenario),
   ], vscode.ConfigurationTarget.Global);
-  await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Workspace);
+  await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Global);
 }
 
 /** Sends a prompt from the panel's prompt box, as a user would (type, Enter). */
@@ -49,11 +49,11 @@ describe("the thought panel", function () {
 
   after(async () => {
     await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
-    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", undefined, vscode.ConfigurationTarget.Global);
   });
 
   it("runs the demo from the prompt box: thoughts, plan, tool cards, and a permission answered by a button", async () => {
-    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", "Demo", vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", "Demo", vscode.ConfigurationTarget.Global);
     await sendFromPanel("Tidy up the README please");
     await waitFor(() => (document.querySelector(".thought-text")?.textContent?.length ?? 0) > 20, undefined, { view: "sidebar", what: "streamed thought text" });
     await waitFor(() => document.querySelectorAll("#plan [data-status]").length >= 3, undefined, { view: "sidebar", what: "the plan checklist" });

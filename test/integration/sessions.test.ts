@@ -15,14 +15,14 @@ async function useDefault(name: string, scenario: Scenario): Promise<void> {
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
     scriptedAgent(name, scenario),
   ], vscode.ConfigurationTarget.Global);
-  await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Workspace);
+  await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Global);
 }
 
 describe("session commands", function () {
   this.timeout(60_000);
   after(async () => {
     await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
-    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 

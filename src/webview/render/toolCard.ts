@@ -189,6 +189,7 @@ export class ToolCard implements EntryComp {
       box.className = "tool-permission pending";
       box.replaceChildren(
         h("div", { class: "perm-prompt" }, icon("shield"), h("span", null, "The agent asks for permission to run this.")),
+        ...(p.guard ? [h("div", { class: "perm-guard", attrs: { role: "note" } }, icon("warning"), h("span", null, `Always asked: ${cleanInline(p.guard, 400)}. Check the diff before you allow it.`))] : []),
         h("div", { class: "perm-buttons" }, ...buttons),
       );
       return;
