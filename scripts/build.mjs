@@ -58,6 +58,8 @@ const zodEnglishOnly = {
 const node = {
   bundle: true,
   platform: "node",
+  // ESM builds first: jsonc-parser's UMD main loads its parts with a require() esbuild cannot follow.
+  mainFields: ["module", "main"],
   target: "node20",
   format: "cjs",
   sourcemap: production ? false : "linked",

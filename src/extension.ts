@@ -14,6 +14,7 @@ import { AgentRegistry } from "./vscode/agents";
 import { VscodeFileSystem } from "./vscode/fileSystem";
 import { WorkspaceGuard } from "./vscode/guard";
 import { AgentLinks } from "./vscode/links";
+import { Modal } from "./vscode/modal";
 import { SettingsGuard } from "./vscode/settingsGuard";
 import { plainText } from "./core/plainText";
 import { ChannelLogger, EventTranscript } from "./vscode/logger";
@@ -27,7 +28,7 @@ import { ToolOutputs } from "./vscode/toolOutputs";
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsInternalApi {
@@ -53,10 +54,11 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   const guard = new WorkspaceGuard();
   const settingsGuard = new SettingsGuard(context.workspaceState, logger);
   context.subscriptions.push(guard, settingsGuard);
-  const changes = new AgentChanges(context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId), (file) => guard.inWorkspace(file));
+  const modal = new Modal(logger);
+  const changes = new AgentChanges(context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId), guard, modal);
   const broker = new PermissionBroker(logger, () => panelVisible());
   const manager = new SessionManager(
-    { fs: new VscodeFileSystem(logger, guard, changes), guard, permission: broker, terminal: terminals, logger },
+    { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, permission: broker, terminal: terminals, logger },
     {
       clientName: "agent-thoughts",
       clientVersion: version,
@@ -211,7 +213,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
-    _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard },
+    _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal },
   };
 }
 

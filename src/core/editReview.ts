@@ -92,11 +92,12 @@ export interface TrackedFile {
   /** Set once the user decided everything (kept or undone); cleared by a new agent edit. */
   decided?: Exclude<FileReviewState, "pending">;
   /**
-   * The baseline comes only from the agent's own report of the edit (its diff's old text): we
-   * never saw the file before it changed. Undo then asks first, since it would write text the
-   * agent chose.
+   * The baseline was rebuilt from the agent's own report of the edit, because we never saw the
+   * file before it changed: `whole` when it is the diff's old text alone, `fragment` when the
+   * agent's old snippet was put back into the file as it is. Undo then asks first where it would
+   * write text only the agent vouches for (see AgentChanges.mayUndo).
    */
-  baseReported?: boolean;
+  baseReported?: "whole" | "fragment";
 }
 
 /** Counts for a file, from its baseline and current text (current null = file missing). */
@@ -131,7 +132,7 @@ export class EditLedger {
    * An agent edit to `path`. `before` is the text before this edit (null: the file did not exist);
    * the first edit of a file fixes its baseline, later ones only add an origin.
    */
-  recordEdit(path: string, before: string | null, origin: { sessionId: string; toolCallId?: string; at: number }, baseReported = false): TrackedFile {
+  recordEdit(path: string, before: string | null, origin: { sessionId: string; toolCallId?: string; at: number }, baseReported?: "whole" | "fragment"): TrackedFile {
     const existing = this.files.get(path);
     if (existing && existing.decided === undefined) {
       existing.origins.push(origin);

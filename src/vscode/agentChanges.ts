@@ -11,7 +11,8 @@ import * as vscode from "vscode";
 import type { ThoughtEvent, ToolContent } from "../core/events";
 import { computeHunks, EditLedger, keepHunk, reconstructBefore, summarize, undoHunk, type FileReviewState, type Hunk, type TrackedFile } from "../core/editReview";
 import { openDocument, readRegularFile, writeWholeText } from "./documents";
-import { realpathOrParentSync } from "./guard";
+import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
+import type { Modal } from "./modal";
 import type { ChannelLogger } from "./logger";
 import { plainText } from "../core/plainText";
 
@@ -56,8 +57,9 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     private readonly state: vscode.Memento,
     private readonly logger: ChannelLogger,
     private readonly reveal: (sessionId: string, toolCallId: string) => Promise<void>,
-    /** Whether a file (symlinks resolved) is inside a workspace folder: undoing elsewhere asks first. */
-    private readonly inWorkspace: (file: string) => boolean,
+    /** Whether a file (symlinks resolved) is inside the workspace, or configures tools: undoing there asks first. */
+    private readonly guard: Pick<WorkspaceGuard, "inWorkspace" | "reasonForPath">,
+    private readonly modal: Modal,
   ) {
     this.ledger = new EditLedger(state.get<TrackedFile[]>(STORAGE_KEY, []));
     this.disposables.push(
@@ -141,12 +143,11 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       }
       let before = this.preEdit.get(d.path);
       this.preEdit.delete(d.path);
-      let reported = false;
+      let reported: "whole" | "fragment" | undefined;
       if (before === undefined || before === now) {
         // First seen after the write: rebuild the text before it from the diff (whole file or a fragment).
-        // Only the agent's word says what it was, so undoing it will ask first.
         before = reconstructBefore(now, d.oldText, d.newText);
-        reported = now !== null;
+        if (now !== null) reported = before === d.oldText ? "whole" : "fragment";
       }
       if (before === now) continue; // nothing actually changed (e.g. the write was refused)
       this.ledger.recordEdit(d.path, before, { sessionId: entry.sessionId, toolCallId, at: Date.now() }, reported);
@@ -234,19 +235,16 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
    * what the agent reported, the user confirms first (as for any agent access outside the workspace).
    */
   private async mayUndo(tracked: TrackedFile): Promise<boolean> {
-    const outside = !this.inWorkspace(realpathOrParentSync(tracked.path));
-    const reported = tracked.baseReported === true && (await readCurrent(tracked.path)) !== null;
+    const real = realpathOrParentSync(tracked.path);
+    const outside = !this.guard.inWorkspace(real);
+    const configures = tracked.baseReported ? this.guard.reasonForPath(real) : undefined;
+    const reported = (tracked.baseReported === "whole" || configures !== undefined) && (await readCurrent(tracked.path)) !== null;
     if (!outside && !reported) return true;
     const why = [
       ...(outside ? [`${tracked.path} is outside the workspace.`] : []),
-      ...(reported ? ["Its original text comes only from the agent's own report of the change: Agent Thoughts did not see the file before it changed, so undoing writes text the agent chose."] : []),
+      ...(reported ? [`Its original text comes only from the agent's own report of the change: Agent Thoughts did not see the file before it changed, so undoing writes text the agent chose${configures ? `, into a file that ${configures.replace(/^.*? configures/, "configures")}` : ""}.`] : []),
     ].join(" ");
-    let choice: string | undefined;
-    try {
-      choice = await vscode.window.showWarningMessage(plainText(`Undo the agent's change to ${path.basename(tracked.path)}?`), { modal: true, detail: plainText(why) }, "Undo Anyway");
-    } catch (err) {
-      this.logger.warn(`Could not ask about undoing ${tracked.path}: ${String(err)}`);
-    }
+    const choice = await this.modal.ask(`Undo the agent's change to ${path.basename(tracked.path)}?`, why, "Undo Anyway");
     if (choice !== "Undo Anyway") this.logger.warn(`Undo of ${tracked.path} not confirmed: ${why}`);
     return choice === "Undo Anyway";
   }

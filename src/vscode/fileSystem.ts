@@ -8,9 +8,9 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { FsPort, Logger, ReadFileRequest, WriteFileRequest } from "../acp/ports";
-import { plainText } from "../core/plainText";
 import { diskFile, openDocument, readRegularFile, writeWholeText } from "./documents";
 import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
+import type { Modal } from "./modal";
 
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
@@ -30,7 +30,7 @@ export interface WriteObserver {
 }
 
 export class VscodeFileSystem implements FsPort {
-  constructor(private readonly logger: Logger, private readonly guard: WorkspaceGuard, private readonly observer?: WriteObserver) {}
+  constructor(private readonly logger: Logger, private readonly guard: WorkspaceGuard, private readonly modal: Modal, private readonly observer?: WriteObserver) {}
 
   /**
    * Where a path really leads, and whether the agent may go there: inside a workspace folder
@@ -48,17 +48,11 @@ export class VscodeFileSystem implements FsPort {
     const hardLinked = disk.kind === "file" && disk.links > 1;
     if (!this.guard.inWorkspace(real) || hardLinked) {
       const why = hardLinked ? `${shown} has ${disk.links} hard links, so it may be the same file as one outside the workspace` : `${shown} is outside the workspace`;
-      let choice: string | undefined;
-      try {
-        choice = await vscode.window.showWarningMessage(
-          `The agent wants to ${verb} a file outside the workspace: ${plainText(shown)}`,
-          { modal: true, detail: `${plainText(why)}. Agents are limited to the workspace folders. Allow this one access?` },
-          "Allow Once",
-        );
-      } catch (err) {
-        // No dialog could be shown (e.g. tests): that is a refusal, not a failure.
-        this.logger.warn(`Could not ask about ${verb} outside the workspace: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      const choice = await this.modal.ask(
+        `The agent wants to ${verb} a file outside the workspace: ${shown}`,
+        `${why}. Agents are limited to the workspace folders. Allow this one access?`,
+        "Allow Once",
+      );
       if (choice !== "Allow Once") {
         this.logger.warn(`Refused ${verb} outside the workspace: ${shown}`);
         throw new RequestError(-32001, `Access denied: ${why}, and the user did not allow it`);

@@ -125,20 +125,29 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
   }
 });
 
-// Links in agent markdown never navigate the webview; the host decides whether to open them.
-function linkFrom(e: MouseEvent): HTMLAnchorElement | null {
-  return e.target instanceof Element ? e.target.closest("a") : null;
+// Links in agent markdown never navigate the webview and carry no href (see markdown.ts); the host decides whether to open them.
+function linkFrom(e: Event): HTMLElement | null {
+  return e.target instanceof Element ? e.target.closest<HTMLElement>("a") : null;
+}
+function openLink(a: HTMLElement): void {
+  const href = a.dataset.href;
+  if (href && href.length <= 8192) bridge.post({ type: "openLink", href });
 }
 document.addEventListener("click", (e) => {
   const a = linkFrom(e);
   if (!a) return;
   e.preventDefault();
-  const href = a.getAttribute("href");
-  if (href && href.length <= 8192) bridge.post({ type: "openLink", href });
+  openLink(a);
 }, true);
 document.addEventListener("auxclick", (e) => {
   if (linkFrom(e)) e.preventDefault();
 }, true);
+document.addEventListener("keydown", (e) => {
+  const a = e.key === "Enter" ? linkFrom(e) : null;
+  if (!a?.dataset.href) return;
+  e.preventDefault();
+  openLink(a);
+});
 window.addEventListener("pagehide", () => ui.flush());
 
 bridge.post({ type: "ready", version });

@@ -42,7 +42,7 @@ const ALLOWED_TAGS = [
 const PURIFY_CONFIG = {
   ALLOWED_TAGS,
   ALLOWED_ATTR: ["href", "title", "start", "align"],
-  ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto|file|vscode|vscode-insiders):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
+  ALLOWED_URI_REGEXP: /^(?:(?:https?|file):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
   ALLOW_DATA_ATTR: false,
   ALLOW_ARIA_ATTR: false,
   ALLOW_UNKNOWN_PROTOCOLS: false,
@@ -57,8 +57,15 @@ function purify(html: string): DocumentFragment {
       if ((node.nodeName === "TD" || node.nodeName === "TH") && !/^(?:left|center|right)$/.test(node.getAttribute("align") ?? "")) node.removeAttribute("align");
       if (node.nodeName !== "A") return;
       const href = node.getAttribute("href");
-      // Show where a link goes; the click itself is intercepted and handed to the host.
-      if (href && !node.hasAttribute("title")) node.setAttribute("title", href);
+      // No real href: VS Code's webview host opens any <a href> clicked in a webview itself (a
+      // vscode: URI reaches extension URI handlers), past our checks. The target lives in
+      // data-href; a click or Enter hands it to the host, which decides (links.ts).
+      node.removeAttribute("href");
+      if (!href) return;
+      node.setAttribute("data-href", href);
+      node.setAttribute("role", "link");
+      node.setAttribute("tabindex", "0");
+      if (!node.hasAttribute("title")) node.setAttribute("title", href);
     });
   }
   return DOMPurify.sanitize(html, PURIFY_CONFIG);
