@@ -19,8 +19,10 @@ export function openDocument(file: string): vscode.TextDocument | undefined {
 export async function writeWholeText(file: string, text: string): Promise<void> {
   const uri = vscode.Uri.file(file);
   const edit = new vscode.WorkspaceEdit();
-  const exists = await fs.stat(file).then(() => true, () => false);
-  if (!exists) {
+  const disk = await diskFile(file);
+  // Never let VS Code open a FIFO, socket or device (an open on a FIFO blocks until a writer comes).
+  if (disk.kind === "special" || disk.kind === "directory") throw new Error(`${file} is ${disk.kind === "special" ? disk.what : "a directory"}; only regular files are written`);
+  if (disk.kind === "missing") {
     edit.createFile(uri, { ignoreIfExists: true, contents: new TextEncoder().encode(text) });
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not create ${file}`);
     return;
