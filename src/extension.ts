@@ -14,6 +14,7 @@ import { AgentRegistry } from "./vscode/agents";
 import { VscodeFileSystem } from "./vscode/fileSystem";
 import { WorkspaceGuard } from "./vscode/guard";
 import { AgentLinks } from "./vscode/links";
+import { Checkpoints } from "./vscode/checkpoints";
 import { Modal } from "./vscode/modal";
 import { SettingsGuard } from "./vscode/settingsGuard";
 import { plainText } from "./core/plainText";
@@ -28,7 +29,7 @@ import { ToolOutputs } from "./vscode/toolOutputs";
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsInternalApi {
@@ -57,8 +58,9 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   const modal = new Modal(logger);
   const changes = new AgentChanges(context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId), guard, modal);
   const broker = new PermissionBroker(logger, () => panelVisible());
+  const checkpoints = new Checkpoints(context.storageUri?.fsPath, context.workspaceState, logger);
   const manager = new SessionManager(
-    { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, permission: broker, terminal: terminals, logger },
+    { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, permission: broker, terminal: terminals, logger, checkpoint: checkpoints },
     {
       clientName: "agent-thoughts",
       clientVersion: version,
@@ -74,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     },
   );
   const transcript = new EventTranscript(channel);
-  const controller = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger));
+  const controller = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger), checkpoints);
   const sidebar = new ThoughtViewProvider(controller);
   panelVisible = () => controller.anyVisible;
   revealTool = async (sessionId, toolCallId) => {
@@ -96,6 +98,11 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     manager.onEvent((e) => changes.onEvent(e)),
     mirrors,
     manager.onEvent((e) => mirrors.onEvent(e)),
+    checkpoints,
+    manager.onEvent((e) => checkpoints.onEvent(e)),
+    vscode.commands.registerCommand("agentThoughts.restoreCheckpoint", (sessionArg?: unknown, turnArg?: unknown) =>
+      checkpoints.restore(typeof sessionArg === "string" ? sessionArg : undefined, typeof turnArg === "number" ? turnArg : undefined)),
+    vscode.commands.registerCommand("agentThoughts.undoRestoreCheckpoint", () => checkpoints.undoRestore()),
     // Kept alive while hidden so showing the panel again is instant; a reload still restores from a snapshot.
     vscode.window.registerWebviewViewProvider(ThoughtViewProvider.viewId, sidebar, { webviewOptions: { retainContextWhenHidden: true } }),
   );
@@ -213,7 +220,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
-    _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal },
+    _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints },
   };
 }
 

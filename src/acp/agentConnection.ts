@@ -369,6 +369,8 @@ export class AgentConnection {
       cwd,
       dead: this.dead,
       prompt: async (sessionId: string, prompt: ContentBlock[]) => {
+        // The turn's checkpoint is taken before the agent can change anything.
+        await this.ports.checkpoint?.beforePrompt(session.sessionId);
         let r: acp.PromptResponse;
         try {
           r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: this.adaptPrompt(prompt) as acp.ContentBlock[] });

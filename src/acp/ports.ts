@@ -87,9 +87,16 @@ export interface GuardPort {
   reasonFor(paths: readonly string[], texts: readonly string[], cwd: string): string | undefined;
 }
 
+/** Snapshots the workspace before a prompt goes to the agent (Restore checkpoint). */
+export interface CheckpointPort {
+  /** Resolves once the snapshot is taken (or failed, which it logs); never rejects. */
+  beforePrompt(sessionId: string): Promise<void>;
+}
+
 export interface ClientPorts {
   fs: FsPort;
   guard?: GuardPort;
+  checkpoint?: CheckpointPort;
   permission: PermissionPort;
   terminal: TerminalPort;
   logger: Logger;

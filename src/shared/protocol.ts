@@ -26,6 +26,8 @@ export interface HostInfo {
   hostError?: string;
   /** The agent `hostError` is about, when it is about one. */
   hostErrorAgent?: string;
+  /** Turns that have a checkpoint (Restore checkpoint), per session. */
+  checkpoints?: Record<string, number[]>;
 }
 
 export type HostMessage =
@@ -59,6 +61,8 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("openDiff"), sessionId: id, toolCallId: id, index: z.number().int().nonnegative() }),
   /** Show the terminal of a tool call. */
   z.object({ type: z.literal("revealTerminal"), sessionId: id, toolCallId: id }),
+  /** Roll the workspace back to just before a turn (the host asks which files first). */
+  z.object({ type: z.literal("restoreCheckpoint"), sessionId: id, turnId: z.number().int().positive() }),
   /** Open a link from agent markdown (the host checks the scheme). */
   z.object({ type: z.literal("openLink"), href: z.string().min(1).max(8192) }),
   /** Start a fresh session with the default agent. */

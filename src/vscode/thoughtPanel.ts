@@ -17,6 +17,7 @@ import type { PermissionBroker } from "./permissionBroker";
 import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
 import type { AgentLinks } from "./links";
+import type { Checkpoints } from "./checkpoints";
 
 /** One frame: the longest a chunk waits before it is posted. */
 const FRAME_MS = 16;
@@ -73,11 +74,13 @@ export class ThoughtPanelController implements vscode.Disposable {
     private readonly logger: ChannelLogger,
     private readonly outputs: ToolOutputs,
     private readonly links: AgentLinks,
+    private readonly checkpoints: Pick<Checkpoints, "turns" | "onDidChange">,
   ) {
     this.disposables.push(
       manager.onEvent((e) => this.onEvent(e)),
       manager.onSession((s) => { this.activeSessionId = s.sessionId; this.postHost(); }),
       manager.onStatus((st) => { this.agentStatus = st; this.postHost(); }),
+      checkpoints.onDidChange(() => this.postHost()),
       vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration("agentThoughts")) this.postHost(); }),
     );
   }
@@ -128,6 +131,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       ...(this.activeSessionId ? { activeSessionId: this.activeSessionId } : {}),
       ...(this.agentStatus.starting ? { starting: this.agentStatus.starting } : {}),
       ...(this.agentStatus.error ? { hostError: this.agentStatus.error, ...(this.agentStatus.errorAgent ? { hostErrorAgent: this.agentStatus.errorAgent } : {}) } : {}),
+      checkpoints: this.checkpoints.turns(),
     };
   }
 
@@ -319,6 +323,9 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       case "openLink":
         await this.links.openLink(m.href);
+        return;
+      case "restoreCheckpoint":
+        await vscode.commands.executeCommand("agentThoughts.restoreCheckpoint", m.sessionId, m.turnId);
         return;
       case "newSession": {
         this.clearHostError();

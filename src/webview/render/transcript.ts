@@ -125,6 +125,7 @@ class TurnComp {
   private stamp = "";
   private ctx: RenderCtx | undefined;
   private windowSize: number | undefined;
+  private checkpoint = false;
 
   constructor() {
     const bodyId = uid("turn");
@@ -149,9 +150,11 @@ class TurnComp {
     const open = ctx.ui.turnOpen[this.key] ?? index >= count - OPEN_TURNS;
     const last = index === count - 1;
     const windowSize = ctx.ui.entryWindow.get(this.key) ?? (last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW);
-    const stamp = `${ctx.version}|${ctx.ui.layoutVersion}|${open}|${windowSize}|${last ? ctx.session.status : ""}`;
+    const checkpoint = ctx.host.checkpoints?.[ctx.sessionId]?.includes(turn.turnId) === true;
+    const stamp = `${ctx.version}|${ctx.ui.layoutVersion}|${open}|${windowSize}|${last ? ctx.session.status : ""}|${checkpoint}`;
     if (turn === this.turn && stamp === this.stamp) return;
-    const promptChanged = turn.prompt !== this.turn?.prompt;
+    const promptChanged = turn.prompt !== this.turn?.prompt || checkpoint !== this.checkpoint;
+    this.checkpoint = checkpoint;
     this.turn = turn;
     this.stamp = stamp;
     this.el.setAttribute("data-turn-id", String(turn.turnId));
@@ -187,7 +190,12 @@ class TurnComp {
     if (!open) return;
 
     if (promptChanged || !this.prompt.firstChild) {
-      this.prompt.replaceChildren(icon("account", "user-icon"), h("div", { class: "prompt-text", attrs: { tabindex: "-1" } }, cleanBlock(turn.prompt.slice(0, 50_000)) || "(no prompt)"));
+      const restore = checkpoint ? [button({ class: "restore-checkpoint", icon: "discard", label: `Restore checkpoint before turn ${n}`, labelHidden: true, title: "Restore checkpoint: put the files this turn and the later ones changed back as they were before it (you pick the files; Undo Restore takes it back)" })] : [];
+      const turnId = turn.turnId;
+      for (const b of restore) {
+        b.addEventListener("click", () => this.ctx?.post({ type: "restoreCheckpoint", sessionId: this.ctx.sessionId, turnId }));
+      }
+      this.prompt.replaceChildren(icon("account", "user-icon"), h("div", { class: "prompt-text", attrs: { tabindex: "-1" } }, cleanBlock(turn.prompt.slice(0, 50_000)) || "(no prompt)"), ...restore);
     }
     if (!this.list) {
       this.list = new EntryList(() => {
