@@ -163,7 +163,7 @@ export class Checkpoints implements vscode.Disposable {
         picked: true,
         item: it,
       })),
-      { title: plainText(`Restore checkpoint: ${items.length} file${items.length === 1 ? "" : "s"} go back to before turn ${c.turnId} (“${c.prompt.slice(0, 60)}”)`), placeHolder: "Untick files to leave them as they are; Enter restores (Undo Restore takes it back)", canPickMany: true, ignoreFocusOut: true },
+      { title: plainText(`Restore checkpoint: ${items.length} file${items.length === 1 ? "" : "s"} go back to before turn ${c.turnId} (“${c.prompt.slice(0, 60)}”)`), placeHolder: "Untick files to keep as they are; Enter restores", canPickMany: true, ignoreFocusOut: true },
     );
     if (!picked?.length) return undefined;
     const chosen = picked.map((p) => p.item);

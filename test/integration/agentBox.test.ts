@@ -11,7 +11,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
-import { harnessRequest, log } from "./index";
+import { harnessRequest, log, screenshot } from "./index";
 import { api, scriptedAgent, until } from "./helpers";
 import { click, evaluate, waitFor } from "./webview";
 
@@ -142,6 +142,13 @@ describe("the agent stays in its box", function () {
     assert.match(guard, /\.vscode\/settings\.json configures tools/);
     assert.equal(await evaluate(() => document.querySelectorAll('[data-kind="allow_always"]').length, undefined, "sidebar"), 0, "no always option for a protected file");
     await until(() => proposalTabs(settings).length > 0, "the proposed diff to open");
+    // The question as a user sees it, in the light and the dark theme.
+    for (const [name, theme, cls] of [["light", "Default Light Modern", "vscode-light"], ["dark", "Default Dark Modern", "vscode-dark"]] as const) {
+      await vscode.workspace.getConfiguration("workbench").update("colorTheme", theme, vscode.ConfigurationTarget.Global);
+      await waitFor((c: string) => document.body.classList.contains(c), cls, { view: "sidebar", what: `the ${name} theme` });
+      await screenshot(`test-results/protected-write-${name}.png`);
+    }
+    await vscode.workspace.getConfiguration("workbench").update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
     const right = proposalTabs(settings)[0]!.input as vscode.TabInputTextDiff;
     assert.equal((await vscode.workspace.openTextDocument(right.modified)).getText(), evil, "the diff shows what the agent would write");
     await click('[data-option-id="reject"]', "sidebar");

@@ -5,7 +5,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { harnessRequest, log } from "./index";
+import { harnessRequest, log, screenshot } from "./index";
 import { api, scriptedAgent, until } from "./helpers";
 import { click, waitFor } from "./webview";
 
@@ -61,6 +61,13 @@ describe("checkpoints", function () {
     const rows = await until(async () => { const r = await quickPickRows(); return r.length >= 3 ? r : undefined; }, "the list of files to restore", 20_000);
     for (const name of ["cp-a.txt", "cp-b.txt", "cp-c.txt"]) assert.ok(rows.some((r) => r.includes(name)), `${name} is listed (${rows.join(" | ")})`);
     assert.ok(rows.some((r) => r.includes("cp-c.txt") && r.includes("will be deleted")), "the file created since is to be deleted");
+    for (const [name, theme, cls] of [["light", "Default Light Modern", "vscode-light"], ["dark", "Default Dark Modern", "vscode-dark"]] as const) {
+      await vscode.workspace.getConfiguration("workbench").update("colorTheme", theme, vscode.ConfigurationTarget.Global);
+      await waitFor((c: string) => document.body.classList.contains(c), cls, { view: "sidebar", what: `the ${name} theme` });
+      await screenshot(`test-results/checkpoint-restore-${name}.png`);
+    }
+    await vscode.workspace.getConfiguration("workbench").update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+    assert.ok((await quickPickRows()).length >= 3, "the list is still open");
     await harnessRequest({ op: "keyboard", key: "Enter" });
     await until(() => fs.readFileSync(a, "utf8") === "a0\n" && fs.readFileSync(b, "utf8") === "b0\n" && !fs.existsSync(c), "the files to be as before turn 1", 20_000);
 
