@@ -5,6 +5,7 @@
 import * as vscode from "vscode";
 import { userMessage } from "./acp/agentConnection";
 import { NodeTerminals } from "./acp/nodeTerminals";
+import { terminateAllGroups } from "./acp/processGroups";
 import { SessionManager } from "./acp/sessionManager";
 import type { AgentThoughtsApi, StreamOptions } from "./api";
 import type { ContentBlock } from "./core/events";
@@ -282,6 +283,12 @@ function describeCommand(registry: AgentRegistry, name: string): string {
   }
 }
 
-export function deactivate(): void {
-  // Everything is disposed through context.subscriptions.
+/**
+ * Everything is disposed through context.subscriptions, which VS Code does right after calling
+ * this; the host then waits (up to 5 s) for the promise: until every agent and command process
+ * group is gone, SIGKILL included, so nothing keeps running once VS Code closes or reloads.
+ */
+export async function deactivate(): Promise<void> {
+  await Promise.resolve(); // let the subscriptions stop the agents gracefully first
+  await terminateAllGroups(1500);
 }

@@ -12,8 +12,8 @@ import type { ContentBlock, SessionStartInfo } from "../core/events";
 import { parseConfigOptions } from "../core/updateMapper";
 import { AgentSession, describeError, type SessionTransport } from "./agentSession";
 import { ndJsonStream } from "./ndjson";
-import { killTree } from "./nodeTerminals";
 import type { ClientPorts } from "./ports";
+import { ProcessGroup } from "./processGroups";
 
 export interface AgentSpec {
   name: string;
@@ -80,12 +80,15 @@ export class AgentConnection {
   readonly dead: Promise<never>;
   private rejectDead!: (e: AgentError) => void;
   private conn!: acp.ClientConnection;
+  /** The agent and every process it started (they share its process group). */
+  private readonly group: ProcessGroup;
   private readonly serial = ++connectionSerial;
   initializeResponse: acp.InitializeResponse | undefined;
 
   private constructor(readonly spec: AgentSpec, private readonly proc: ChildProcess, private readonly ports: ClientPorts, private readonly options: ConnectOptions) {
     this.dead = new Promise<never>((_, reject) => { this.rejectDead = reject; });
     this.dead.catch(() => undefined);
+    this.group = new ProcessGroup(proc);
   }
 
   get agentName(): string {
@@ -479,10 +482,14 @@ export class AgentConnection {
     }
     this.rejectDead(reason);
     for (const l of this.deathListeners) l(reason);
-    killTree(this.proc, "SIGKILL");
+    // The agent itself is usually gone already; what it started (its group) must go with it.
+    void this.group.terminate();
   }
 
-  /** Stops the agent (and every session and terminal it has). */
+  /**
+   * Stops the agent (and every session and terminal it has): SIGTERM to its process group, SIGKILL
+   * to what is left after a grace period (`terminateAllGroups` waits for that on shutdown).
+   */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -494,10 +501,9 @@ export class AgentConnection {
     this.rejectDead(reason);
     try { this.conn?.close(); } catch { /* already closed */ }
     this.proc.stdin?.destroy();
-    killTree(this.proc);
-    const proc = this.proc;
-    setTimeout(() => killTree(proc, "SIGKILL"), 2000).unref?.();
+    void this.group.terminate();
   }
+
 }
 
 function knownNotification(method: string): boolean {
