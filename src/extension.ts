@@ -58,6 +58,10 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
       get initializeTimeoutMs() {
         return Math.max(1, vscode.workspace.getConfiguration("agentThoughts").get<number>("initializeTimeoutSeconds") ?? 60) * 1000;
       },
+      // Read at each cancel.
+      get cancelTimeoutMs() {
+        return Math.max(0.1, vscode.workspace.getConfiguration("agentThoughts").get<number>("cancelTimeoutSeconds") ?? 5) * 1000;
+      },
       resolveAgent: (name) => registry.resolve(name),
       chooseAuthMethod: async (agentName, methods) => {
         const pick = await vscode.window.showQuickPick(methods.map((m) => ({ label: m.name, detail: m.description, id: m.id })), { title: `${agentName} needs you to sign in`, ignoreFocusOut: true });

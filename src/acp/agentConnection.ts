@@ -25,6 +25,8 @@ export interface AgentSpec {
 
 export interface ConnectOptions {
   initializeTimeoutMs: number;
+  /** How long an agent gets to end a cancelled turn before it is ended without its answer (read at each cancel). */
+  cancelTimeoutMs?: number;
   clientName: string;
   clientVersion: string;
   /** Picks an auth method when the agent requires one; undefined = give up. */
@@ -367,10 +369,12 @@ export class AgentConnection {
         throw this.wrap(err2, "could not start a session after authenticating");
       }
     }
+    const options = this.options;
     const transport: SessionTransport = {
       agentName: this.spec.name,
       cwd,
       dead: this.dead,
+      get cancelTimeoutMs() { return options.cancelTimeoutMs; },
       prompt: async (sessionId: string, prompt: ContentBlock[]) => {
         let r: acp.PromptResponse;
         try {
