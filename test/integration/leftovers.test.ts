@@ -65,7 +65,7 @@ describe("Nothing keeps running that the user cannot see", function () {
 
   after(async () => {
     await a._test.manager.stop();
-    for (const pid of pids) try { process.kill(pid, "SIGKILL"); } catch { /* gone, as it should be */ }
+    for (const pid of pids) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone, as it should be */ }
     const config = vscode.workspace.getConfiguration("agentThoughts");
     await config.update("agents", [], vscode.ConfigurationTarget.Global);
     await config.update("defaultAgent", undefined, vscode.ConfigurationTarget.Workspace);

@@ -31,7 +31,7 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
     rmSync(tmp, { recursive: true, force: true });
     await h?.cleanup();
     h = undefined;
-    for (const pid of started.splice(0)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    for (const pid of started.splice(0)) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
   });
 
   it("a grandchild of an agent that crashes is gone after the crash", async () => {

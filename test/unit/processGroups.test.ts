@@ -42,7 +42,7 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
   beforeEach(() => { t = new NodeTerminals(() => os.tmpdir()); });
   afterEach(async () => {
     t.dispose();
-    for (const pid of started.splice(0)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    for (const pid of started.splice(0)) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
     await terminateAllGroups(0);
   });
 
