@@ -503,9 +503,11 @@ export class AgentConnection {
       this.ports.terminal.releaseSession(s.sessionId);
     }
     this.rejectDead(reason);
+    // Signalled before its stdin closes: an agent exiting on EOF would orphan the helpers it
+    // started in sessions of their own before they could be found as its descendants.
+    void this.group.terminate();
     try { this.conn?.close(); } catch { /* already closed */ }
     this.proc.stdin?.destroy();
-    void this.group.terminate();
   }
 
 }

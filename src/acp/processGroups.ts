@@ -5,9 +5,13 @@
  * shell of a command) has already exited and only its children (`cmd &`, an agent's helpers) remain.
  *
  * On POSIX every child is spawned `detached`, so it leads a process group of its own that its
- * children inherit. Not covered: a process that leaves the group (setsid, daemonising) is not
- * found. On Windows there are no groups: the leader's tree is ended with `taskkill /T /F` while the
- * leader runs; children whose parent already exited cannot be found there.
+ * children inherit. On Linux, each time the group is signalled, descendants that left it (setsid,
+ * `spawn(…, { detached: true })`) are found through /proc while their parent chain leads back
+ * to the group, and their groups are ended with it. Not covered: a process that left the group
+ * and whose parent already exited (a daemon's double fork, or `setsid cmd &` once its shell ended)
+ * is reparented to init and cannot be told apart from anyone else's. On Windows there are no
+ * groups: the leader's tree is ended with `taskkill /T /F` while the leader runs; children whose
+ * parent already exited cannot be found there.
  *
  * Every group is tracked from spawn until it is seen empty, so `terminateAllGroups` (extension
  * shutdown) can end whatever is still running. A group seen empty is never signalled again, so a
@@ -24,39 +28,72 @@ const POLL_MS = 25;
 
 const tracked = new Set<ProcessGroup>();
 
-/** Whether a non-zombie process of group `pgid` exists (Linux: zombies wait for their reaper and run nothing). */
-function groupRuns(pgid: number): boolean {
+interface ProcEntry { pid: number; ppid: number; pgrp: number; zombie: boolean }
+
+/** Every process Linux shows in /proc (undefined elsewhere or when /proc cannot be read). */
+function processTable(): ProcEntry[] | undefined {
+  if (process.platform !== "linux") return undefined;
+  let names: string[];
   try {
-    process.kill(-pgid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-  if (process.platform !== "linux") return true;
-  let pids: string[];
-  try {
-    pids = readdirSync("/proc");
+    names = readdirSync("/proc");
   } catch {
-    return true;
+    return undefined;
   }
-  for (const pid of pids) {
-    if (!/^\d+$/.test(pid)) continue;
+  const table: ProcEntry[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
     } catch {
       continue; // exited meanwhile
     }
     // "pid (comm) state ppid pgrp …"; comm may contain spaces and parentheses.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z") return true;
+    table.push({ pid: Number(name), ppid: Number(fields[1]), pgrp: Number(fields[2]), zombie: fields[0] === "Z" });
   }
-  return false;
+  return table;
+}
+
+/** Whether a non-zombie process of group `pgid` exists (Linux: zombies wait for their reaper and run nothing). */
+function groupRuns(pgid: number, table?: ProcEntry[]): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+  const t = table ?? processTable();
+  return t === undefined || t.some((p) => p.pgrp === pgid && !p.zombie);
+}
+
+/**
+ * The groups that descendants of `pgids` have moved to (setsid, detached spawns), each led by one
+ * of those descendants: a group led by anyone else is never ours to signal.
+ */
+function escapedGroups(pgids: ReadonlySet<number>, table: ProcEntry[]): number[] {
+  const children = new Map<number, ProcEntry[]>();
+  for (const p of table) {
+    const list = children.get(p.ppid);
+    if (list) list.push(p);
+    else children.set(p.ppid, [p]);
+  }
+  const seen = new Set<number>();
+  const queue = table.filter((p) => pgids.has(p.pgrp) && !p.zombie);
+  while (queue.length > 0) {
+    const p = queue.pop()!;
+    if (seen.has(p.pid)) continue;
+    seen.add(p.pid);
+    queue.push(...(children.get(p.pid) ?? []));
+  }
+  return [...new Set(table.filter((p) => seen.has(p.pid) && !pgids.has(p.pgrp) && seen.has(p.pgrp)).map((p) => p.pgrp))];
 }
 
 export class ProcessGroup {
   private done: boolean;
   private ending: Promise<void> | undefined;
   private killNow: (() => void) | undefined;
+  /** Groups that descendants moved to, found while signalling (Linux). */
+  private readonly escaped = new Set<number>();
 
   constructor(private readonly proc: ChildProcess) {
     this.done = proc.pid === undefined;
@@ -74,7 +111,13 @@ export class ProcessGroup {
   /** Whether any process of the group still runs (the leader, or what it left behind). */
   get running(): boolean {
     if (this.done) return false;
-    const runs = process.platform === "win32" ? this.leaderRuns : this.leaderRuns || groupRuns(this.proc.pid!);
+    let runs = this.leaderRuns;
+    if (process.platform !== "win32") {
+      const table = this.escaped.size > 0 || !runs ? processTable() : undefined;
+      // An escaped group seen empty is forgotten, so its id is never signalled once recycled.
+      for (const g of this.escaped) if (!groupRuns(g, table)) this.escaped.delete(g);
+      runs ||= this.escaped.size > 0 || groupRuns(this.proc.pid!, table);
+    }
     if (!runs) {
       this.done = true;
       tracked.delete(this);
@@ -96,10 +139,15 @@ export class ProcessGroup {
       }
       return;
     }
+    const table = processTable();
+    if (table) for (const g of escapedGroups(new Set([pid, ...this.escaped]), table)) this.escaped.add(g);
     try {
       process.kill(-pid, signal);
     } catch {
       try { this.proc.kill(signal); } catch { /* already gone */ }
+    }
+    for (const g of this.escaped) {
+      try { process.kill(-g, signal); } catch { /* gone */ }
     }
   }
 
@@ -157,9 +205,4 @@ export class ProcessGroup {
  */
 export async function terminateAllGroups(graceMs = DEFAULT_GRACE_MS): Promise<void> {
   await Promise.all([...tracked].map((g) => g.terminate(graceMs)));
-}
-
-/** Groups still tracked (for tests and the log). */
-export function trackedGroupCount(): number {
-  return [...tracked].filter((g) => g.running).length;
 }

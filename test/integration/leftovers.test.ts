@@ -83,7 +83,7 @@ describe("Nothing keeps running that the user cannot see", function () {
         { terminal: { command: `sleep 300 & echo $! > ${bg}; echo hi` }, toolCallId: "t1", report: true },
         { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "t2", title: "Start a quiet daemon", kind: "execute", status: "in_progress" } },
         // Holds nothing and ignores SIGTERM: before, it outlived the command and its release.
-        { terminal: { command: `(trap '' TERM; exec sleep 300) >/dev/null 2>&1 & echo $! > ${quiet}` }, toolCallId: "t2", report: true },
+        { terminal: { command: `sh -c 'trap "" TERM; echo $$ > ${quiet}; exec sleep 300' >/dev/null 2>&1 &` }, toolCallId: "t2", report: true },
         { message: " turn finished" },
       ]],
     });
@@ -122,7 +122,8 @@ describe("Nothing keeps running that the user cannot see", function () {
       promptCounterFile: path.join(tmp, "stubborn.count"),
       turns: [
         [
-          { spawnChild: { command: "trap '' TERM; exec sleep 300", pidFile: child } },
+          // The helper writes its pid once SIGTERM is ignored.
+          { spawnChild: { command: `trap '' TERM; echo $$ > ${child}; exec sleep 300`, pidFile: `${child}.spawned` } },
           { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "busy", title: "Think very hard", kind: "think", status: "in_progress" } },
           { message: "working on it" },
           { ignoreCancel: 60_000 },

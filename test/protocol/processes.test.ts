@@ -48,13 +48,29 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
 
   it("stopping an agent ends its grandchild that ignores SIGTERM", async () => {
     const child = path.join(tmp, "child.pid");
-    h = await harness({ turns: [[{ spawnChild: { command: "trap '' TERM; exec sleep 300", pidFile: child } }, { message: "spawned" }]] });
+    const ready = path.join(tmp, "ready.pid");
+    // The helper writes its pid once SIGTERM is ignored (a TERM that came earlier would be a false pass).
+    h = await harness({ turns: [[{ spawnChild: { command: `trap '' TERM; echo $$ > ${ready}; exec sleep 300`, pidFile: child } }, { message: "spawned" }]] });
+    const c = await h.start();
+    const s = await c.newSession(h.dir);
+    await s.prompt("go").result;
+    const pid = await pidIn(ready);
+    started.push(pid);
+    c.dispose();
+    await until(() => !alive(pid), `the stopped agent's child (pid ${pid}) to be gone`, 4000);
+  });
+
+  (process.platform === "linux" ? it : it.skip)("stopping an agent ends a child it started in a session of its own (setsid), and that child's children", async () => {
+    const child = path.join(tmp, "child.pid");
+    const grandchild = path.join(tmp, "grandchild.pid");
+    h = await harness({ turns: [[{ spawnChild: { command: `sleep 300 & echo $! > ${grandchild}; exec sleep 301`, pidFile: child, detached: true } }, { message: "spawned" }]] });
     const c = await h.start();
     const s = await c.newSession(h.dir);
     await s.prompt("go").result;
     const pid = await pidIn(child);
-    started.push(pid);
+    const gpid = await pidIn(grandchild);
+    started.push(pid, gpid);
     c.dispose();
-    await until(() => !alive(pid), `the stopped agent's child (pid ${pid}) to be gone`, 4000);
+    await until(() => !alive(pid) && !alive(gpid), `the detached child (pid ${pid}) and its child (pid ${gpid}) to be gone`, 4000);
   });
 });

@@ -5,7 +5,9 @@
  */
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as os from "node:os";
+import * as path from "node:path";
 import { NodeTerminals } from "../../src/acp/nodeTerminals";
 import { ProcessGroup, terminateAllGroups } from "../../src/acp/processGroups";
 import { alive } from "../support/processes";
@@ -21,6 +23,9 @@ async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 5000
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** The pid a command wrote to `file`. */
+const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ? Number(readFileSync(file, "utf8")) || undefined : undefined), `a pid in ${file}`);
 
 /** The pid a command printed on its first output line. */
 async function printedPid(t: NodeTerminals, id: string): Promise<number> {
@@ -38,10 +43,15 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
 
 (posix ? describe : describe.skip)("Process groups: nothing keeps running", () => {
   let t: NodeTerminals;
+  let dir: string;
   const started: number[] = [];
-  beforeEach(() => { t = new NodeTerminals(() => os.tmpdir()); });
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "at-groups-"));
+    t = new NodeTerminals(() => os.tmpdir());
+  });
   afterEach(async () => {
     t.dispose();
+    rmSync(dir, { recursive: true, force: true });
     for (const pid of started.splice(0)) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
     await terminateAllGroups(0);
   });
@@ -57,8 +67,9 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
   });
 
   it("a background process that ignores SIGTERM and holds no pipe is killed after the grace period", async () => {
-    const id = await t.create({ sessionId: "s", command: "(trap '' TERM; exec sleep 300) >/dev/null 2>&1 & echo $!" });
-    const bg = await printedPid(t, id);
+    const ready = path.join(dir, "ready.pid");
+    const id = await t.create({ sessionId: "s", command: `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' >/dev/null 2>&1 &` });
+    const bg = await pidIn(ready);
     started.push(bg);
     await within(3000, t.waitForExit("s", id), "the exit");
     await t.release("s", id);
@@ -66,21 +77,31 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
   });
 
   it("kill of a running command ends its children that ignore SIGTERM", async () => {
-    const id = await t.create({ sessionId: "s", command: "(trap '' TERM; exec sleep 300) & echo $!; wait" });
-    const bg = await printedPid(t, id);
+    const ready = path.join(dir, "ready.pid");
+    const id = await t.create({ sessionId: "s", command: `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' & wait` });
+    const bg = await pidIn(ready);
     started.push(bg);
     await t.kill("s", id);
     await within(4000, t.waitForExit("s", id), "the exit after kill");
     await until(() => !alive(bg), `the child (pid ${bg}) to be gone`);
   });
 
+  (process.platform === "linux" ? it : it.skip)("kill of a running command also ends what it started in a session of its own (setsid)", async () => {
+    const script = "const c = require('child_process').spawn('sleep', ['300'], { detached: true, stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000);";
+    const id = await t.create({ sessionId: "s", command: process.execPath, args: ["-e", script] });
+    const escaped = await printedPid(t, id);
+    started.push(escaped);
+    await t.kill("s", id);
+    await within(4000, t.waitForExit("s", id), "the exit after kill");
+    await until(() => !alive(escaped), `the detached sleep (pid ${escaped}) to be gone`);
+  });
+
   it("terminate ends a group whose leader already exited; terminateAllGroups escalates to SIGKILL", async () => {
-    const leader = spawn("/bin/sh", ["-c", "(trap '' TERM; exec sleep 300) >/dev/null 2>&1 & echo $!"], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+    const ready = path.join(dir, "ready.pid");
+    const leader = spawn("/bin/sh", ["-c", `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' >/dev/null 2>&1 &`], { detached: true, stdio: "ignore" });
     const group = new ProcessGroup(leader);
-    let out = "";
-    leader.stdout.on("data", (b: Buffer) => { out += b.toString(); });
-    await new Promise((r) => leader.on("close", r));
-    const member = Number(out.trim());
+    await new Promise((r) => leader.on("exit", r));
+    const member = await pidIn(ready);
     started.push(member);
     assert.ok(alive(member), "the member outlives its leader");
     assert.equal(group.running, true, "the group still runs without its leader");

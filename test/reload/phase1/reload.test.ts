@@ -60,8 +60,9 @@ describe("window reload, phase 1", function () {
     const scenario = {
       pidFile: l.agentPid,
       turns: [[
-        { spawnChild: { command: "trap '' TERM; exec sleep 300", pidFile: l.helperPid } },
-        { terminal: { command: `(trap '' TERM; exec sleep 300) & echo $! > ${l.commandChildPid}; wait` }, toolCallId: "serve" },
+        // Each writes its pid once SIGTERM is ignored.
+        { spawnChild: { command: `trap '' TERM; echo $$ > ${l.helperPid}; exec sleep 300`, pidFile: `${l.helperPid}.spawned` } },
+        { terminal: { command: `sh -c 'trap "" TERM; echo $$ > ${l.commandChildPid}; exec sleep 300' & wait` }, toolCallId: "serve" },
       ]],
     };
     const config = vscode.workspace.getConfiguration("agentThoughts");
