@@ -96,6 +96,22 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
     await until(() => !alive(escaped), `the detached sleep (pid ${escaped}) to be gone`);
   });
 
+  it("on Windows (no process groups) the leader's tree is ended through taskkill, or the leader itself when that fails", async () => {
+    const leader = spawn("sleep", ["300"], { stdio: "ignore" });
+    started.push(leader.pid!);
+    const platform = Object.getOwnPropertyDescriptor(process, "platform")!;
+    Object.defineProperty(process, "platform", { value: "win32" });
+    try {
+      const group = new ProcessGroup(leader);
+      assert.equal(group.running, true);
+      await within(3000, group.terminate(5000), "ending the tree"); // here taskkill is missing: the fallback kills the leader
+      assert.equal(group.running, false);
+    } finally {
+      Object.defineProperty(process, "platform", platform);
+    }
+    await until(() => !alive(leader.pid!), "the leader to be gone");
+  });
+
   it("terminate ends a group whose leader already exited; terminateAllGroups escalates to SIGKILL", async () => {
     const ready = path.join(dir, "ready.pid");
     const leader = spawn("/bin/sh", ["-c", `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' >/dev/null 2>&1 &`], { detached: true, stdio: "ignore" });
