@@ -82,8 +82,9 @@ describe("Nothing keeps running that the user cannot see", function () {
         // Holds the output pipe: before, its exit was never reported (and sleep ran on).
         { terminal: { command: `sleep 300 & echo $! > ${bg}; echo hi` }, toolCallId: "t1", report: true },
         { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "t2", title: "Start a quiet daemon", kind: "execute", status: "in_progress" } },
-        // Holds nothing and ignores SIGTERM: before, it outlived the command and its release.
-        { terminal: { command: `sh -c 'trap "" TERM; echo $$ > ${quiet}; exec sleep 300' >/dev/null 2>&1 &` }, toolCallId: "t2", report: true },
+        // Holds nothing and ignores SIGTERM: before, it outlived the command and its release. (The
+        // command waits until it ignores SIGTERM, so the end of the command cannot beat the trap.)
+        { terminal: { command: `sh -c 'trap "" TERM; echo $$ > ${quiet}; exec sleep 300' >/dev/null 2>&1 & while [ ! -s ${quiet} ]; do sleep 0.05; done` }, toolCallId: "t2", report: true },
         { message: " turn finished" },
       ]],
     });

@@ -68,7 +68,8 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
 
   it("a background process that ignores SIGTERM and holds no pipe is killed after the grace period", async () => {
     const ready = path.join(dir, "ready.pid");
-    const id = await t.create({ sessionId: "s", command: `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' >/dev/null 2>&1 &` });
+    // The command ends once the child ignores SIGTERM (so its end cannot beat the trap).
+    const id = await t.create({ sessionId: "s", command: `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' >/dev/null 2>&1 & while [ ! -s ${ready} ]; do sleep 0.05; done` });
     const bg = await pidIn(ready);
     started.push(bg);
     await within(3000, t.waitForExit("s", id), "the exit");
