@@ -5,6 +5,7 @@
 import * as vscode from "vscode";
 import { userMessage } from "./acp/agentConnection";
 import { NodeTerminals } from "./acp/nodeTerminals";
+import { terminateAllGroups } from "./acp/processGroups";
 import { SessionManager } from "./acp/sessionManager";
 import type { AgentThoughtsApi, StreamOptions } from "./api";
 import type { ContentBlock } from "./core/events";
@@ -67,6 +68,10 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
       // Read at each start, so a changed setting applies to the next agent started.
       get initializeTimeoutMs() {
         return Math.max(1, vscode.workspace.getConfiguration("agentThoughts").get<number>("initializeTimeoutSeconds") ?? 60) * 1000;
+      },
+      // Read at each cancel.
+      get cancelTimeoutMs() {
+        return Math.max(0.1, vscode.workspace.getConfiguration("agentThoughts").get<number>("cancelTimeoutSeconds") ?? 5) * 1000;
       },
       resolveAgent: (name) => registry.resolve(name),
       chooseAuthMethod: async (agentName, methods) => {
@@ -299,6 +304,12 @@ function describeCommand(registry: AgentRegistry, name: string): string {
   }
 }
 
-export function deactivate(): void {
-  // Everything is disposed through context.subscriptions.
+/**
+ * Everything is disposed through context.subscriptions, which VS Code does right after calling
+ * this; the host then waits (up to 5 s) for the promise: until every agent and command process
+ * group is gone, SIGKILL included, so nothing keeps running once VS Code closes or reloads.
+ */
+export async function deactivate(): Promise<void> {
+  await Promise.resolve(); // let the subscriptions stop the agents gracefully first
+  await terminateAllGroups(1500);
 }

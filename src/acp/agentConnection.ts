@@ -12,8 +12,8 @@ import type { ContentBlock, SessionStartInfo } from "../core/events";
 import { parseConfigOptions } from "../core/updateMapper";
 import { AgentSession, describeError, type SessionTransport } from "./agentSession";
 import { ndJsonStream } from "./ndjson";
-import { killTree } from "./nodeTerminals";
 import type { ClientPorts } from "./ports";
+import { ProcessGroup } from "./processGroups";
 
 export interface AgentSpec {
   name: string;
@@ -25,6 +25,8 @@ export interface AgentSpec {
 
 export interface ConnectOptions {
   initializeTimeoutMs: number;
+  /** How long an agent gets to end a cancelled turn before it is ended without its answer (read at each cancel). */
+  cancelTimeoutMs?: number;
   clientName: string;
   clientVersion: string;
   /** Picks an auth method when the agent requires one; undefined = give up. */
@@ -80,12 +82,15 @@ export class AgentConnection {
   readonly dead: Promise<never>;
   private rejectDead!: (e: AgentError) => void;
   private conn!: acp.ClientConnection;
+  /** The agent and every process it started (they share its process group). */
+  private readonly group: ProcessGroup;
   private readonly serial = ++connectionSerial;
   initializeResponse: acp.InitializeResponse | undefined;
 
   private constructor(readonly spec: AgentSpec, private readonly proc: ChildProcess, private readonly ports: ClientPorts, private readonly options: ConnectOptions) {
     this.dead = new Promise<never>((_, reject) => { this.rejectDead = reject; });
     this.dead.catch(() => undefined);
+    this.group = new ProcessGroup(proc);
   }
 
   get agentName(): string {
@@ -364,10 +369,12 @@ export class AgentConnection {
         throw this.wrap(err2, "could not start a session after authenticating");
       }
     }
+    const options = this.options;
     const transport: SessionTransport = {
       agentName: this.spec.name,
       cwd,
       dead: this.dead,
+      get cancelTimeoutMs() { return options.cancelTimeoutMs; },
       prompt: async (sessionId: string, prompt: ContentBlock[]) => {
         // The turn's checkpoint is taken before the agent can change anything.
         await this.ports.checkpoint?.beforePrompt(session.sessionId);
@@ -481,10 +488,14 @@ export class AgentConnection {
     }
     this.rejectDead(reason);
     for (const l of this.deathListeners) l(reason);
-    killTree(this.proc, "SIGKILL");
+    // The agent itself is usually gone already; what it started (its group) must go with it.
+    void this.group.terminate();
   }
 
-  /** Stops the agent (and every session and terminal it has). */
+  /**
+   * Stops the agent (and every session and terminal it has): SIGTERM to its process group, SIGKILL
+   * to what is left after a grace period (`terminateAllGroups` waits for that on shutdown).
+   */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -494,12 +505,13 @@ export class AgentConnection {
       this.ports.terminal.releaseSession(s.sessionId);
     }
     this.rejectDead(reason);
+    // Signalled before its stdin closes: an agent exiting on EOF would orphan the helpers it
+    // started in sessions of their own before they could be found as its descendants.
+    void this.group.terminate();
     try { this.conn?.close(); } catch { /* already closed */ }
     this.proc.stdin?.destroy();
-    killTree(this.proc);
-    const proc = this.proc;
-    setTimeout(() => killTree(proc, "SIGKILL"), 2000).unref?.();
   }
+
 }
 
 function knownNotification(method: string): boolean {

@@ -25,6 +25,8 @@ export interface SessionTransport {
   setConfigOption(sessionId: string, configId: string, value: string | boolean): Promise<unknown[]>;
   /** Rejects when the connection dies, with the reason; never resolves otherwise. */
   readonly dead: Promise<never>;
+  /** How long the agent gets to end a cancelled turn (read at each cancel; default 5 s). */
+  readonly cancelTimeoutMs?: number | undefined;
 }
 
 export interface PromptOptions {
@@ -41,6 +43,9 @@ interface PendingPermission {
   controller: AbortController;
   answered: boolean;
 }
+
+/** How long an agent gets to end a cancelled turn when nobody says otherwise. */
+export const DEFAULT_CANCEL_TIMEOUT_MS = 5000;
 
 const STOP_REASONS: readonly StopReason[] = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"];
 /** Approved diffs of protected files kept for the write that follows them. */
@@ -59,6 +64,11 @@ export class AgentSession {
   private readonly approvedEdits: ApprovedEdit[] = [];
   private guardSerial = 0;
   private permissionSerial = 0;
+  /** Ends the running turn here, without the agent's answer (after the cancel deadline). */
+  private abandonTurn: ((afterMs: number) => void) | undefined;
+  private cancelTimer: NodeJS.Timeout | undefined;
+  /** The `session/prompt` of a turn ended without the agent's answer, until it answers. */
+  private unanswered: Promise<unknown> | undefined;
 
   constructor(
     /** Our key for the session, unique across agents and restarts (events carry it). */
@@ -90,6 +100,15 @@ export class AgentSession {
 
   get isEnded(): boolean {
     return this.ended !== undefined;
+  }
+
+  /**
+   * True while the agent has not answered a turn that was ended without it (it ignored
+   * `session/cancel`): it may still be working on it, and whatever it sends for this session
+   * cannot be told apart from a new turn's, so new prompts go to a new session meanwhile.
+   */
+  get stuck(): boolean {
+    return this.unanswered !== undefined;
   }
 
   /** Appends events to the log (used by the connection for session-level facts). */
@@ -175,7 +194,7 @@ export class AgentSession {
     if (!this.permissions.has(key)) this.ingestRequest(key, params);
     const pending = this.permissions.get(key)!;
     const event = this.log.all().findLast((e) => e.kind === "permission_request" && e.requestId === pending.requestId);
-    if (this.ended || this.cancelRequested || event?.kind !== "permission_request") {
+    if (this.ended || this.cancelRequested || this.stuck || event?.kind !== "permission_request") {
       return this.answerPermission(pending, { outcome: "cancelled" }, "cancel");
     }
     let answer: PermissionAnswer;
@@ -258,8 +277,15 @@ export class AgentSession {
       }
       signal?.addEventListener("abort", onAbort, { once: true });
       let response: { stopReason: StopReason; usage?: Record<string, unknown> };
+      const prompting = this.transport.prompt(this.agentSessionId, prompt);
+      const abandoned = new Promise<number>((resolve) => { this.abandonTurn = resolve; });
       try {
-        response = await Promise.race([this.transport.prompt(this.agentSessionId, prompt), this.transport.dead]);
+        const answer = await Promise.race([prompting, this.transport.dead, abandoned]);
+        if (typeof answer === "number") {
+          this.endWithoutAnswer(turnId, feed, prompting, answer);
+          return;
+        }
+        response = answer;
       } catch (err) {
         const { message, code, detail } = describeError(err);
         const fatal = this.ended !== undefined;
@@ -283,10 +309,35 @@ export class AgentSession {
     } finally {
       signal?.removeEventListener("abort", onAbort);
       sub.dispose();
+      clearTimeout(this.cancelTimer);
+      this.abandonTurn = undefined;
       this.runningTurn = undefined;
       this.cancelRequested = false;
       if (!feed.isSettled) feed.fail(new TurnError(`${this.agentName}: the turn ended unexpectedly`));
     }
+  }
+
+  /**
+   * The agent did not end a cancelled turn within the deadline: the turn ends here as cancelled
+   * (open tool calls canceled, permission requests answered), so the user can go on. Its late
+   * answer is ignored; until it comes, the session counts as `stuck`.
+   */
+  private endWithoutAnswer(turnId: number, feed: TurnFeed, prompting: Promise<unknown>, afterMs: number): void {
+    this.unanswered = prompting;
+    const answered = (): void => {
+      if (this.unanswered !== prompting) return;
+      this.unanswered = undefined;
+      this.logger.info(`${this.agentName} answered the turn it was asked to stop, after it had been ended`);
+    };
+    prompting.then(answered, answered);
+    const seconds = Math.round(afterMs / 100) / 10;
+    this.logger.warn(`${this.agentName} did not end a cancelled turn within ${seconds} s; the turn was ended without its answer`);
+    this.log.append({
+      kind: "notice", severity: "warning", action: "restartAgent",
+      title: `${this.agentName} did not stop within ${seconds} s; the turn was ended here`,
+      description: `It may still be working. Restart Agent stops it; a new prompt goes to a new session while ${this.agentName} has not answered. agentThoughts.cancelTimeoutSeconds sets how long to wait.`,
+    });
+    this.finishTurn(turnId, feed, "cancelled");
   }
 
   private finishTurn(turnId: number, feed: TurnFeed, stopReason: StopReason, usage?: Record<string, unknown>): void {
@@ -304,6 +355,9 @@ export class AgentSession {
     // order), and the connection writes in queue order.
     this.transport.cancel(this.agentSessionId).catch((err: unknown) => this.logger.warn(`session/cancel failed: ${String(err)}`));
     this.cancelOpenPermissions();
+    // Stop always ends the turn: an agent that ignores the cancel gets a deadline.
+    const ms = Math.max(0, this.transport.cancelTimeoutMs ?? DEFAULT_CANCEL_TIMEOUT_MS);
+    this.cancelTimer = setTimeout(() => this.abandonTurn?.(ms), ms);
   }
 
   private cancelOpenPermissions(): void {

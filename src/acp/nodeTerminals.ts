@@ -12,11 +12,16 @@ import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { Logger, TerminalCreateRequest, TerminalExit, TerminalPort } from "./ports";
+import { ProcessGroup } from "./processGroups";
 
 /** Default cap when the agent gives none: enough for any log, bounded memory. */
 export const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
 /** The most an agent may ask to keep per terminal: its buffer lives in the extension host. */
 export const MAX_OUTPUT_BYTE_LIMIT = 16 * 1024 * 1024;
+/** What a command left running when its shell exited gets this long after SIGTERM before SIGKILL. */
+export const LEFTOVER_GRACE_MS = 1000;
+/** After that, how long its output pipes may stay open (held by a process outside the group). */
+const PIPE_CLOSE_MS = 500;
 
 export interface TerminalListener {
   created?(info: { sessionId: string; terminalId: string; commandLine: string; cwd: string }): void;
@@ -27,6 +32,8 @@ export interface TerminalListener {
 interface Term {
   sessionId: string;
   proc: ChildProcess;
+  /** The command's process group: the shell and everything it started. */
+  group: ProcessGroup;
   chunks: Buffer[];
   bytes: number;
   limit: number;
@@ -153,14 +160,18 @@ export class NodeTerminals implements TerminalPort {
     // Some agents send one full shell string and no args: run it through the shell.
     const useShell = !req.args || req.args.length === 0;
     const proc = spawn(req.command, useShell ? [] : req.args!, { cwd, env, shell: useShell, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
+    const group = new ProcessGroup(proc);
     const term: Term = {
-      sessionId: req.sessionId, proc, chunks: [], bytes: 0, truncated: false,
+      sessionId: req.sessionId, proc, group, chunks: [], bytes: 0, truncated: false,
       limit: Math.min(req.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT, MAX_OUTPUT_BYTE_LIMIT),
       exited: new Promise<TerminalExit>((resolve) => {
         let done = false;
+        let status: TerminalExit | undefined;
+        let pipeTimer: NodeJS.Timeout | undefined;
         const finish = (exit: TerminalExit): void => {
           if (done) return;
           done = true;
+          clearTimeout(pipeTimer);
           term.exit = exit;
           this.listener.exited?.(terminalId, exit);
           resolve(exit);
@@ -169,7 +180,22 @@ export class NodeTerminals implements TerminalPort {
           this.append(terminalId, term, Buffer.from(`${err.message}\n`));
           finish({ exitCode: 127, signal: null });
         });
-        proc.on("close", (code, signal) => finish({ exitCode: code, signal }));
+        // The command has ended when its shell (the group's leader) exits. What it left running
+        // (`server &`) would hold the output pipes open and run on unseen: it is ended too, and the
+        // exit is reported once the pipes closed (all output read), or shortly after if something
+        // outside the group still holds them.
+        proc.on("exit", (code, signal) => {
+          status = { exitCode: code, signal };
+          void group.terminate(LEFTOVER_GRACE_MS).then(() => {
+            if (done) return;
+            pipeTimer = setTimeout(() => {
+              proc.stdout?.destroy();
+              proc.stderr?.destroy();
+              finish(status!);
+            }, PIPE_CLOSE_MS);
+          });
+        });
+        proc.on("close", (code, signal) => finish(status ?? { exitCode: code, signal }));
       }),
     };
     this.terms.set(terminalId, term);
@@ -217,15 +243,16 @@ export class NodeTerminals implements TerminalPort {
     return this.get(sessionId, terminalId).exited;
   }
 
+  // Kill, release, a session's end and disposal end the command's whole group, even when its
+  // shell already exited (what it started in the background goes too).
   async kill(sessionId: string, terminalId: string): Promise<void> {
-    const term = this.get(sessionId, terminalId);
-    if (!term.exit) killTree(term.proc);
+    void this.get(sessionId, terminalId).group.terminate();
     await Promise.resolve();
   }
 
   async release(sessionId: string, terminalId: string): Promise<void> {
     const term = this.get(sessionId, terminalId);
-    if (!term.exit) killTree(term.proc);
+    void term.group.terminate();
     this.terms.delete(terminalId);
     await Promise.resolve();
   }
@@ -233,24 +260,14 @@ export class NodeTerminals implements TerminalPort {
   releaseSession(sessionId: string): void {
     for (const [id, term] of this.terms) {
       if (term.sessionId !== sessionId) continue;
-      if (!term.exit) killTree(term.proc);
+      void term.group.terminate();
       this.terms.delete(id);
     }
   }
 
+  /** Ends every command (`terminateAllGroups` waits for them). */
   dispose(): void {
-    for (const term of this.terms.values()) if (!term.exit) killTree(term.proc);
+    for (const term of this.terms.values()) void term.group.terminate();
     this.terms.clear();
-  }
-}
-
-/** Kills a process and its children (the shell's command runs in the same process group). */
-export function killTree(proc: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): void {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  try {
-    if (process.platform !== "win32" && proc.pid) process.kill(-proc.pid, signal);
-    else proc.kill(signal);
-  } catch {
-    try { proc.kill(signal); } catch { /* already gone */ }
   }
 }

@@ -92,7 +92,11 @@ export class SessionManager {
       try {
         const existing = options.sessionId ? this.sessionById(options.sessionId) : undefined;
         if (options.sessionId && !existing) throw new TurnError(`No session ${options.sessionId}`);
-        const session = existing && !existing.isEnded ? existing : (await this.sessionFor(existing?.agentName ?? options.agent, options.newSession === true || existing !== undefined)).session;
+        // A session whose agent never answered a stopped turn may still be busy with it: a new one.
+        const session = existing && !existing.isEnded && !existing.stuck ? existing : (await this.sessionFor(existing?.agentName ?? options.agent, options.newSession === true || existing !== undefined)).session;
+        if (existing?.stuck && session !== existing) {
+          session.record({ kind: "notice", severity: "info", title: `${session.agentName} has not answered the turn you stopped, so this is a new session`, description: "Restart Agent stops what it may still be doing." });
+        }
         this.latest = session;
         cancel = session.promptInto(feed, prompt, options.signal);
         if (cancelled) cancel();
@@ -113,7 +117,7 @@ export class SessionManager {
     if (existing) {
       const running = await existing.catch(() => undefined);
       if (running && running.connection.isAlive && sameSpec(running.connection.spec, spec)) {
-        if (!fresh && !running.session.isEnded) return running;
+        if (!fresh && !running.session.isEnded && !running.session.stuck) return running;
         const next = this.newSession(running.connection);
         this.starting.set(spec.name, next);
         return next;

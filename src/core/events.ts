@@ -102,7 +102,8 @@ export type ThoughtEventBody =
   | { kind: "mode"; currentModeId: string }
   | { kind: "config_options"; options: ConfigOption[] }
   | { kind: "commands"; commands: AvailableCommand[] }
-  | { kind: "notice"; severity: string; title: string; description?: string }
+  /** `action`: a button the panel shows with it (only set by Agent Thoughts, never from the wire). */
+  | { kind: "notice"; severity: string; title: string; description?: string; action?: "restartAgent" }
   | { kind: "compaction"; compactionId: string; status: string; summary?: string; error?: string }
   | { kind: "compaction_summary"; compactionId: string; text: string }
   /** `guard`: why this request always asks (it touches files that configure tools); "always" options are not offered then. */

@@ -42,7 +42,7 @@ export type Entry =
   | { type: "message"; id: string; text: string; messageId?: string; at: number }
   | ToolEntry
   | { type: "plan"; id: string; entries: PlanEntry[]; at: number }
-  | { type: "notice"; id: string; severity: string; title: string; description?: string; at: number }
+  | { type: "notice"; id: string; severity: string; title: string; description?: string; action?: "restartAgent"; at: number }
   | { type: "error"; id: string; message: string; detail?: string; fatal: boolean; at: number }
   | { type: "unknown"; id: string; what: string; reason: string; at: number };
 
@@ -376,7 +376,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       v.commands = e.commands;
       return;
     case "notice":
-      pushEntry(d, v, turn(d, v, e.turnId), { type: "notice", id: `e${e.seq}`, severity: e.severity, title: e.title, at: e.at, ...(e.description ? { description: e.description } : {}) }, e.at);
+      pushEntry(d, v, turn(d, v, e.turnId), { type: "notice", id: `e${e.seq}`, severity: e.severity, title: e.title, at: e.at, ...(e.description ? { description: e.description } : {}), ...(e.action ? { action: e.action } : {}) }, e.at);
       return;
     case "compaction":
       pushEntry(d, v, turn(d, v, e.turnId), { type: "notice", id: `e${e.seq}`, severity: e.error ? "error" : "info", title: `Context compaction ${e.status}`, at: e.at, ...(e.summary || e.error ? { description: e.error ?? e.summary } : {}) }, e.at);

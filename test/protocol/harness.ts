@@ -2,7 +2,7 @@
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { AgentConnection, type AgentSpec } from "../../src/acp/agentConnection";
+import { AgentConnection, type AgentSpec, type ConnectOptions } from "../../src/acp/agentConnection";
 import { NodeTerminals } from "../../src/acp/nodeTerminals";
 import type { ClientPorts, FsPort, Logger, PermissionPort, PermissionRequest } from "../../src/acp/ports";
 import type { PermissionOutcome } from "../../src/core/events";
@@ -48,7 +48,7 @@ export interface Harness {
   terminals: NodeTerminals;
   ports: ClientPorts;
   spec: AgentSpec;
-  start(timeoutMs?: number): Promise<AgentConnection>;
+  start(timeoutMs?: number, options?: Partial<ConnectOptions>): Promise<AgentConnection>;
   cleanup(): Promise<void>;
 }
 
@@ -62,8 +62,8 @@ export async function harness(scenario: Scenario, extraEnv: Record<string, strin
   const connections: AgentConnection[] = [];
   return {
     dir, logger, permissions, terminals, ports, spec,
-    async start(timeoutMs = 10_000) {
-      const c = await AgentConnection.start(spec, ports, { initializeTimeoutMs: timeoutMs, clientName: "agent-thoughts-test", clientVersion: "0.0.0" });
+    async start(timeoutMs = 10_000, options = {}) {
+      const c = await AgentConnection.start(spec, ports, { initializeTimeoutMs: timeoutMs, clientName: "agent-thoughts-test", clientVersion: "0.0.0", ...options });
       connections.push(c);
       return c;
     },

@@ -32,4 +32,10 @@ export function midTurn(): { dir: string; agentPid: string; terminalPid: string;
   };
 }
 
+/** The leftovers row: where an agent's TERM-proof helper and a command's TERM-proof child write their pids. */
+export function leftovers(): { dir: string; agentPid: string; helperPid: string; commandChildPid: string } {
+  const dir = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, ".reload-leftovers");
+  return { dir, agentPid: path.join(dir, "agent.pid"), helperPid: path.join(dir, "helper.pid"), commandChildPid: path.join(dir, "command-child.pid") };
+}
+
 export { alive } from "../support/processes";

@@ -5,7 +5,7 @@
  * identical — so a frame only costs what changed. A streaming thought grows by `appendData`.
  */
 import { agentIdOf, type Entry } from "../../core/viewModel";
-import { cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
+import { button, cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
 import { IncrementalMarkdown } from "../markdown";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
 import { afterLayout, runAfterLayout } from "./frame";
@@ -24,7 +24,7 @@ export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
     case "plan": return new PlanCard(entry);
     case "notice":
     case "error":
-    case "unknown": return new NoticeComp(entry, agentIdOf(ctx.session));
+    case "unknown": return new NoticeComp(entry, agentIdOf(ctx.session), ctx);
   }
 }
 
@@ -204,7 +204,7 @@ class NoticeComp implements EntryComp {
   readonly el: HTMLElement;
   private entry: Of<"notice" | "error" | "unknown">;
 
-  constructor(entry: Of<"notice" | "error" | "unknown">, private readonly agentName: string) {
+  constructor(entry: Of<"notice" | "error" | "unknown">, private readonly agentName: string, private readonly ctx: Pick<RenderCtx, "post">) {
     this.entry = entry;
     this.el = entryShell(entry);
     this.draw();
@@ -226,7 +226,8 @@ class NoticeComp implements EntryComp {
           icon(sev === "info" ? "info" : sev),
           h("div", { class: "notice-text" },
             h("span", { class: "notice-title" }, cleanInline(e.title, 1000)),
-            e.description ? h("div", { class: "notice-desc" }, cleanBlock(e.description.slice(0, 20_000))) : null),
+            e.description ? h("div", { class: "notice-desc" }, cleanBlock(e.description.slice(0, 20_000))) : null,
+            e.action ? h("div", { class: "banner-actions" }, this.action(e.action)) : null),
         );
         return;
       }
@@ -248,6 +249,17 @@ class NoticeComp implements EntryComp {
             h("span", { class: "ut" }, cleanInline(e.what, 200)), " — ", h("span", { class: "ut" }, cleanInline(e.reason, 500))),
         );
         return;
+    }
+  }
+
+  private action(action: "restartAgent"): HTMLButtonElement {
+    switch (action) {
+      case "restartAgent": {
+        const b = button({ class: "banner-action primary", icon: "debug-restart", label: "Restart Agent" });
+        b.dataset.action = action;
+        b.addEventListener("click", () => this.ctx.post({ type: "restartAgent", agentName: this.agentName }));
+        return b;
+      }
     }
   }
 

@@ -3,7 +3,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { api, EDITED, EXTENSION_ID, file, midTurn, ORIGINAL } from "../shared";
+import { alive, api, EDITED, EXTENSION_ID, file, leftovers, midTurn, ORIGINAL } from "../shared";
 
 describe("window reload, phase 1", function () {
   this.timeout(60_000);
@@ -50,5 +50,29 @@ describe("window reload, phase 1", function () {
     assert.ok(a._test.changes.pendingFiles().some((f) => f.path === m.edit), "the edit is pending");
     // Transcripts are written in 200 ms batches; the reload comes right after.
     await new Promise((r) => setTimeout(r, 600));
+  });
+
+  it("leaves an agent with a helper and a command with a background child running, both ignoring SIGTERM, when the window reloads", async () => {
+    const l = leftovers();
+    fs.rmSync(l.dir, { recursive: true, force: true });
+    fs.mkdirSync(l.dir, { recursive: true });
+    const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+    const scenario = {
+      pidFile: l.agentPid,
+      turns: [[
+        // Each writes its pid once SIGTERM is ignored.
+        { spawnChild: { command: `trap '' TERM; echo $$ > ${l.helperPid}; exec sleep 300`, pidFile: `${l.helperPid}.spawned` } },
+        { terminal: { command: `sh -c 'trap "" TERM; echo $$ > ${l.commandChildPid}; exec sleep 300' & wait` }, toolCallId: "serve" },
+      ]],
+    };
+    const config = vscode.workspace.getConfiguration("agentThoughts");
+    const others = (config.get<{ name: string }[]>("agents") ?? []).filter((x) => x.name !== "Leaver");
+    await config.update("agents", [...others, { name: "Leaver", command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } }], vscode.ConfigurationTarget.Global);
+    const turn = (await api()).stream("serve", { agent: "Leaver", newSession: true });
+    turn.result.catch(() => undefined); // it never ends in this window
+    const files = [l.agentPid, l.helperPid, l.commandChildPid];
+    const deadline = Date.now() + 20_000;
+    while (!files.every((f) => fs.existsSync(f) && Number(fs.readFileSync(f, "utf8")) > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    for (const f of files) assert.ok(alive(Number(fs.readFileSync(f, "utf8"))), `${path.basename(f)} runs`);
   });
 });

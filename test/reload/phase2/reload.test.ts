@@ -2,7 +2,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
-import { alive, api, EDITED, file, midTurn, ORIGINAL } from "../shared";
+import { alive, api, EDITED, file, leftovers, midTurn, ORIGINAL } from "../shared";
 import { evaluate, waitFor } from "../../integration/webview";
 
 describe("window reload, phase 2", function () {
@@ -78,5 +78,18 @@ describe("window reload, phase 2", function () {
     await a._test.manager.stop("MidTurn");
     await changes.undoFile(m.edit);
     fs.rmSync(m.dir, { recursive: true, force: true });
+  });
+
+  it("no agent, helper or command child survives the reload, not even those that ignore SIGTERM", async () => {
+    const l = leftovers();
+    const pids = [l.agentPid, l.helperPid, l.commandChildPid].map((f) => ({ what: f.slice(l.dir.length + 1), pid: Number(fs.readFileSync(f, "utf8")) }));
+    try {
+      const deadline = Date.now() + 10_000;
+      while (pids.some((p) => alive(p.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      for (const p of pids) assert.equal(alive(p.pid), false, `${p.what} (pid ${p.pid}) is gone`);
+    } finally {
+      for (const p of pids) if (alive(p.pid)) try { process.kill(p.pid, "SIGKILL"); } catch { /* gone */ }
+      fs.rmSync(l.dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * What an agent starts goes with it: a helper (grandchild) of an agent that crashes, and of an
+ * agent that is stopped, even one that ignores SIGTERM, is gone afterwards.
+ */
+import * as assert from "node:assert/strict";
+import * as path from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import * as os from "node:os";
+import { harness, type Harness } from "./harness";
+import { alive } from "../support/processes";
+
+async function until<T>(fn: () => T, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ? Number(readFileSync(file, "utf8")) || undefined : undefined), `a pid in ${file}`);
+
+(process.platform === "win32" ? describe.skip : describe)("ACP client: an agent's own processes", function () {
+  this.timeout(30_000);
+  let h: Harness | undefined;
+  const started: number[] = [];
+  let tmp: string;
+  beforeEach(() => { tmp = mkdtempSync(path.join(os.tmpdir(), "at-procs-")); });
+  afterEach(async () => {
+    rmSync(tmp, { recursive: true, force: true });
+    await h?.cleanup();
+    h = undefined;
+    for (const pid of started.splice(0)) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+  });
+
+  it("a grandchild of an agent that crashes is gone after the crash", async () => {
+    const child = path.join(tmp, "child.pid");
+    h = await harness({ turns: [[{ spawnChild: { command: "exec sleep 300", pidFile: child } }, { message: "spawned" }, { crash: 3 }]] });
+    const c = await h.start();
+    const s = await c.newSession(h.dir);
+    const turn = s.prompt("go");
+    await assert.rejects(turn.result, /exited with code 3/);
+    const pid = await pidIn(child);
+    started.push(pid);
+    await until(() => !alive(pid), `the crashed agent's child (pid ${pid}) to be gone`);
+  });
+
+  it("stopping an agent ends its grandchild that ignores SIGTERM", async () => {
+    const child = path.join(tmp, "child.pid");
+    const ready = path.join(tmp, "ready.pid");
+    // The helper writes its pid once SIGTERM is ignored (a TERM that came earlier would be a false pass).
+    h = await harness({ turns: [[{ spawnChild: { command: `trap '' TERM; echo $$ > ${ready}; exec sleep 300`, pidFile: child } }, { message: "spawned" }]] });
+    const c = await h.start();
+    const s = await c.newSession(h.dir);
+    await s.prompt("go").result;
+    const pid = await pidIn(ready);
+    started.push(pid);
+    c.dispose();
+    await until(() => !alive(pid), `the stopped agent's child (pid ${pid}) to be gone`, 4000);
+  });
+
+  (process.platform === "linux" ? it : it.skip)("stopping an agent ends a child it started in a session of its own (setsid), and that child's children", async () => {
+    const child = path.join(tmp, "child.pid");
+    const grandchild = path.join(tmp, "grandchild.pid");
+    h = await harness({ turns: [[{ spawnChild: { command: `sleep 300 & echo $! > ${grandchild}; exec sleep 301`, pidFile: child, detached: true } }, { message: "spawned" }]] });
+    const c = await h.start();
+    const s = await c.newSession(h.dir);
+    await s.prompt("go").result;
+    const pid = await pidIn(child);
+    const gpid = await pidIn(grandchild);
+    started.push(pid, gpid);
+    c.dispose();
+    await until(() => !alive(pid) && !alive(gpid), `the detached child (pid ${pid}) and its child (pid ${gpid}) to be gone`, 4000);
+  });
+});

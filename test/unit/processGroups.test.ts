@@ -1,0 +1,131 @@
+/**
+ * Nothing an agent's command starts keeps running unseen: what a command leaves behind (`cmd &`)
+ * ends when its shell exits, and kill, release and shutdown end a command's whole process group
+ * even when its shell already exited — SIGKILL for what ignores SIGTERM.
+ */
+import * as assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { NodeTerminals } from "../../src/acp/nodeTerminals";
+import { ProcessGroup, terminateAllGroups } from "../../src/acp/processGroups";
+import { alive } from "../support/processes";
+
+const posix = process.platform !== "win32";
+
+async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The pid a command wrote to `file`. */
+const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ? Number(readFileSync(file, "utf8")) || undefined : undefined), `a pid in ${file}`);
+
+/** The pid a command printed on its first output line. */
+async function printedPid(t: NodeTerminals, id: string): Promise<number> {
+  return until(async () => Number((await t.output("s", id)).output.split("\n")[0]) || undefined, "the command to print a pid");
+}
+
+const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms); })]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+(posix ? describe : describe.skip)("Process groups: nothing keeps running", () => {
+  let t: NodeTerminals;
+  let dir: string;
+  const started: number[] = [];
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "at-groups-"));
+    t = new NodeTerminals(() => os.tmpdir());
+  });
+  afterEach(async () => {
+    t.dispose();
+    rmSync(dir, { recursive: true, force: true });
+    for (const pid of started.splice(0)) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    await terminateAllGroups(0);
+  });
+
+  it("a command that leaves `sleep &` behind reports its exit promptly, and the background process is gone", async () => {
+    const id = await t.create({ sessionId: "s", command: "sleep 300 & echo $!; echo hi" });
+    const bg = await printedPid(t, id);
+    started.push(bg);
+    const exit = await within(3000, t.waitForExit("s", id), "the exit of a command whose shell has ended");
+    assert.deepEqual(exit, { exitCode: 0, signal: null }, "the shell's own exit status");
+    assert.match((await t.output("s", id)).output, /hi\n$/, "all output before the exit is there");
+    await until(() => !alive(bg), `the background sleep (pid ${bg}) to be gone`);
+  });
+
+  it("a background process that ignores SIGTERM and holds no pipe is killed after the grace period", async () => {
+    const ready = path.join(dir, "ready.pid");
+    // The command ends once the child ignores SIGTERM (so its end cannot beat the trap).
+    const id = await t.create({ sessionId: "s", command: `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' >/dev/null 2>&1 & while [ ! -s ${ready} ]; do sleep 0.05; done` });
+    const bg = await pidIn(ready);
+    started.push(bg);
+    await within(3000, t.waitForExit("s", id), "the exit");
+    await t.release("s", id);
+    await until(() => !alive(bg), `the TERM-proof background sleep (pid ${bg}) to be gone`);
+  });
+
+  it("kill of a running command ends its children that ignore SIGTERM", async () => {
+    const ready = path.join(dir, "ready.pid");
+    const id = await t.create({ sessionId: "s", command: `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' & wait` });
+    const bg = await pidIn(ready);
+    started.push(bg);
+    await t.kill("s", id);
+    await within(4000, t.waitForExit("s", id), "the exit after kill");
+    await until(() => !alive(bg), `the child (pid ${bg}) to be gone`);
+  });
+
+  (process.platform === "linux" ? it : it.skip)("kill of a running command also ends what it started in a session of its own (setsid)", async () => {
+    const script = "const c = require('child_process').spawn('sleep', ['300'], { detached: true, stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000);";
+    const id = await t.create({ sessionId: "s", command: process.execPath, args: ["-e", script] });
+    const escaped = await printedPid(t, id);
+    started.push(escaped);
+    await t.kill("s", id);
+    await within(4000, t.waitForExit("s", id), "the exit after kill");
+    await until(() => !alive(escaped), `the detached sleep (pid ${escaped}) to be gone`);
+  });
+
+  it("on Windows (no process groups) the leader's tree is ended through taskkill, or the leader itself when that fails", async () => {
+    const leader = spawn("sleep", ["300"], { stdio: "ignore" });
+    started.push(leader.pid!);
+    const platform = Object.getOwnPropertyDescriptor(process, "platform")!;
+    Object.defineProperty(process, "platform", { value: "win32" });
+    try {
+      const group = new ProcessGroup(leader);
+      assert.equal(group.running, true);
+      await within(3000, group.terminate(5000), "ending the tree"); // here taskkill is missing: the fallback kills the leader
+      assert.equal(group.running, false);
+    } finally {
+      Object.defineProperty(process, "platform", platform);
+    }
+    await until(() => !alive(leader.pid!), "the leader to be gone");
+  });
+
+  it("terminate ends a group whose leader already exited; terminateAllGroups escalates to SIGKILL", async () => {
+    const ready = path.join(dir, "ready.pid");
+    const leader = spawn("/bin/sh", ["-c", `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' >/dev/null 2>&1 &`], { detached: true, stdio: "ignore" });
+    const group = new ProcessGroup(leader);
+    await new Promise((r) => leader.on("exit", r));
+    const member = await pidIn(ready);
+    started.push(member);
+    assert.ok(alive(member), "the member outlives its leader");
+    assert.equal(group.running, true, "the group still runs without its leader");
+    const t0 = Date.now();
+    await terminateAllGroups(300);
+    assert.equal(alive(member), false, "SIGKILL after the grace period");
+    assert.equal(group.running, false);
+    assert.ok(Date.now() - t0 < 2500, `bounded (${Date.now() - t0} ms)`);
+  });
+});
