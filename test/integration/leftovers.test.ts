@@ -26,7 +26,7 @@ async function gone(pid: number, what: string, timeoutMs = 5_000): Promise<void>
 async function configure(name: string, scenario: Scenario): Promise<void> {
   const config = vscode.workspace.getConfiguration("agentThoughts");
   await config.update("agents", [scriptedAgent(name, scenario)], vscode.ConfigurationTarget.Global);
-  await config.update("defaultAgent", name, vscode.ConfigurationTarget.Workspace);
+  await config.update("defaultAgent", name, vscode.ConfigurationTarget.Global);
 }
 
 /** Types a prompt in the panel and presses Enter; waits until the host has it. */
@@ -68,7 +68,7 @@ describe("Nothing keeps running that the user cannot see", function () {
     for (const pid of pids) if (alive(pid)) try { process.kill(pid, "SIGKILL"); } catch { /* gone, as it should be */ }
     const config = vscode.workspace.getConfiguration("agentThoughts");
     await config.update("agents", [], vscode.ConfigurationTarget.Global);
-    await config.update("defaultAgent", undefined, vscode.ConfigurationTarget.Workspace);
+    await config.update("defaultAgent", undefined, vscode.ConfigurationTarget.Global);
     await config.update("cancelTimeoutSeconds", undefined, vscode.ConfigurationTarget.Global);
     fs.rmSync(tmp, { recursive: true, force: true });
   });
