@@ -83,6 +83,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   };
   const changesView = vscode.window.createTreeView("agentThoughts.changes", { treeDataProvider: changes, showCollapseAll: true });
   changes.attachView(changesView);
+  outputs.review = (file) => changes.openReview(file);
   context.subscriptions.push(
     { dispose: () => manager.dispose() },
     { dispose: () => terminals.dispose() },
@@ -263,6 +264,7 @@ function registerReviewCommands(changes: AgentChanges): vscode.Disposable[] {
     vscode.commands.registerCommand("agentThoughts.keepFile", async (a: unknown) => { const f = await pickFile(a); if (f) await changes.keepFile(f); }),
     vscode.commands.registerCommand("agentThoughts.undoFile", async (a: unknown) => { const f = await pickFile(a); if (f) await changes.undoFile(f); }),
     vscode.commands.registerCommand("agentThoughts.keepAll", () => changes.keepAll()),
+    vscode.commands.registerCommand("agentThoughts.restoreFile", async (a: unknown) => { const f = fileOf(a); if (f) await changes.restoreFile(f); }),
     vscode.commands.registerCommand("agentThoughts.undoAll", async () => {
       const n = changes.pendingFiles().length;
       if (n === 0) return;

@@ -110,6 +110,8 @@ export interface TrackedFile {
   userEdits?: Span[];
   /** Folders that did not exist before the agent created this file (deepest last); undoing the file removes those left empty. */
   createdDirs?: string[];
+  /** The text of a file the agent created when an undo deleted it (to restore it). */
+  deletedText?: string;
 }
 
 /** Counts for a file, from its baseline and current text (current null = file missing). */
