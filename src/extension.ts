@@ -55,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   const settingsGuard = new SettingsGuard(context.workspaceState, logger);
   context.subscriptions.push(guard, settingsGuard);
   const modal = new Modal(logger);
-  const changes = new AgentChanges(context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId), guard, modal);
+  const changes = new AgentChanges(context.extensionUri, context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId), guard, modal);
   const broker = new PermissionBroker(logger, () => panelVisible());
   const manager = new SessionManager(
     { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, permission: broker, terminal: terminals, logger },

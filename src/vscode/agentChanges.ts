@@ -6,6 +6,7 @@
  * before anything is written). Baselines persist in workspace storage, so a crash or a reload
  * loses no pending review.
  */
+import { readFileSync, statSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as vscode from "vscode";
@@ -92,6 +93,8 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   private readonly shownDecorations = new Map<string, { added: vscode.Range[]; modified: vscode.Range[]; deleted: vscode.Range[] }>();
 
   constructor(
+    /** Where the gutter icons are (media/). */
+    extensionUri: vscode.Uri,
     private readonly state: vscode.Memento,
     private readonly logger: ChannelLogger,
     private readonly reveal: (sessionId: string, toolCallId: string) => Promise<void>,
@@ -100,19 +103,22 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     private readonly modal: Modal,
   ) {
     this.ledger = new EditLedger(state.get<TrackedFile[]>(STORAGE_KEY, []));
-    // Pending agent lines in the normal editor: a bar at the line start, the line's background and an overview-ruler mark, in the theme's diff colours.
-    const lines = (bar: string, ruler: string, background?: string): vscode.TextEditorDecorationType => vscode.window.createTextEditorDecorationType({
+    // Pending agent lines in the normal editor: a gutter mark, a bar at the line start and the line's background, and an overview-ruler mark, in the theme's diff colours.
+    const icon = (kind: string, theme: string): vscode.Uri => vscode.Uri.joinPath(extensionUri, "media", `review-${kind}-${theme}.svg`);
+    const lines = (kind: "added" | "modified", ruler: string): vscode.TextEditorDecorationType => vscode.window.createTextEditorDecorationType({
       isWholeLine: true,
-      ...(background ? { backgroundColor: new vscode.ThemeColor(background) } : {}),
-      borderColor: new vscode.ThemeColor(bar),
+      backgroundColor: new vscode.ThemeColor("diffEditor.insertedLineBackground"),
+      borderColor: new vscode.ThemeColor(`editorGutter.${kind}Background`),
       borderStyle: "solid",
-      borderWidth: "0 0 0 3px",
+      borderWidth: "0 0 0 2px",
       overviewRulerColor: new vscode.ThemeColor(ruler),
       overviewRulerLane: vscode.OverviewRulerLane.Left,
+      light: { gutterIconPath: icon(kind, "light"), gutterIconSize: "contain" },
+      dark: { gutterIconPath: icon(kind, "dark"), gutterIconSize: "contain" },
     });
     this.decorationTypes = {
-      added: lines("editorGutter.addedBackground", "editorOverviewRuler.addedForeground", "diffEditor.insertedLineBackground"),
-      modified: lines("editorGutter.modifiedBackground", "editorOverviewRuler.modifiedForeground", "diffEditor.insertedLineBackground"),
+      added: lines("added", "editorOverviewRuler.addedForeground"),
+      modified: lines("modified", "editorOverviewRuler.modifiedForeground"),
       // Lines the agent deleted: a mark on the line after them.
       deleted: vscode.window.createTextEditorDecorationType({
         isWholeLine: true,
@@ -121,6 +127,8 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
         borderWidth: "2px 0 0 0",
         overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.deletedForeground"),
         overviewRulerLane: vscode.OverviewRulerLane.Left,
+        light: { gutterIconPath: icon("deleted", "light"), gutterIconSize: "contain" },
+        dark: { gutterIconPath: icon("deleted", "dark"), gutterIconSize: "contain" },
       }),
     };
     const watcher = vscode.workspace.createFileSystemWatcher("**/*");
@@ -147,7 +155,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   // ——— who changed what ———
 
   /** Whether a change that came from the disk now is the agent's: a turn is running, or just ended, or it writes through us. */
-  private agentBusy(file: string): boolean {
+  agentBusy(file: string): boolean {
     return this.agentWriting.has(file) || this.runningTurns.size > 0 || Date.now() - this.lastTurnEnd < AGENT_DISK_GRACE_MS;
   }
 
@@ -170,8 +178,8 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     if (typeof before === "string" && before !== after) {
       const author: Author = this.agentWriting.has(file) ? "agent"
         : this.reviewEditing.has(file) ? "review"
-        // A reload from disk leaves the document clean; typing, pasting, formatting and other extensions' edits make it dirty.
-        : !doc.isDirty && e.reason === undefined && this.agentBusy(file) ? "agent"
+        // While the agent works, a document that now reads as the disk does was reloaded: the agent wrote the file on its own.
+        : e.reason === undefined && this.agentBusy(file) && matchesDisk(file, after) ? "agent"
         : "user";
       const restored = e.reason !== undefined && author === "user" && this.restoreReviewEdit(tracked, before, after, e.reason);
       if (!restored) this.applyChange(tracked, before, after, this.changesOf(before, after, e.contentChanges), author);
@@ -787,7 +795,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       const text = await readCurrent(f.path);
       this.current.set(f.path, text);
       // Open documents report every change as it happens; a closed file's changes are accounted for by the watcher.
-      if (openDocument(f.path) || !this.known.has(f.path)) this.known.set(f.path, text);
+      if (openDocument(f.path) || typeof this.known.get(f.path) !== "string") this.known.set(f.path, text);
     }
     if (!only) for (const f of files) this.baseChanged.fire(this.baseUri(f.path));
     this.treeChanged.fire(undefined);
@@ -821,4 +829,19 @@ async function missingFolders(file: string): Promise<string[]> {
     out.unshift(dir);
   }
   return out;
+}
+
+/**
+ * Whether the file on disk holds exactly `text` (a document reloaded from disk does; one the user
+ * is typing in does not). Synchronous, so the change is attributed before the next one arrives;
+ * only asked while an agent is working.
+ */
+function matchesDisk(file: string, text: string): boolean {
+  try {
+    const s = statSync(file);
+    if (!s.isFile() || s.size !== Buffer.byteLength(text)) return false;
+    return readFileSync(file, "utf8") === text;
+  } catch {
+    return false;
+  }
 }
