@@ -227,7 +227,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       this.logger.warn(`Review of ${tracked.path}: could not follow an edit; its baseline is unchanged`);
       return;
     }
-    if (r.base !== tracked.base) this.baseChanged.fire(this.baseUri(tracked.path));
+    if (r.base !== tracked.base) this.baseMoved(tracked.path);
     tracked.base = r.base;
     if (r.userEdits.length) tracked.userEdits = r.userEdits;
     else delete tracked.userEdits;
@@ -243,7 +243,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     else delete tracked.userEdits;
     if (s.decided) tracked.decided = s.decided;
     else delete tracked.decided;
-    this.baseChanged.fire(this.baseUri(tracked.path));
+    this.baseMoved(tracked.path);
   }
 
   /** Ctrl+Z of one of our undos brings the agent's hunk back as pending (and redo undoes it again). */
@@ -388,6 +388,12 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
 
   baseUri(file: string): vscode.Uri {
     return vscode.Uri.from({ scheme: BASE_SCHEME, path: file });
+  }
+
+  /** Tells an open baseline document (the left side of a review diff) that its text changed; closed ones are read fresh anyway. */
+  private baseMoved(file: string): void {
+    const uri = this.baseUri(file);
+    if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString())) this.baseChanged.fire(uri);
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -797,7 +803,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       // Open documents report every change as it happens; a closed file's changes are accounted for by the watcher.
       if (openDocument(f.path) || typeof this.known.get(f.path) !== "string") this.known.set(f.path, text);
     }
-    if (!only) for (const f of files) this.baseChanged.fire(this.baseUri(f.path));
+    if (!only) for (const f of files) this.baseMoved(f.path);
     this.treeChanged.fire(undefined);
     this.lensChanged.fire();
     this.decorate();

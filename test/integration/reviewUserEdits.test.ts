@@ -11,6 +11,7 @@ import type { Modal } from "../../src/vscode/modal";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { harnessRequest, screenshot } from "./index";
 import { api, scriptedAgent, until } from "./helpers";
+import { click, evaluate, waitFor } from "./webview";
 
 const ORIGINAL = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", ""].join("\n");
 const EDITED = ["alpha", "BETA (agent)", "gamma", "delta", "new line 1", "new line 2", "epsilon", "zeta", "theta", ""].join("\n");
@@ -156,6 +157,34 @@ describe("user edits in files under review", function () {
     await until(() => changes.files().find((f) => f.path === file)?.base?.startsWith("alpha from the branch\n"), "the checkout to move into the baseline");
     assert.equal((await changes.hunksOf(file)).hunks.length, 3, "still only the agent's three hunks");
     await changes.keepFile(file);
+  });
+
+  it("a tool card's Open diff opens the same reviewable diff as Agent Changes, titled kept once decided", async () => {
+    const file = ws("src", "card.ts");
+    const before = "export const x = 1;\n";
+    const after = "export const x = 2;\n";
+    fs.writeFileSync(file, before);
+    await run("CardWriter", { turns: [[
+      { diskWrite: { path: file, content: after } },
+      { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "card-1", title: "Edit card.ts", kind: "edit", status: "completed", content: [{ type: "diff", path: file, oldText: before, newText: after }] } },
+    ]] });
+    await until(() => changes.pendingFiles().some((f) => f.path === file), "the change to be pending");
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    const openFromCard = async (): Promise<void> => {
+      await vscode.commands.executeCommand("agentThoughts.panel.focus");
+      await waitFor(() => document.querySelector('[data-tool-call-id="card-1"]') !== null, undefined, { view: "sidebar", what: "the tool card" });
+      if (!(await evaluate(() => document.querySelector('[data-tool-call-id="card-1"] .diff-row button') !== null, undefined, "sidebar"))) await click('[data-tool-call-id="card-1"] .tool-toggle', "sidebar");
+      await click('[data-tool-call-id="card-1"] .diff-row button', "sidebar");
+    };
+    await openFromCard();
+    const reviewTab = (): vscode.Tab | undefined => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.fsPath === file);
+    const tab = await until(reviewTab, "a diff tab from the card");
+    assert.equal((tab.input as vscode.TabInputTextDiff).original.scheme, "agent-thoughts-base", "the review's diff (Keep/Undo work there), not a copy of the tool's old text");
+    await changes.keepFile(file);
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    await openFromCard();
+    const decided = await until(reviewTab, "the diff tab again");
+    assert.match(decided.label, /kept/, "the title says the change was kept");
   });
 
   it("pending agent hunks are marked in the editor: gutter bar, line background, overview ruler (light and dark theme)", async () => {
