@@ -452,6 +452,11 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     await vscode.commands.executeCommand("vscode.diff", left, right, `${path.basename(file)} (proposed by the agent, awaiting your permission)`, { preview: true, preserveFocus: true });
   }
 
+  /** The permission request whose proposed edit of `file` is showing (the newest), for Allow / Reject in the diff's title. */
+  proposalRequest(file: string): string | undefined {
+    return [...this.proposalFiles.entries()].reverse().find(([, files]) => files.includes(file))?.[0];
+  }
+
   private async closeProposals(files: readonly string[]): Promise<void> {
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) =>
       t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === PROPOSAL_SCHEME && files.includes(t.input.modified.path));
@@ -627,7 +632,8 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     const edit = new vscode.WorkspaceEdit();
     edit.deleteFile(vscode.Uri.file(tracked.path), { ignoreIfNotExists: true });
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not delete ${tracked.path}`);
-    tracked.deletedText = text;
+    // Kept to restore it from the Agent Changes view (not for huge files: workspace storage is no place for them).
+    if (text.length <= 1_000_000) tracked.deletedText = text;
     this.known.set(tracked.path, null);
     this.current.set(tracked.path, null);
     for (const dir of [...(tracked.createdDirs ?? [])].reverse()) {

@@ -187,6 +187,33 @@ describe("user edits in files under review", function () {
     assert.match(decided.label, /kept/, "the title says the change was kept");
   });
 
+  it("Allow and Reject in a proposed edit's diff title answer the permission request", async () => {
+    const file = ws("src", "proposed.md");
+    const before = "# Proposed\n\nold\n";
+    const after = "# Proposed\n\nnew\n";
+    fs.writeFileSync(file, before);
+    const ask = (id: string): Scenario["turns"][number][number] => ({
+      permission: { toolCall: { toolCallId: id, title: "Rewrite proposed.md", kind: "edit", status: "pending", content: [{ type: "diff", path: file, oldText: before, newText: after }] }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] },
+      onSelected: {
+        ok: [{ diskWrite: { path: file, content: after } }, { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" } }],
+        no: [{ message: "rejected" }],
+      },
+    });
+    const proposalTab = (): vscode.TabInputTextDiff | undefined => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.input)
+      .find((i): i is vscode.TabInputTextDiff => i instanceof vscode.TabInputTextDiff && i.modified.scheme === "agent-thoughts-proposal" && i.modified.path === file);
+    for (const [command, expected] of [["agentThoughts.rejectProposal", before], ["agentThoughts.allowProposal", after]] as const) {
+      const answering = (async () => {
+        const tab = await until(proposalTab, "the proposed diff", 20_000);
+        // What the title button passes: the diff's (modified) resource.
+        await vscode.commands.executeCommand(command, tab.modified);
+      })();
+      await run(command === "agentThoughts.allowProposal" ? "ProposalAllow" : "ProposalReject", { turns: [[ask(command)]] });
+      await answering;
+      assert.equal(fs.readFileSync(file, "utf8"), expected, `${command} answered the agent`);
+      await until(() => !proposalTab(), "the proposal tab to close once answered");
+    }
+  });
+
   it("pending agent hunks are marked in the editor: gutter bar, line background, overview ruler (light and dark theme)", async () => {
     const file = ws("src", "marked.txt");
     fs.writeFileSync(file, ORIGINAL);
