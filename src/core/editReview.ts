@@ -268,9 +268,11 @@ export function changesBetween(before: string, after: string, offset = 0): TextC
 export function refineChange(before: string, c: TextChange): TextChange[] {
   const old = before.slice(c.start, c.end);
   if (old === c.text) return [];
-  if (old === "" && c.text.startsWith("\n") && before[c.start] === "\n") {
-    // "\nX" inserted before a line's end is the same text as "X\n" inserted after it.
-    return [{ start: c.start + 1, end: c.start + 1, text: c.text.slice(1) + "\n" }];
+  for (const eol of ["\r\n", "\n"]) {
+    if (old === "" && c.text.startsWith(eol) && before.startsWith(eol, c.start)) {
+      // "\nX" inserted before a line's end is the same text as "X\n" inserted after it.
+      return [{ start: c.start + eol.length, end: c.start + eol.length, text: c.text.slice(eol.length) + eol }];
+    }
   }
   if (old !== "" && c.text !== "" && (old.includes("\n") || c.text.includes("\n"))) return changesBetween(old, c.text, c.start);
   return [{ ...c }];

@@ -97,5 +97,6 @@ describe("user edits in a file under review", () => {
     assert.equal(cs.length, 2);
     assert.equal(applyChanges(agent, cs), after);
     assert.deepEqual(refineChange("ab\ncd\n", { start: 2, end: 2, text: "\nX" }), [{ start: 3, end: 3, text: "X\n" }]);
+    assert.deepEqual(refineChange("ab\r\ncd\r\n", { start: 2, end: 2, text: "\r\n  X" }), [{ start: 4, end: 4, text: "  X\r\n" }], "CRLF and auto-indent too");
   });
 });
