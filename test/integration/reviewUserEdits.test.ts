@@ -235,7 +235,7 @@ describe("user edits in files under review", function () {
           document.querySelector(".monaco-workbench")?.classList.contains(n === "dark" ? "vs-dark" : "vs") === true
           && document.querySelectorAll(".editor-instance .codelens-decoration").length >= 3
           && document.querySelectorAll(".editor-instance .cgmr").length >= 4).toString() }))?.value, `the ${name} editor with its marks and CodeLens`);
-        await screenshot(`docs/screenshots/review-editor-${name}.png`);
+        await screenshot(`test-results/review-editor-${name}.png`); // copied to docs/screenshots/
       }
       await vscode.commands.executeCommand("agentThoughts.keepHunk", file, 0);
       await until(() => changes.decorationsOf(file)?.modified.length === 0, "a kept hunk to lose its mark");
