@@ -10,7 +10,7 @@ import { SessionManager } from "./acp/sessionManager";
 import type { AgentThoughtsApi, StreamOptions } from "./api";
 import type { ContentBlock } from "./core/events";
 import type { TurnResult } from "./core/thoughtStream";
-import { AgentChanges } from "./vscode/agentChanges";
+import { AgentChanges, PROPOSAL_SCHEME } from "./vscode/agentChanges";
 import { AgentRegistry } from "./vscode/agents";
 import { VscodeFileSystem } from "./vscode/fileSystem";
 import { WorkspaceGuard } from "./vscode/guard";
@@ -57,7 +57,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   const settingsGuard = new SettingsGuard(context.workspaceState, logger);
   context.subscriptions.push(guard, settingsGuard);
   const modal = new Modal(logger);
-  const changes = new AgentChanges(context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId), guard, modal);
+  const changes = new AgentChanges(context.extensionUri, context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId), guard, modal);
   const broker = new PermissionBroker(logger, () => panelVisible());
   const checkpoints = new Checkpoints(context.storageUri?.fsPath, context.workspaceState, logger);
   const manager = new SessionManager(
@@ -90,6 +90,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   };
   const changesView = vscode.window.createTreeView("agentThoughts.changes", { treeDataProvider: changes, showCollapseAll: true });
   changes.attachView(changesView);
+  outputs.review = (file) => changes.openReview(file);
   context.subscriptions.push(
     { dispose: () => manager.dispose() },
     { dispose: () => terminals.dispose() },
@@ -216,6 +217,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     vscode.commands.registerCommand("agentThoughts.respondToPermission", () => broker.pick()),
     vscode.commands.registerCommand("agentThoughts.managePermissionRules", () => broker.manageRules()),
     ...registerReviewCommands(changes),
+    ...registerProposalCommands(changes, broker),
     vscode.commands.registerCommand("agentThoughts.focusPrompt", async () => { await sidebar.reveal(); controller.focusPrompt(); }),
   );
 
@@ -227,6 +229,32 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     onEvent: (listener) => manager.onEvent(listener),
     _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints },
   };
+}
+
+/**
+ * Allow / Reject in the title of a proposed-edit diff: answers the permission request that showed
+ * it with its allow-once (or reject-once) option — never an "always" rule from a diff title.
+ */
+function registerProposalCommands(changes: AgentChanges, broker: PermissionBroker): vscode.Disposable[] {
+  const answer = (arg: unknown, kinds: readonly string[]): void => {
+    const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
+    const requestId = uri?.scheme === PROPOSAL_SCHEME ? changes.proposalRequest(uri.path) : undefined;
+    const req = broker.open().find((r) => r.requestId === requestId);
+    if (!req) {
+      void vscode.window.showInformationMessage("This proposed edit is no longer waiting for an answer.");
+      return;
+    }
+    const option = kinds.map((k) => req.options.find((o) => o.kind === k)).find((o) => o !== undefined);
+    if (!option) {
+      void vscode.window.showInformationMessage("The agent offered no such answer; use Agent Thoughts: Respond to Permission Request.");
+      return;
+    }
+    broker.resolve(req.requestId, option.optionId);
+  };
+  return [
+    vscode.commands.registerCommand("agentThoughts.allowProposal", (arg: unknown) => answer(arg, ["allow_once"])),
+    vscode.commands.registerCommand("agentThoughts.rejectProposal", (arg: unknown) => answer(arg, ["reject_once", "reject_always"])),
+  ];
 }
 
 /** Keep / Undo commands: arguments come from CodeLens (path, hunk index), tree items, or the palette (pick a file). */
@@ -275,6 +303,7 @@ function registerReviewCommands(changes: AgentChanges): vscode.Disposable[] {
     vscode.commands.registerCommand("agentThoughts.keepFile", async (a: unknown) => { const f = await pickFile(a); if (f) await changes.keepFile(f); }),
     vscode.commands.registerCommand("agentThoughts.undoFile", async (a: unknown) => { const f = await pickFile(a); if (f) await changes.undoFile(f); }),
     vscode.commands.registerCommand("agentThoughts.keepAll", () => changes.keepAll()),
+    vscode.commands.registerCommand("agentThoughts.restoreFile", async (a: unknown) => { const f = fileOf(a); if (f) await changes.restoreFile(f); }),
     vscode.commands.registerCommand("agentThoughts.undoAll", async () => {
       const n = changes.pendingFiles().length;
       if (n === 0) return;

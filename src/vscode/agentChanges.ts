@@ -6,11 +6,13 @@
  * before anything is written). Baselines persist in workspace storage, so a crash or a reload
  * loses no pending review.
  */
+import { readFileSync, statSync } from "node:fs";
+import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ThoughtEvent, ToolContent } from "../core/events";
-import { computeHunks, EditLedger, keepHunk, reconstructBefore, summarize, undoHunk, type FileReviewState, type Hunk, type TrackedFile } from "../core/editReview";
-import { openDocument, readRegularFile, writeWholeText } from "./documents";
+import { applyChanges, changesBetween, computeHunks, EditLedger, keepHunk, mapSpans, rebaseUserChanges, refineChange, reconstructBefore, spansInHunks, summarize, undoKeepingUserText, userTextIn, type FileReviewState, type Hunk, type Span, type TextChange, type TrackedFile } from "../core/editReview";
+import { diskFile, openDocument, readRegularFile, regularDocument, replaceRanges } from "./documents";
 import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
 import type { Modal } from "./modal";
 import type { ChannelLogger } from "./logger";
@@ -21,6 +23,26 @@ export const BASE_SCHEME = "agent-thoughts-base";
 export const PROPOSAL_SCHEME = "agent-thoughts-proposal";
 export const STORAGE_KEY = "agentThoughts.review.ledger.v1";
 const MAX_REVIEW_BYTES = 5 * 1024 * 1024;
+/**
+ * A disk change of a file under review this soon after an agent's turn ended is still the agent's
+ * (file watchers report late); later ones, with no turn running, are the user's (a git checkout).
+ */
+const AGENT_DISK_GRACE_MS = 2000;
+/** Review edits remembered per file, so Ctrl+Z / redo of one restores the review state with the text. */
+const REVIEW_EDIT_HISTORY = 20;
+
+/** Who made a change to a file under review. */
+type Author = "agent" | "review" | "user";
+
+/** The review state of a file around one of our edits (undo), to restore on Ctrl+Z / redo. */
+interface ReviewSnapshot { base: string | null; userEdits: Span[]; decided: TrackedFile["decided"] }
+interface ReviewEdit { before: string; after: string; pre: ReviewSnapshot; post?: ReviewSnapshot }
+
+/** Short quotes of what the user typed, for a question. */
+function quote(pieces: readonly string[]): string {
+  const shown = pieces.slice(0, 3).map((p) => `"${p.trim().replace(/\s+/g, " ").slice(0, 80)}${p.trim().length > 80 ? "…" : ""}"`);
+  return shown.join(", ") + (pieces.length > 3 ? ` and ${pieces.length - 3} more` : "");
+}
 
 /** The file's text as the user sees it: the open document (unsaved edits included) or the disk; null when missing. */
 export async function readCurrent(file: string): Promise<string | null> {
@@ -42,9 +64,16 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   readonly onDidChangeCodeLenses = this.lensChanged.event;
   /** Text of files when a diff for them was first seen (before the agent may have written). */
   private readonly preEdit = new Map<string, string | null>();
+  /** Folders missing when a file was first seen missing (the agent's write will create them). */
+  private readonly preEditDirs = new Map<string, string[]>();
   /** Latest diff content per tool call, recorded when the call completes. */
   private readonly toolDiffs = new Map<string, { sessionId: string; diffs: Extract<ToolContent, { type: "diff" }>[] }>();
   private readonly current = new Map<string, string | null>();
+  /**
+   * The text of each file under review as last accounted for (every change since was attributed
+   * to the agent, the user or the review): the "before" of the next change.
+   */
+  private readonly known = new Map<string, string | null>();
   private readonly proposals = new Map<string, string>();
   /** Permission request → files whose proposed edit was opened for it. */
   private readonly proposalFiles = new Map<string, string[]>();
@@ -52,8 +81,20 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   private refreshTimer: NodeJS.Timeout | undefined;
   private readonly edited = new Set<string>();
   private view: vscode.TreeView<Node> | undefined;
+  /** Files the agent is writing through us right now (fs/write_text_file): their changes are the agent's. */
+  private readonly agentWriting = new Map<string, number>();
+  /** Files we are editing for the review (undo): their changes are neither the agent's nor the user's. */
+  private readonly reviewEditing = new Set<string>();
+  private readonly reviewEdits = new Map<string, ReviewEdit[]>();
+  /** Sessions with a turn running, and when the last one ended: disk changes then are the agent's. */
+  private readonly runningTurns = new Set<string>();
+  private lastTurnEnd = 0;
+  private readonly decorationTypes: { added: vscode.TextEditorDecorationType; modified: vscode.TextEditorDecorationType; deleted: vscode.TextEditorDecorationType };
+  private readonly shownDecorations = new Map<string, { added: vscode.Range[]; modified: vscode.Range[]; deleted: vscode.Range[] }>();
 
   constructor(
+    /** Where the gutter icons are (media/). */
+    extensionUri: vscode.Uri,
     private readonly state: vscode.Memento,
     private readonly logger: ChannelLogger,
     private readonly reveal: (sessionId: string, toolCallId: string) => Promise<void>,
@@ -62,14 +103,180 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     private readonly modal: Modal,
   ) {
     this.ledger = new EditLedger(state.get<TrackedFile[]>(STORAGE_KEY, []));
+    // Pending agent lines in the normal editor: a gutter mark, a bar at the line start and the line's background, and an overview-ruler mark, in the theme's diff colours.
+    const icon = (kind: string, theme: string): vscode.Uri => vscode.Uri.joinPath(extensionUri, "media", `review-${kind}-${theme}.svg`);
+    const lines = (kind: "added" | "modified", ruler: string): vscode.TextEditorDecorationType => vscode.window.createTextEditorDecorationType({
+      isWholeLine: true,
+      backgroundColor: new vscode.ThemeColor("diffEditor.insertedLineBackground"),
+      borderColor: new vscode.ThemeColor(`editorGutter.${kind}Background`),
+      borderStyle: "solid",
+      borderWidth: "0 0 0 2px",
+      overviewRulerColor: new vscode.ThemeColor(ruler),
+      overviewRulerLane: vscode.OverviewRulerLane.Left,
+      light: { gutterIconPath: icon(kind, "light"), gutterIconSize: "contain" },
+      dark: { gutterIconPath: icon(kind, "dark"), gutterIconSize: "contain" },
+    });
+    this.decorationTypes = {
+      added: lines("added", "editorOverviewRuler.addedForeground"),
+      modified: lines("modified", "editorOverviewRuler.modifiedForeground"),
+      // Lines the agent deleted: a mark on the line after them.
+      deleted: vscode.window.createTextEditorDecorationType({
+        isWholeLine: true,
+        borderColor: new vscode.ThemeColor("editorGutter.deletedBackground"),
+        borderStyle: "solid",
+        borderWidth: "2px 0 0 0",
+        overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.deletedForeground"),
+        overviewRulerLane: vscode.OverviewRulerLane.Left,
+        light: { gutterIconPath: icon("deleted", "light"), gutterIconSize: "contain" },
+        dark: { gutterIconPath: icon("deleted", "dark"), gutterIconSize: "contain" },
+      }),
+    };
+    const watcher = vscode.workspace.createFileSystemWatcher("**/*");
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
       vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, { provideTextDocumentContent: (uri) => this.proposals.get(uri.toString()) ?? "", onDidChange: this.baseChanged.event }),
       vscode.languages.registerCodeLensProvider({ scheme: "file" }, this),
-      vscode.workspace.onDidChangeTextDocument((e) => { if (e.document.uri.scheme === "file" && this.ledger.get(e.document.uri.fsPath)) this.scheduleRefresh(e.document.uri.fsPath); }),
+      vscode.workspace.onDidChangeTextDocument((e) => this.documentChanged(e)),
       vscode.workspace.onDidSaveTextDocument((d) => { if (d.uri.scheme === "file" && this.ledger.get(d.uri.fsPath)) this.scheduleRefresh(d.uri.fsPath); }),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.decorate()),
+      // Closed without saving: what counts from now on is the disk.
+      vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === "file" && this.ledger.get(d.uri.fsPath)) void readCurrent(d.uri.fsPath).then((t) => { if (!openDocument(d.uri.fsPath)) this.known.set(d.uri.fsPath, t); }); }),
+      watcher,
+      watcher.onDidChange((uri) => void this.diskChanged(uri)),
+      watcher.onDidCreate((uri) => void this.diskChanged(uri)),
+      watcher.onDidDelete((uri) => void this.diskChanged(uri)),
+      this.decorationTypes.added,
+      this.decorationTypes.modified,
+      this.decorationTypes.deleted,
     );
     void this.refresh();
+  }
+
+  // ——— who changed what ———
+
+  /** Whether a change that came from the disk now is the agent's: a turn is running, or just ended, or it writes through us. */
+  agentBusy(file: string): boolean {
+    return this.agentWriting.has(file) || this.runningTurns.size > 0 || Date.now() - this.lastTurnEnd < AGENT_DISK_GRACE_MS;
+  }
+
+  /**
+   * Every change to an open file under review. Ours (an undo) and the agent's (a write through us,
+   * or the document reloading from disk while the agent works) leave the baseline alone; anyone
+   * else's is rebased into it (see `rebaseUserChanges`). Ctrl+Z / redo of one of our undos restores
+   * the review state that went with the text.
+   */
+  private documentChanged(e: vscode.TextDocumentChangeEvent): void {
+    const doc = e.document;
+    if (doc.uri.scheme !== "file" || e.contentChanges.length === 0) return;
+    const file = doc.uri.fsPath;
+    const tracked = this.ledger.get(file);
+    if (!tracked) return;
+    const after = doc.getText();
+    const before = this.known.get(file);
+    this.known.set(file, after);
+    this.current.set(file, after);
+    if (typeof before === "string" && before !== after) {
+      const author: Author = this.agentWriting.has(file) ? "agent"
+        : this.reviewEditing.has(file) ? "review"
+        // While the agent works, a document that now reads as the disk does was reloaded: the agent wrote the file on its own.
+        : e.reason === undefined && this.agentBusy(file) && matchesDisk(file, after) ? "agent"
+        : "user";
+      const restored = e.reason !== undefined && author === "user" && this.restoreReviewEdit(tracked, before, after, e.reason);
+      if (!restored) this.applyChange(tracked, before, after, this.changesOf(before, after, e.contentChanges), author);
+    }
+    this.scheduleRefresh(file);
+  }
+
+  /** A file under review that is not open changed on disk (a git checkout, a tool, the agent on its own). */
+  private async diskChanged(uri: vscode.Uri): Promise<void> {
+    if (uri.scheme !== "file") return;
+    const file = uri.fsPath;
+    const tracked = this.ledger.get(file);
+    if (!tracked || openDocument(file)) return;
+    const author: Author = this.reviewEditing.has(file) ? "review" : this.agentBusy(file) ? "agent" : "user";
+    const after = await readCurrent(file);
+    if (openDocument(file) || this.ledger.get(file) !== tracked) return;
+    const before = this.known.get(file);
+    this.known.set(file, after);
+    this.current.set(file, after);
+    if (typeof before === "string" && typeof after === "string" && before !== after) this.applyChange(tracked, before, after, changesBetween(before, after), author);
+    this.scheduleRefresh(file);
+  }
+
+  /** The document's reported changes as offsets into `before`, or the line diff when they do not add up. */
+  private changesOf(before: string, after: string, reported: readonly vscode.TextDocumentContentChangeEvent[]): TextChange[] {
+    const changes = reported.map((c) => ({ start: c.rangeOffset, end: c.rangeOffset + c.rangeLength, text: c.text }));
+    // VS Code reports several changes last-first, each an offset into the text before the event.
+    const ordered = changes.every((c, i) => i === 0 || c.end <= changes[i - 1]!.start);
+    try {
+      if (ordered && applyChanges(before, changes) === after) return changes;
+    } catch {
+      // overlapping: fall through
+    }
+    return changesBetween(before, after);
+  }
+
+  private applyChange(tracked: TrackedFile, before: string, after: string, changes: readonly TextChange[], author: Author): void {
+    if (author !== "user") {
+      // The agent's text (or our undo of it): the baseline stands; what the user typed moves with the text around it.
+      if (tracked.userEdits?.length) tracked.userEdits = mapSpans(tracked.userEdits, changes.flatMap((c) => refineChange(before, c)));
+      return;
+    }
+    const r = rebaseUserChanges(tracked.base, before, changes, tracked.userEdits ?? []);
+    if (r.current !== after) {
+      this.logger.warn(`Review of ${tracked.path}: could not follow an edit; its baseline is unchanged`);
+      return;
+    }
+    if (r.base !== tracked.base) this.baseMoved(tracked.path);
+    tracked.base = r.base;
+    if (r.userEdits.length) tracked.userEdits = r.userEdits;
+    else delete tracked.userEdits;
+  }
+
+  private snapshot(tracked: TrackedFile): ReviewSnapshot {
+    return { base: tracked.base, userEdits: [...(tracked.userEdits ?? [])], decided: tracked.decided };
+  }
+
+  private restore(tracked: TrackedFile, s: ReviewSnapshot): void {
+    tracked.base = s.base;
+    if (s.userEdits.length) tracked.userEdits = [...s.userEdits];
+    else delete tracked.userEdits;
+    if (s.decided) tracked.decided = s.decided;
+    else delete tracked.decided;
+    this.baseMoved(tracked.path);
+  }
+
+  /** Ctrl+Z of one of our undos brings the agent's hunk back as pending (and redo undoes it again). */
+  private restoreReviewEdit(tracked: TrackedFile, before: string, after: string, reason: vscode.TextDocumentChangeReason): boolean {
+    const history = this.reviewEdits.get(tracked.path) ?? [];
+    for (let i = history.length - 1; i >= 0; i--) {
+      const h = history[i]!;
+      if (reason === vscode.TextDocumentChangeReason.Undo && h.after === before && h.before === after) {
+        this.restore(tracked, h.pre);
+        return true;
+      }
+      if (reason === vscode.TextDocumentChangeReason.Redo && h.before === before && h.after === after && h.post) {
+        this.restore(tracked, h.post);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** One of our review edits to a file: its changes are not the user's, and Ctrl+Z of it restores the review state. */
+  private async reviewEdit(tracked: TrackedFile, doc: vscode.TextDocument, changes: readonly TextChange[], then: () => void): Promise<void> {
+    const before = doc.getText();
+    const entry: ReviewEdit = { before, after: applyChanges(before, changes), pre: this.snapshot(tracked) };
+    this.reviewEditing.add(tracked.path);
+    try {
+      await replaceRanges(doc, changes);
+    } finally {
+      this.reviewEditing.delete(tracked.path);
+    }
+    then();
+    entry.post = this.snapshot(tracked);
+    const history = [...(this.reviewEdits.get(tracked.path) ?? []), entry].slice(-REVIEW_EDIT_HISTORY);
+    this.reviewEdits.set(tracked.path, history);
   }
 
   attachView(view: vscode.TreeView<Node>): void {
@@ -81,20 +288,31 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
 
   /** Source 1: the agent writes through `fs/write_text_file`; called just before the write. */
   async beforeAgentWrite(file: string, sessionId: string, toolCallId?: string): Promise<void> {
+    this.agentWriting.set(file, (this.agentWriting.get(file) ?? 0) + 1);
     const before = await readCurrent(file);
-    this.ledger.recordEdit(file, this.preEdit.get(file) ?? before, { sessionId, ...(toolCallId ? { toolCallId } : {}), at: Date.now() });
+    const preEdit = this.preEdit.get(file);
+    const tracked = this.ledger.recordEdit(file, preEdit === undefined ? before : preEdit, { sessionId, ...(toolCallId ? { toolCallId } : {}), at: Date.now() });
     this.ledger.reopen(file);
     this.preEdit.delete(file);
+    this.known.set(file, before);
+    if (tracked.base === null && before === null && tracked.createdDirs === undefined) tracked.createdDirs = await missingFolders(file);
   }
 
   /** Called after a write through us so the review and the auto-opened diff show it. */
   async afterAgentWrite(file: string): Promise<void> {
+    const n = (this.agentWriting.get(file) ?? 1) - 1;
+    if (n > 0) this.agentWriting.set(file, n);
+    else this.agentWriting.delete(file);
     await this.persistAndRefresh();
     await this.maybeOpen(file);
   }
 
   /** Sources 2 and 3: diff content in tool calls and permission requests, from the thought stream. */
   onEvent(e: ThoughtEvent): void {
+    if (e.kind === "turn_start") this.runningTurns.add(e.sessionId);
+    else if (e.kind === "turn_end" || (e.kind === "error" && e.fatal)) {
+      if (this.runningTurns.delete(e.sessionId)) this.lastTurnEnd = Date.now();
+    }
     if (e.kind === "tool_start" || e.kind === "tool_update") {
       const diffs = (e.content ?? []).filter((c): c is Extract<ToolContent, { type: "diff" }> => c.type === "diff");
       if (diffs.length === 0) return;
@@ -126,7 +344,9 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     if (!path.isAbsolute(file) || this.preEdit.has(file)) return;
     const tracked = this.ledger.get(file);
     if (tracked && tracked.decided === undefined) return; // already under review: its baseline stands
-    this.preEdit.set(file, await readCurrent(file));
+    const before = await readCurrent(file);
+    this.preEdit.set(file, before);
+    if (before === null) this.preEditDirs.set(file, await missingFolders(file));
   }
 
   private async recordToolDiffs(toolCallId: string): Promise<void> {
@@ -150,7 +370,10 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
         if (now !== null) reported = before === d.oldText ? "whole" : "fragment";
       }
       if (before === now) continue; // nothing actually changed (e.g. the write was refused)
-      this.ledger.recordEdit(d.path, before, { sessionId: entry.sessionId, toolCallId, at: Date.now() }, reported);
+      const recorded = this.ledger.recordEdit(d.path, before, { sessionId: entry.sessionId, toolCallId, at: Date.now() }, reported);
+      const dirs = this.preEditDirs.get(d.path);
+      this.preEditDirs.delete(d.path);
+      if (recorded.base === null && dirs?.length) recorded.createdDirs = dirs;
       this.ledger.reopen(d.path);
       await this.persistAndRefresh();
       await this.maybeOpen(d.path);
@@ -167,24 +390,47 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     return vscode.Uri.from({ scheme: BASE_SCHEME, path: file });
   }
 
+  /** Tells an open baseline document (the left side of a review diff) that its text changed; closed ones are read fresh anyway. */
+  private baseMoved(file: string): void {
+    const uri = this.baseUri(file);
+    if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString())) this.baseChanged.fire(uri);
+  }
+
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.ledger.get(uri.fsPath)?.base ?? this.ledger.get(uri.path)?.base ?? "";
   }
 
-  /** Opens (or re-focuses) the one diff tab of a file: baseline left, the real file right. */
+  /**
+   * Opens (or re-focuses) the one review tab of a file: baseline left, the real file right. A file
+   * the agent created opens as itself (a diff would have an empty left half), its lines marked as
+   * the agent's. Once decided, the title says kept or undone.
+   */
   async openDiff(file: string, preserveFocus = true): Promise<void> {
     const tracked = this.ledger.get(file);
     if (!tracked) throw new Error(`${file} has no agent changes`);
     const right = vscode.Uri.file(file);
     const exists = (await readCurrent(file)) !== null;
+    const state = this.stateOf(tracked);
+    if (tracked.base === null && exists && state === "pending") {
+      await vscode.window.showTextDocument(right, { preview: false, preserveFocus });
+      return;
+    }
     // Inline vs side by side is the diff editor's own setting; we set it only when the user chose a layout for us.
     const chosen = vscode.workspace.getConfiguration("agentThoughts").inspect<string>("review.layout");
     const layout = chosen?.workspaceFolderValue ?? chosen?.workspaceValue ?? chosen?.globalValue;
-    if (layout && (layout === "inline") === vscode.workspace.getConfiguration("diffEditor").get<boolean>("renderSideBySide", true)) {
+    if ((layout === "inline" || layout === "sideBySide") && (layout === "inline") === vscode.workspace.getConfiguration("diffEditor").get<boolean>("renderSideBySide", true)) {
       await vscode.workspace.getConfiguration("diffEditor").update("renderSideBySide", layout !== "inline", vscode.ConfigurationTarget.Global);
     }
-    const title = `${path.basename(file)} (Agent Changes${tracked.base === null ? ", new file" : ""})`;
+    const title = `${path.basename(file)} (Agent Changes${tracked.base === null ? ", new file" : ""}${state === "pending" ? "" : ` — ${state}`})`;
     await vscode.commands.executeCommand("vscode.diff", this.baseUri(file), exists ? right : this.baseUri(file), title, { preview: false, preserveFocus });
+  }
+
+  /** The review of `file` if an agent change to it is tracked (a tool card's Open diff shows the same review). */
+  async openReview(file: string): Promise<boolean> {
+    if (!this.ledger.get(file)) return false;
+    await this.refresh([file]);
+    await this.openDiff(file, true);
+    return true;
   }
 
   /** Shows an edit the agent asks permission for: the file now (left) and the file as it would be (right). */
@@ -206,6 +452,11 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     await vscode.commands.executeCommand("vscode.diff", left, right, `${path.basename(file)} (proposed by the agent, awaiting your permission)`, { preview: true, preserveFocus: true });
   }
 
+  /** The permission request whose proposed edit of `file` is showing (the newest), for Allow / Reject in the diff's title. */
+  proposalRequest(file: string): string | undefined {
+    return [...this.proposalFiles.entries()].reverse().find(([, files]) => files.includes(file))?.[0];
+  }
+
   private async closeProposals(files: readonly string[]): Promise<void> {
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) =>
       t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === PROPOSAL_SCHEME && files.includes(t.input.modified.path));
@@ -222,12 +473,20 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   }
 
   async keepHunkAt(file: string, index: number): Promise<void> {
-    const { tracked, hunks } = await this.hunksOf(file);
+    const { tracked, current, hunks } = await this.hunksOf(file);
     const hunk = hunks[index];
     if (!hunk) return;
     this.ledger.setBase(file, keepHunk(tracked.base ?? "", hunk));
+    this.pruneUserEdits(tracked, current);
     if (hunks.length === 1) this.ledger.decide(file, "kept");
     await this.persistAndRefresh();
+  }
+
+  /** Drops remembered user text that is no longer inside a pending hunk. */
+  private pruneUserEdits(tracked: TrackedFile, current: string | null): void {
+    const spans = current === null ? [] : spansInHunks(tracked.base ?? "", current, tracked.userEdits ?? []);
+    if (spans.length) tracked.userEdits = spans;
+    else delete tracked.userEdits;
   }
 
   /**
@@ -249,12 +508,72 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     return choice === "Undo Anyway";
   }
 
+  /**
+   * Undoing hunks that hold text the user typed asks first and names it. Resolves what to do with
+   * those hunks: undo them anyway, keep the user's text (the original text, then theirs), or
+   * nothing at all (the question was dismissed).
+   */
+  private async mayDeleteUserText(tracked: TrackedFile, current: string, hunks: readonly Hunk[], what: string): Promise<"undo" | "keepTheirs" | "cancel"> {
+    const typed = hunks.flatMap((h) => userTextIn(h, current, tracked.userEdits));
+    if (typed.length === 0) return "undo";
+    const name = path.basename(tracked.path);
+    const choice = await this.modal.ask(
+      `${what} You typed text inside the agent's change to ${name}.`,
+      `Your edits: ${quote(typed)}. "Undo Anyway" deletes them with the agent's text; "Keep My Text" puts back the original text and keeps what you typed.`,
+      "Keep My Text",
+      "Undo Anyway",
+    );
+    if (choice === "Undo Anyway") return "undo";
+    if (choice === "Keep My Text") return "keepTheirs";
+    this.logger.info(`Undo in ${tracked.path} cancelled: it would delete text the user typed`);
+    return "cancel";
+  }
+
+  /** The document to edit for an undo, and the hunks of its text now. */
+  private async undoTarget(file: string): Promise<{ tracked: TrackedFile; doc: vscode.TextDocument; current: string; hunks: Hunk[] } | undefined> {
+    const tracked = this.ledger.get(file);
+    if (!tracked) throw new Error(`${file} has no agent changes`);
+    const disk = await diskFile(file);
+    if (disk.kind === "missing" && !openDocument(file)) return undefined;
+    const doc = await regularDocument(file);
+    const current = doc.getText();
+    this.known.set(file, current);
+    this.current.set(file, current);
+    return { tracked, doc, current, hunks: computeHunks(tracked.base ?? "", current) };
+  }
+
+  /**
+   * Undo of hunks as range edits on the document (one WorkspaceEdit: one Ctrl+Z brings them back).
+   * `theirs`: hunks whose user text is kept (the original, then what the user typed); the baseline
+   * takes that text, so it is not pending.
+   */
+  private async undoHunks(t: { tracked: TrackedFile; doc: vscode.TextDocument; current: string }, hunks: readonly Hunk[], theirs: boolean): Promise<void> {
+    const { tracked, doc, current } = t;
+    const changes = hunks.map((h) => ({ start: h.curStart, end: h.curEnd, text: theirs ? undoKeepingUserText(h, current, tracked.userEdits) : h.baseText }));
+    const baseChanges = hunks.map((h, i) => ({ start: h.baseStart, end: h.baseEnd, text: changes[i]!.text }));
+    await this.reviewEdit(tracked, doc, changes, () => {
+      if (theirs && tracked.base !== null) tracked.base = applyChanges(tracked.base, baseChanges);
+      this.known.set(tracked.path, doc.getText());
+      this.current.set(tracked.path, doc.getText());
+      this.pruneUserEdits(tracked, doc.getText());
+    });
+  }
+
   async undoHunkAt(file: string, index: number): Promise<void> {
-    const { tracked, current, hunks } = await this.hunksOf(file);
-    const hunk = hunks[index];
-    if (!hunk || !(await this.mayUndo(tracked))) return;
-    await writeWholeText(file, undoHunk(current ?? "", hunk));
-    if (hunks.length === 1) await this.finishUndo(file);
+    const tracked = this.ledger.get(file);
+    if (!tracked || !(await this.mayUndo(tracked))) return;
+    const t = await this.undoTarget(file);
+    const hunk = t?.hunks[index];
+    if (!t || !hunk) return;
+    if (tracked.base === null && t.hunks.length === 1 && hunk.baseText === "") {
+      // All of a file the agent created: undoing it is undoing the file.
+      await this.undoFile(file, true);
+      return;
+    }
+    const how = await this.mayDeleteUserText(tracked, t.current, [hunk], "Undo this change?");
+    if (how === "cancel") return;
+    await this.undoHunks(t, [hunk], how === "keepTheirs");
+    if (computeHunks(tracked.base ?? "", t.doc.getText()).length === 0) this.ledger.decide(file, "undone");
     await this.persistAndRefresh();
   }
 
@@ -278,41 +597,89 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   async keepFile(file: string): Promise<void> {
     const current = await readCurrent(file);
     this.ledger.setBase(file, current);
+    const tracked = this.ledger.get(file);
+    if (tracked) delete tracked.userEdits;
     this.ledger.decide(file, "kept");
     await this.persistAndRefresh();
   }
 
-  async undoFile(file: string): Promise<void> {
+  /** Undoes every pending change of a file; resolves false when nothing was undone (a question said no). */
+  async undoFile(file: string, confirmed = false): Promise<boolean> {
     const tracked = this.ledger.get(file);
-    if (!tracked || !(await this.mayUndo(tracked))) return;
-    if (tracked.base === null) {
-      // The agent created it: undoing removes it (to the trash where the platform has one).
-      const edit = new vscode.WorkspaceEdit();
-      edit.deleteFile(vscode.Uri.file(file), { ignoreIfNotExists: true });
-      await vscode.workspace.applyEdit(edit);
+    if (!tracked || (!confirmed && !(await this.mayUndo(tracked)))) return false;
+    const t = await this.undoTarget(file);
+    if (!t) {
+      this.ledger.decide(file, "undone");
+      await this.persistAndRefresh();
+      return true;
+    }
+    const how = await this.mayDeleteUserText(tracked, t.current, t.hunks, tracked.base === null ? `Delete ${path.basename(file)}, which the agent created?` : "Undo the agent's changes?");
+    if (how === "cancel") return false;
+    if (tracked.base === null && how === "undo") {
+      await this.deleteCreated(tracked, t.current);
     } else {
-      await writeWholeText(file, tracked.base);
+      await this.undoHunks(t, t.hunks, how === "keepTheirs");
+      // A created file keeps only what the user typed: from now on that is its accepted text.
+      if (tracked.base === null) tracked.base = t.doc.getText();
     }
     this.ledger.decide(file, "undone");
     await this.persistAndRefresh();
+    return true;
   }
 
-  private async finishUndo(file: string): Promise<void> {
-    const tracked = this.ledger.get(file);
-    if (tracked?.base === null && (await readCurrent(file)) === "") {
-      const edit = new vscode.WorkspaceEdit();
-      edit.deleteFile(vscode.Uri.file(file), { ignoreIfNotExists: true });
-      await vscode.workspace.applyEdit(edit);
+  /** Deletes a file the agent created (undoable from the Agent Changes view), and the folders it created that are now empty. */
+  private async deleteCreated(tracked: TrackedFile, text: string): Promise<void> {
+    const edit = new vscode.WorkspaceEdit();
+    edit.deleteFile(vscode.Uri.file(tracked.path), { ignoreIfNotExists: true });
+    if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not delete ${tracked.path}`);
+    // Kept to restore it from the Agent Changes view (not for huge files: workspace storage is no place for them).
+    if (text.length <= 1_000_000) tracked.deletedText = text;
+    this.known.set(tracked.path, null);
+    this.current.set(tracked.path, null);
+    for (const dir of [...(tracked.createdDirs ?? [])].reverse()) {
+      try {
+        if ((await fs.readdir(dir)).length > 0) break;
+        await fs.rmdir(dir);
+      } catch {
+        break;
+      }
     }
-    this.ledger.decide(file, "undone");
+  }
+
+  /** Brings back a file the agent created and an undo deleted, as it was, pending review again. */
+  async restoreFile(file: string): Promise<void> {
+    const tracked = this.ledger.get(file);
+    if (!tracked || tracked.base !== null || tracked.deletedText === undefined || (await diskFile(file)).kind !== "missing") return;
+    const edit = new vscode.WorkspaceEdit();
+    edit.createFile(vscode.Uri.file(file), { ignoreIfExists: true, contents: new TextEncoder().encode(tracked.deletedText) });
+    if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not restore ${file}`);
+    this.known.set(file, tracked.deletedText);
+    delete tracked.deletedText;
+    this.ledger.reopen(file);
+    await this.persistAndRefresh();
   }
 
   async keepAll(): Promise<void> {
     for (const f of this.pendingFiles()) await this.keepFile(f.path);
+    await this.closeSettledTabs();
   }
 
   async undoAll(): Promise<void> {
     for (const f of this.pendingFiles()) await this.undoFile(f.path);
+    await this.closeSettledTabs();
+  }
+
+  /** Review tabs that show no difference any more (after Keep All / Undo All) close. */
+  private async closeSettledTabs(): Promise<void> {
+    const tabs: vscode.Tab[] = [];
+    for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
+      if (!(tab.input instanceof vscode.TabInputTextDiff) || tab.input.original.scheme !== BASE_SCHEME) continue;
+      const tracked = this.ledger.get(tab.input.original.path);
+      if (!tracked) continue;
+      const current = await readCurrent(tracked.path);
+      if (current === null || computeHunks(tracked.base ?? "", current).length === 0) tabs.push(tab);
+    }
+    if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
   }
 
   /** Files with pending hunks (from the last refresh). */
@@ -348,7 +715,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(f.path));
       item.description = `${folder ? path.dirname(path.relative(folder.uri.fsPath, f.path)).replace(/^\.$/, "") : path.dirname(f.path)}  +${s.added} −${s.removed} · ${s.state === "pending" ? "pending review" : s.state}`;
       item.tooltip = `${f.path}\n${s.hunks} pending hunk(s), +${s.added} −${s.removed}${f.base === null ? "\nCreated by the agent" : ""}`;
-      item.contextValue = `agentChange.file.${s.state}`;
+      item.contextValue = `agentChange.file.${s.state}${s.state === "undone" && f.base === null && f.deletedText !== undefined ? ".restorable" : ""}`;
       item.command = { command: "agentThoughts.openChange", title: "Open Diff", arguments: [f.path] };
       item.id = f.path;
       return item;
@@ -394,8 +761,38 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     this.refreshTimer = setTimeout(() => {
       const files = [...this.edited];
       this.edited.clear();
-      void this.refresh(files);
+      // User edits move baselines: persisted with the refresh.
+      void this.state.update(STORAGE_KEY, this.ledger.toJSON()).then(() => this.refresh(files));
     }, 150);
+  }
+
+  /** Marks pending agent hunks in every visible editor of a file under review. */
+  private decorate(): void {
+    const seen = new Set<string>();
+    for (const editor of vscode.window.visibleTextEditors) {
+      const doc = editor.document;
+      if (doc.uri.scheme !== "file") continue;
+      const tracked = this.ledger.get(doc.uri.fsPath);
+      const shown: { added: vscode.Range[]; modified: vscode.Range[]; deleted: vscode.Range[] } = { added: [], modified: [], deleted: [] };
+      for (const h of tracked ? computeHunks(tracked.base ?? "", doc.getText()) : []) {
+        const last = Math.max(0, doc.lineCount - 1);
+        if (h.added === 0) shown.deleted.push(new vscode.Range(Math.min(h.curLine, last), 0, Math.min(h.curLine, last), 0));
+        else (h.removed === 0 ? shown.added : shown.modified).push(new vscode.Range(h.curLine, 0, Math.min(h.curLine + h.added - 1, last), 0));
+      }
+      editor.setDecorations(this.decorationTypes.added, shown.added);
+      editor.setDecorations(this.decorationTypes.modified, shown.modified);
+      editor.setDecorations(this.decorationTypes.deleted, shown.deleted);
+      if (tracked) {
+        this.shownDecorations.set(doc.uri.fsPath, shown);
+        seen.add(doc.uri.fsPath);
+      }
+    }
+    for (const file of [...this.shownDecorations.keys()]) if (!seen.has(file)) this.shownDecorations.delete(file);
+  }
+
+  /** What the editors of a file show as pending agent lines (for tests): added, modified, and where lines were deleted. */
+  decorationsOf(file: string): { added: vscode.Range[]; modified: vscode.Range[]; deleted: vscode.Range[] } | undefined {
+    return this.shownDecorations.get(file);
   }
 
   private async persistAndRefresh(): Promise<void> {
@@ -406,10 +803,16 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   /** Re-reads the current text of `only` these files (default: all, and their baselines may have changed too). */
   async refresh(only?: readonly string[]): Promise<void> {
     const files = only ? only.flatMap((p) => this.ledger.get(p) ?? []) : this.ledger.all();
-    for (const f of files) this.current.set(f.path, await readCurrent(f.path));
-    if (!only) for (const f of files) this.baseChanged.fire(this.baseUri(f.path));
+    for (const f of files) {
+      const text = await readCurrent(f.path);
+      this.current.set(f.path, text);
+      // Open documents report every change as it happens; a closed file's changes are accounted for by the watcher.
+      if (openDocument(f.path) || typeof this.known.get(f.path) !== "string") this.known.set(f.path, text);
+    }
+    if (!only) for (const f of files) this.baseMoved(f.path);
     this.treeChanged.fire(undefined);
     this.lensChanged.fire();
+    this.decorate();
     this.updateBadge();
     await vscode.commands.executeCommand("setContext", "agentThoughts.hasPendingChanges", this.pendingFiles().length > 0);
   }
@@ -427,5 +830,30 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     this.baseChanged.dispose();
     this.lensChanged.dispose();
     this.logger.debug("Agent Changes disposed");
+  }
+}
+
+/** The folders above `file` that do not exist yet, outermost first (a write there creates them). */
+async function missingFolders(file: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if ((await diskFile(dir)).kind !== "missing") break;
+    out.unshift(dir);
+  }
+  return out;
+}
+
+/**
+ * Whether the file on disk holds exactly `text` (a document reloaded from disk does; one the user
+ * is typing in does not). Synchronous, so the change is attributed before the next one arrives;
+ * only asked while an agent is working.
+ */
+function matchesDisk(file: string, text: string): boolean {
+  try {
+    const s = statSync(file);
+    if (!s.isFile() || s.size !== Buffer.byteLength(text)) return false;
+    return readFileSync(file, "utf8") === text;
+  } catch {
+    return false;
   }
 }

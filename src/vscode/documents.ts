@@ -34,6 +34,32 @@ export async function writeWholeText(file: string, text: string): Promise<void> 
   if (!wasDirty) await doc.save();
 }
 
+/**
+ * The document of an existing regular file: the open one, or opened now (never a FIFO, socket or
+ * device, which would block VS Code's open).
+ */
+export async function regularDocument(file: string): Promise<vscode.TextDocument> {
+  const open = openDocument(file);
+  if (open) return open;
+  const disk = await diskFile(file);
+  if (disk.kind !== "file") throw new Error(`${file} is ${disk.kind === "special" ? disk.what : disk.kind === "missing" ? "missing" : "a directory"}; only regular files are edited`);
+  return vscode.workspace.openTextDocument(vscode.Uri.file(file));
+}
+
+/**
+ * Replaces ranges (offsets into `doc`'s text now) through one `WorkspaceEdit`: one step on the
+ * editor's undo stack (Ctrl+Z brings it back), cursor, folding and selections stay where they
+ * are. Saved unless the user had unsaved work.
+ */
+export async function replaceRanges(doc: vscode.TextDocument, changes: readonly { start: number; end: number; text: string }[]): Promise<void> {
+  if (changes.length === 0) return;
+  const wasDirty = doc.isDirty;
+  const edit = new vscode.WorkspaceEdit();
+  for (const c of changes) edit.replace(doc.uri, new vscode.Range(doc.positionAt(c.start), doc.positionAt(c.end)), c.text);
+  if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not edit ${doc.uri.fsPath}`);
+  if (!wasDirty) await doc.save();
+}
+
 /** What a path on disk is, without ever opening a FIFO, socket or device in a way that blocks. */
 export type DiskFile =
   | { kind: "missing" }

@@ -14,6 +14,8 @@ export class ToolOutputs implements vscode.TextDocumentContentProvider, vscode.D
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [];
+  /** Opens the review of a file under review; resolves false when the file is not tracked. Set once Agent Changes exists. */
+  review: ((file: string) => Promise<boolean>) | undefined;
 
   constructor(private readonly terminals: TerminalMirrors) {
     this.disposables.push(vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, this));
@@ -27,6 +29,8 @@ export class ToolOutputs implements vscode.TextDocumentContentProvider, vscode.D
     const tool = findToolEntry(state, sessionId, toolCallId);
     const content = tool?.content[index];
     if (!tool || content?.type !== "diff") throw new Error(`No diff for tool call ${toolCallId}`);
+    // A file under review: the same reviewable diff as the Agent Changes view (Keep/Undo, and kept or undone once decided).
+    if (this.review && (await this.review(content.path))) return;
     const file = vscode.Uri.file(content.path);
     const name = path.basename(content.path);
     // One left document per file, so repeated opens reuse one diff tab.
