@@ -59,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   const modal = new Modal(logger);
   const changes = new AgentChanges(context.extensionUri, context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId), guard, modal);
   const broker = new PermissionBroker(logger, () => panelVisible());
-  const checkpoints = new Checkpoints(context.storageUri?.fsPath, context.workspaceState, logger);
+  const checkpoints = new Checkpoints(context.storageUri?.fsPath, context.workspaceState, logger, changes);
   const manager = new SessionManager(
     { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, permission: broker, terminal: terminals, logger, checkpoint: checkpoints },
     {

@@ -263,6 +263,19 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     return false;
   }
 
+  /**
+   * A write that is neither the agent's nor the user's (a checkpoint restore putting files back):
+   * the review keeps its baselines, and the hunks follow the text.
+   */
+  async outsideWrite<T>(file: string, write: () => Promise<T>): Promise<T> {
+    this.reviewEditing.add(file);
+    try {
+      return await write();
+    } finally {
+      this.reviewEditing.delete(file);
+    }
+  }
+
   /** One of our review edits to a file: its changes are not the user's, and Ctrl+Z of it restores the review state. */
   private async reviewEdit(tracked: TrackedFile, doc: vscode.TextDocument, changes: readonly TextChange[], then: () => void): Promise<void> {
     const before = doc.getText();

@@ -12,7 +12,7 @@ import type { Logger } from "../acp/ports";
 import { CheckpointIndex, userGaps, type Checkpoint } from "../core/checkpoints";
 import { contentText, type ThoughtEvent } from "../core/events";
 import { plainText } from "../core/plainText";
-import { readCurrent } from "./agentChanges";
+import { readCurrent, type AgentChanges } from "./agentChanges";
 import { writeWholeText } from "./documents";
 import { ShadowGit, type FileChange } from "./shadowGit";
 
@@ -34,7 +34,13 @@ export class Checkpoints implements vscode.Disposable {
 
   private warmTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly storageDir: string | undefined, private readonly state: vscode.Memento, private readonly logger: Logger) {
+  constructor(
+    private readonly storageDir: string | undefined,
+    private readonly state: vscode.Memento,
+    private readonly logger: Logger,
+    /** Agent Changes: a restore's writes are not user edits to fold into review baselines. */
+    private readonly review: Pick<AgentChanges, "outsideWrite">,
+  ) {
     this.index = new CheckpointIndex(state.get<Checkpoint[]>(CHECKPOINTS_KEY, []));
     // The first snapshot of a workspace hashes every file (seconds on a large one); later ones only
     // look at what changed. Take it in the background soon after start, so no turn waits for it.
@@ -189,7 +195,11 @@ export class Checkpoints implements vscode.Disposable {
   }
 
   /** Puts a file back as it is in `commit` (deleting it when it is not there), through VS Code's edits. */
-  private async writeBack(folder: string, commit: string, file: string): Promise<void> {
+  private writeBack(folder: string, commit: string, file: string): Promise<void> {
+    return this.review.outsideWrite(file, () => this.putBack(folder, commit, file));
+  }
+
+  private async putBack(folder: string, commit: string, file: string): Promise<void> {
     const bytes = await this.repo(folder).read(commit, file);
     const uri = vscode.Uri.file(file);
     if (bytes === undefined) {

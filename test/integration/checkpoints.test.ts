@@ -70,6 +70,9 @@ describe("checkpoints", function () {
     assert.ok((await quickPickRows()).length >= 3, "the list is still open");
     await harnessRequest({ op: "keyboard", key: "Enter" });
     await until(() => fs.readFileSync(a, "utf8") === "a0\n" && fs.readFileSync(b, "utf8") === "b0\n" && !fs.existsSync(c), "the files to be as before turn 1", 20_000);
+    // Review agrees: the agent's changes to cp-a.txt are gone, not folded into its baseline as if the user made them.
+    await until(() => !x._test.changes.pendingFiles().some((f) => f.path === a), "cp-a.txt to have nothing pending");
+    assert.equal(x._test.changes.files().find((f) => f.path === a)?.base, "a0\n", "the baseline is still the text before the agent");
 
     // The notification that says what happened offers Undo Restore; the user clicks it.
     const clicked = await until(async () => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
@@ -80,5 +83,6 @@ describe("checkpoints", function () {
     }).toString() }))?.value, "the Restored notification with Undo Restore", 20_000);
     assert.ok(clicked);
     await until(() => fs.existsSync(c) && fs.readFileSync(c, "utf8") === "c2\n" && fs.readFileSync(a, "utf8") === "a2\n" && fs.readFileSync(b, "utf8") === "b1\n", "the restore to be undone", 20_000);
+    await until(() => x._test.changes.pendingFiles().some((f) => f.path === a), "the agent's change to cp-a.txt to be pending again");
   });
 });
