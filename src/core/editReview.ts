@@ -87,13 +87,16 @@ export function undoHunk(current: string, hunk: Hunk): string {
 
 export type FileReviewState = "pending" | "kept" | "undone";
 
+/** Who changed a file: a session, the tool call when one is known, and `command` when only the turn's snapshots saw it (a command the agent ran). */
+export interface EditOrigin { sessionId: string; toolCallId?: string; at: number; by?: "command" }
+
 /** What we remember about one changed file (persisted across reloads). */
 export interface TrackedFile {
   path: string;
   /** The accepted text; null while the file did not exist before the agent created it. */
   base: string | null;
   /** Sessions and tool calls that changed it, oldest first ("why this change?"). */
-  origins: { sessionId: string; toolCallId?: string; at: number }[];
+  origins: EditOrigin[];
   /** Set once the user decided everything (kept or undone); cleared by a new agent edit. */
   decided?: Exclude<FileReviewState, "pending">;
   /**
@@ -146,7 +149,7 @@ export class EditLedger {
    * An agent edit to `path`. `before` is the text before this edit (null: the file did not exist);
    * the first edit of a file fixes its baseline, later ones only add an origin.
    */
-  recordEdit(path: string, before: string | null, origin: { sessionId: string; toolCallId?: string; at: number }, baseReported?: "whole" | "fragment"): TrackedFile {
+  recordEdit(path: string, before: string | null, origin: EditOrigin, baseReported?: "whole" | "fragment"): TrackedFile {
     const existing = this.files.get(path);
     if (existing && existing.decided === undefined) {
       existing.origins.push(origin);

@@ -320,6 +320,23 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     await this.maybeOpen(file);
   }
 
+  /**
+   * Source 4: a file a turn changed that no write through us and no tool diff reported — a command
+   * the agent ran (`sed -i`, a generator), seen by the turn's checkpoint snapshots. `before` is the
+   * snapshot's text (null: it did not exist), so the baseline is ours, never the agent's word.
+   */
+  async recordTurnChange(file: string, before: string | null, sessionId: string, turnStartedAt: number): Promise<void> {
+    const tracked = this.ledger.get(file);
+    // Already reviewed through a known source during this turn (pending, or decided since).
+    if (tracked && (tracked.decided === undefined || tracked.origins.some((o) => o.at >= turnStartedAt))) return;
+    const now = await readCurrent(file);
+    if (now === before) return;
+    this.ledger.recordEdit(file, before, { sessionId, at: Date.now(), by: "command" });
+    this.ledger.reopen(file);
+    this.known.set(file, now);
+    await this.persistAndRefresh();
+  }
+
   /** Sources 2 and 3: diff content in tool calls and permission requests, from the thought stream. */
   onEvent(e: ThoughtEvent): void {
     if (e.kind === "turn_start") this.runningTurns.add(e.sessionId);
@@ -727,7 +744,9 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       const item = new vscode.TreeItem(vscode.Uri.file(f.path), s.hunks > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
       const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(f.path));
       item.description = `${folder ? path.dirname(path.relative(folder.uri.fsPath, f.path)).replace(/^\.$/, "") : path.dirname(f.path)}  +${s.added} −${s.removed} · ${s.state === "pending" ? "pending review" : s.state}`;
-      item.tooltip = `${f.path}\n${s.hunks} pending hunk(s), +${s.added} −${s.removed}${f.base === null ? "\nCreated by the agent" : ""}`;
+      const byCommand = f.origins[f.origins.length - 1]?.by === "command";
+      if (byCommand) item.description += " · by a command";
+      item.tooltip = `${f.path}\n${s.hunks} pending hunk(s), +${s.added} −${s.removed}${f.base === null ? "\nCreated by the agent" : ""}${byCommand ? "\nChanged while the agent's turn ran, by a command it ran (or another program): seen by the turn's checkpoint" : ""}`;
       item.contextValue = `agentChange.file.${s.state}${s.state === "undone" && f.base === null && f.deletedText !== undefined ? ".restorable" : ""}`;
       item.command = { command: "agentThoughts.openChange", title: "Open Diff", arguments: [f.path] };
       item.id = f.path;

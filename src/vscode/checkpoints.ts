@@ -17,6 +17,8 @@ import { writeWholeText } from "./documents";
 import { ShadowGit, type FileChange } from "./shadowGit";
 
 export const CHECKPOINTS_KEY = "agentThoughts.checkpoints.v1";
+/** Larger files are not offered for review when a command changed them. */
+const REVIEW_TEXT_BYTES = 5 * 1024 * 1024;
 
 interface RestoreItem { file: string; folder: string; status: FileChange["status"]; userEdited: boolean }
 
@@ -39,7 +41,7 @@ export class Checkpoints implements vscode.Disposable {
     private readonly state: vscode.Memento,
     private readonly logger: Logger,
     /** Agent Changes: a restore's writes are not user edits to fold into review baselines. */
-    private readonly review: Pick<AgentChanges, "outsideWrite">,
+    private readonly review: Pick<AgentChanges, "outsideWrite" | "recordTurnChange">,
   ) {
     this.index = new CheckpointIndex(state.get<Checkpoint[]>(CHECKPOINTS_KEY, []));
     // The first snapshot of a workspace hashes every file (seconds on a large one); later ones only
@@ -114,8 +116,23 @@ export class Checkpoints implements vscode.Disposable {
     try {
       c.after = await this.snapshotAll(`after turn ${c.turnId} of ${sessionId}`);
       await this.persist();
+      await this.reviewTurnChanges(c);
     } catch (err) {
       this.logger.warn(`No end-of-turn snapshot for turn ${c.turnId}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Files the turn changed that review does not know about (commands the agent ran) become reviewable, against our snapshot. */
+  private async reviewTurnChanges(c: Checkpoint): Promise<void> {
+    for (const [folder, before] of Object.entries(c.before)) {
+      const after = c.after?.[folder];
+      if (!after || after === before) continue;
+      const repo = this.repo(folder);
+      for (const ch of await repo.diff(before, after)) {
+        const old = ch.status === "added" ? undefined : await repo.read(before, ch.path);
+        if (old && (old.length > REVIEW_TEXT_BYTES || old.subarray(0, 8000).includes(0))) continue;
+        await this.review.recordTurnChange(ch.path, old === undefined ? null : new TextDecoder().decode(old), c.sessionId, c.at);
+      }
     }
   }
 

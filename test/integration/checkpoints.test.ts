@@ -52,6 +52,10 @@ describe("checkpoints", function () {
     assert.equal(fs.readFileSync(b, "utf8"), "b1\n", "the command changed cp-b.txt");
     await x.stream("two", { sessionId: first.sessionId }).result;
     assert.deepEqual([fs.readFileSync(a, "utf8"), fs.readFileSync(b, "utf8"), fs.readFileSync(c, "utf8")], ["a2\n", "b1\n", "c2\n"]);
+    // The file the command changed is reviewable too, against the snapshot before the turn, and says how it changed.
+    const byCommand = await until(() => x._test.changes.pendingFiles().find((f) => f.path === b), "cp-b.txt (changed by a command) in Agent Changes", 20_000);
+    assert.equal(byCommand.base, "b0\n");
+    assert.equal(byCommand.origins[byCommand.origins.length - 1]?.by, "command");
     const timings = x._test.checkpoints.timings;
     log(`      checkpoint before each turn: ${timings.slice(-2).join(" ms, ")} ms (this small workspace)`);
 
