@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { ContentBlock, SessionStartInfo } from "../core/events";
+import { boundId } from "../core/ids";
 import { parseConfigOptions } from "../core/updateMapper";
 import { AgentSession, describeError, type SessionTransport } from "./agentSession";
 import { ndJsonStream } from "./ndjson";
@@ -392,7 +393,7 @@ export class AgentConnection {
         return r.configOptions;
       },
     };
-    const session = new AgentSession(`${RUN_ID}.${this.serial}:${res.sessionId}`, res.sessionId, transport, this.ports.permission, this.ports.logger);
+    const session = new AgentSession(`${RUN_ID}.${this.serial}:${boundId(res.sessionId)}`, res.sessionId, transport, this.ports.permission, this.ports.logger);
     this.sessions.set(res.sessionId, session);
     session.record({ kind: "session_start", ...this.startInfo(cwd, res) });
     const held = this.pendingUpdates.get(res.sessionId);

@@ -4,6 +4,7 @@
  * `ThoughtStream`s; the connection feeds raw wire messages in through `ingest*`.
  */
 import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody, ToolKind } from "../core/events";
+import { boundId } from "../core/ids";
 import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
 import { SessionUpdateMapper } from "../core/updateMapper";
@@ -60,7 +61,7 @@ export class AgentSession {
     private readonly logger: Logger,
     now: () => number = Date.now,
   ) {
-    this.log = new SessionLog(sessionId, now);
+    this.log = new SessionLog(sessionId, now, (err) => logger.error(`A listener of session ${sessionId} failed: ${String(err)}`));
   }
 
   get agentName(): string {
@@ -93,7 +94,7 @@ export class AgentSession {
   /** A raw `session/request_permission`, in wire order; registers it under its JSON-RPC id. */
   ingestPermissionRequest(rpcId: string, params: { toolCall?: unknown; options?: unknown }): void {
     if (this.permissions.has(rpcId)) return;
-    const requestId = `perm-${rpcId}`;
+    const requestId = `perm-${boundId(rpcId)}`;
     const events = this.mapper.permissionRequest(requestId, params.toolCall, params.options);
     const request = events.find((e) => e.kind === "permission_request");
     this.permissions.set(rpcId, {

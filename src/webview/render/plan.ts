@@ -3,6 +3,7 @@
  * current plan above the transcript while a turn runs (`PinnedPlan`, `#plan`), with progress
  * ("3 of 7 done"), status icons with text for screen readers, and priority tags.
  */
+import { truncatedNote } from "../../core/bound";
 import type { PlanEntry } from "../../core/events";
 import type { Entry, SessionView } from "../../core/viewModel";
 import { cleanInline, h, icon, setText, toggleHidden } from "../dom";
@@ -16,6 +17,11 @@ const STATUS: Record<PlanEntry["status"], { icon: string; label: string }> = {
 };
 
 const PRIORITY: Record<PlanEntry["priority"], string> = { high: "High", medium: "Med", low: "Low" };
+
+/** The marker under a plan the panel cut. */
+function cutNote(cut: string | undefined): HTMLElement | string {
+  return cut ? h("div", { class: "note truncated-note", attrs: { role: "note" } }, truncatedNote(cut)) : "";
+}
 
 function checklist(entries: readonly PlanEntry[]): HTMLElement {
   const list = h("ol", { class: "plan-list" });
@@ -49,14 +55,14 @@ export class PlanCard implements EntryComp {
 
   update(entry: Entry): void {
     if (entry.type !== "plan" || entry === this.entry) return;
-    const changed = entry.entries !== this.entry.entries;
+    const changed = entry.entries !== this.entry.entries || entry.cut !== this.entry.cut;
     this.entry = entry;
     if (changed) this.draw();
   }
 
   private draw(): void {
     setText(this.count, progress(this.entry.entries));
-    this.el.replaceChildren(h("div", { class: "plan-head" }, icon("checklist"), h("span", { class: "plan-title" }, "Plan"), this.count), checklist(this.entry.entries));
+    this.el.replaceChildren(h("div", { class: "plan-head" }, icon("checklist"), h("span", { class: "plan-title" }, "Plan"), this.count), checklist(this.entry.entries), cutNote(this.entry.cut));
   }
 
   dispose(): void {}
@@ -92,7 +98,7 @@ export class PinnedPlan {
     if (plan === this.plan) return;
     this.plan = plan;
     setText(this.count, plan ? progress(plan) : "");
-    this.body.replaceChildren(plan ? checklist(plan) : "");
+    this.body.replaceChildren(plan ? checklist(plan) : "", cutNote(session?.planCut));
   }
 
   private syncOpen(): void {
