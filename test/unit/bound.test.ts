@@ -7,6 +7,7 @@ import { boundEvent, boundValue, PLAN_ENTRIES, RAW_LIMITS, truncatedNote } from 
 import type { PlanEntry, ThoughtEvent } from "../../src/core/events";
 import { boundId, MAX_ID_CHARS } from "../../src/core/ids";
 import { stringifyDeep, stringifyJson, wellFormedJson } from "../../src/core/json";
+import { SessionUpdateMapper } from "../../src/core/updateMapper";
 import { EMPTY_STATE, findToolEntry, reduce } from "../../src/core/viewModel";
 
 function nested(depth: number): unknown {
@@ -141,6 +142,21 @@ describe("boundId", () => {
     assert.notEqual(a, b);
     assert.equal(boundId("a".repeat(600)), a);
     assert.ok(a.startsWith("a".repeat(64)));
+  });
+
+  it("the mapper gives a tool call with a 600-character id one bounded id in every event, and keeps the agent's on tool_start", () => {
+    const m = new SessionUpdateMapper();
+    const long = "x".repeat(600);
+    const [start] = m.map({ sessionUpdate: "tool_call", toolCallId: long, title: "t" });
+    assert.ok(start?.kind === "tool_start");
+    assert.ok(start.toolCallId.length <= MAX_ID_CHARS);
+    assert.equal(start.agentToolCallId, long);
+    const [update] = m.map({ sessionUpdate: "tool_call_update", toolCallId: long, status: "in_progress" });
+    assert.ok(update?.kind === "tool_update" && update.toolCallId === start.toolCallId);
+    const request = m.permissionRequest("perm-1", { toolCallId: long }, []).find((e) => e.kind === "permission_request");
+    assert.equal(request?.kind === "permission_request" && request.toolCallId, start.toolCallId);
+    const [short] = m.map({ sessionUpdate: "tool_call", toolCallId: "call_1", title: "t" });
+    assert.ok(short?.kind === "tool_start" && short.toolCallId === "call_1" && short.agentToolCallId === undefined);
   });
 
   it("makes ids with lone surrogates well-formed (they survive the trip to the webview and back)", () => {
