@@ -1,8 +1,9 @@
 // `npm run bench`: the thought panel under load, in the real VS Code host with the scripted flood
 // agent. Prints figures (no pass/fail thresholds): time to last chunk visible, postMessage count
 // per frame, agent-write → visible lag, DOM size, re-open time and webview heap for a huge session;
-// ten concurrent sessions and an hour-long session replay (test/bench/load.ts).
-// AGENT_THOUGHTS_BENCH=flood,paced,huge,concurrent,replay picks scenarios (default: all; `boot` only on request).
+// ten concurrent sessions and an hour-long session replay (test/bench/load.ts); a hostile flood of
+// huge, deeply nested tool calls and plans (long tasks, test/bench/hostile.ts).
+// AGENT_THOUGHTS_BENCH=flood,paced,huge,concurrent,replay,hostile picks scenarios (default: all; `boot` only on request).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -11,6 +12,7 @@ import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Step } from "../fixtures/agents/scenario";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
+import { hostileFlood } from "./hostile";
 import { concurrentSessions, hourReplay } from "./load";
 import { api, fmt, percentile, useScenario } from "./util";
 
@@ -165,6 +167,7 @@ export async function run(): Promise<void> {
   if (want("huge")) await hugeSession(a);
   if (want("concurrent")) await concurrentSessions(a);
   if (want("replay")) await hourReplay(a);
+  if (want("hostile")) await hostileFlood(a);
   // Separate run only: in code-server a second new webview can wait forever for its service worker.
   if (only?.includes("boot")) await emptyPanelBoot(a);
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
