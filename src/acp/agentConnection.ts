@@ -10,6 +10,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { ContentBlock, SessionStartInfo } from "../core/events";
 import { boundId } from "../core/ids";
+import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";
 import { AgentSession, describeError, type SessionTransport } from "./agentSession";
 import { ndJsonStream } from "./ndjson";
@@ -163,7 +164,7 @@ export class AgentConnection {
 
     const stream = ndJsonStream(proc.stdin!, proc.stdout!, {
       incoming: (m) => this.tap(m),
-      outgoing: (m) => logger.traceEnabled && logger.trace(`→ ${this.spec.name} ${truncate(JSON.stringify(m))}`),
+      outgoing: (m) => logger.traceEnabled && logger.trace(`→ ${this.spec.name} ${truncate(stringifyJson(m))}`),
       noise: (line, reason) => {
         logger.warn(`[${this.spec.name} stdout] ${reason}: ${truncate(line, 300)}`);
         for (const s of this.sessions.values()) {
@@ -267,13 +268,13 @@ export class AgentConnection {
   /** Sees every incoming message in wire order; maps session updates and permission requests. */
   private tap(message: AnyMessage): void {
     const { logger } = this.ports;
-    if (logger.traceEnabled) logger.trace(`← ${this.spec.name} ${truncate(JSON.stringify(message))}`);
+    if (logger.traceEnabled) logger.trace(`← ${this.spec.name} ${truncate(stringifyJson(message))}`);
     if (!("method" in message)) return;
     const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
     if (message.method === acp.methods.client.session.update) {
       if (!sessionId) {
-        logger.warn(`[${this.spec.name}] session/update without sessionId ignored: ${truncate(JSON.stringify(message), 300)}`);
+        logger.warn(`[${this.spec.name}] session/update without sessionId ignored: ${truncate(stringifyJson(message), 300)}`);
         return;
       }
       const session = this.sessions.get(sessionId);
@@ -288,7 +289,7 @@ export class AgentConnection {
 
   private holdUpdate(sessionId: string, update: unknown): void {
     if (this.pendingCount >= PENDING_UPDATE_LIMIT) {
-      this.ports.logger.warn(`[${this.spec.name}] dropping update for unknown session ${sessionId}: ${truncate(JSON.stringify(update), 300)}`);
+      this.ports.logger.warn(`[${this.spec.name}] dropping update for unknown session ${sessionId}: ${truncate(stringifyJson(update), 300)}`);
       return;
     }
     const list = this.pendingUpdates.get(sessionId) ?? [];

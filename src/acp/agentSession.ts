@@ -5,6 +5,7 @@
  */
 import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody, ToolKind } from "../core/events";
 import { boundId } from "../core/ids";
+import { stringifyJson } from "../core/json";
 import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
 import { SessionUpdateMapper } from "../core/updateMapper";
@@ -270,7 +271,7 @@ export function describeError(err: unknown): { message: string; code?: number; d
   if (err instanceof Error) {
     const e = err as Error & { code?: unknown; data?: unknown };
     const code = typeof e.code === "number" ? e.code : undefined;
-    const detail = e.data !== undefined ? (typeof e.data === "string" ? e.data : JSON.stringify(e.data)) : undefined;
+    const detail = e.data !== undefined ? (typeof e.data === "string" ? e.data : stringifyJson(e.data)) : undefined;
     return { message: e.message, ...(code !== undefined ? { code } : {}), ...(detail ? { detail } : {}) };
   }
   return { message: String(err) };
