@@ -21,7 +21,7 @@ export interface Limits {
 
 export const RAW_LIMITS: Limits = { depth: 24, string: 16_384, entries: 200, total: 64 * 1024 };
 /** Plan entries the panel shows (a checklist; each one costs layout on every plan update), and characters of each. */
-export const PLAN_ENTRIES = 100;
+export const PLAN_ENTRIES = 50;
 export const PLAN_TEXT = 2_000;
 /** A tool call's content blocks and locations the panel shows, and characters of each text block. */
 export const CONTENT_ENTRIES = 100;

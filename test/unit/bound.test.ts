@@ -105,14 +105,14 @@ describe("boundEvent", () => {
     const entries: PlanEntry[] = Array.from({ length: 50_000 }, (_, i) => ({ content: `step ${i}`, priority: "low", status: "pending" }));
     const b = boundEvent({ ...env(2), kind: "plan", entries });
     assert.equal(b.kind === "plan" && b.entries.length, PLAN_ENTRIES);
-    assert.equal(b.cuts?.entries, "49,900 more entries");
+    assert.equal(b.cuts?.entries, "49,950 more entries");
     const state = reduce(EMPTY_STATE, [{ ...env(1), kind: "turn_start", turnId: 1, prompt: [] }, b]);
     const s = state.sessions.s!;
     assert.equal(s.plan?.length, PLAN_ENTRIES);
-    assert.equal(s.planCut, "49,900 more entries");
+    assert.equal(s.planCut, "49,950 more entries");
     const card = s.turns[0]!.entries.find((x) => x.type === "plan");
-    assert.equal(card?.type === "plan" && card.cut, "49,900 more entries");
-    assert.equal(truncatedNote(s.planCut), "… truncated: 49,900 more entries; the full data is in the transcript and Export Session.");
+    assert.equal(card?.type === "plan" && card.cut, "49,950 more entries");
+    assert.equal(truncatedNote(s.planCut), "… truncated: 49,950 more entries; the full data is in the transcript and Export Session.");
   });
 
   it("the reducer records a tool call's cuts per field, and clears one when a later update fits", () => {
