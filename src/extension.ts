@@ -30,7 +30,7 @@ import { ToolOutputs } from "./vscode/toolOutputs";
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsInternalApi {
@@ -227,7 +227,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
-    _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints },
+    _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts },
   };
 }
 

@@ -9,6 +9,8 @@ import { randomBytes } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { ContentBlock, SessionStartInfo } from "../core/events";
+import { boundId } from "../core/ids";
+import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";
 import { AgentSession, describeError, type SessionTransport } from "./agentSession";
 import { ndJsonStream } from "./ndjson";
@@ -167,7 +169,7 @@ export class AgentConnection {
 
     const stream = ndJsonStream(proc.stdin!, proc.stdout!, {
       incoming: (m) => this.tap(m),
-      outgoing: (m) => logger.traceEnabled && logger.trace(`→ ${this.spec.name} ${truncate(JSON.stringify(m))}`),
+      outgoing: (m) => logger.traceEnabled && logger.trace(`→ ${this.spec.name} ${truncate(stringifyJson(m))}`),
       noise: (line, reason) => {
         logger.warn(`[${this.spec.name} stdout] ${reason}: ${truncate(line, 300)}`);
         for (const s of this.sessions.values()) {
@@ -271,13 +273,13 @@ export class AgentConnection {
   /** Sees every incoming message in wire order; maps session updates and permission requests. */
   private tap(message: AnyMessage): void {
     const { logger } = this.ports;
-    if (logger.traceEnabled) logger.trace(`← ${this.spec.name} ${truncate(JSON.stringify(message))}`);
+    if (logger.traceEnabled) logger.trace(`← ${this.spec.name} ${truncate(stringifyJson(message))}`);
     if (!("method" in message)) return;
     const params = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Record<string, unknown>;
     const sessionId = typeof params.sessionId === "string" ? params.sessionId : undefined;
     if (message.method === acp.methods.client.session.update) {
       if (!sessionId) {
-        logger.warn(`[${this.spec.name}] session/update without sessionId ignored: ${truncate(JSON.stringify(message), 300)}`);
+        logger.warn(`[${this.spec.name}] session/update without sessionId ignored: ${truncate(stringifyJson(message), 300)}`);
         return;
       }
       const session = this.sessions.get(sessionId);
@@ -292,7 +294,7 @@ export class AgentConnection {
 
   private holdUpdate(sessionId: string, update: unknown): void {
     if (this.pendingCount >= PENDING_UPDATE_LIMIT) {
-      this.ports.logger.warn(`[${this.spec.name}] dropping update for unknown session ${sessionId}: ${truncate(JSON.stringify(update), 300)}`);
+      this.ports.logger.warn(`[${this.spec.name}] dropping update for unknown session ${sessionId}: ${truncate(stringifyJson(update), 300)}`);
       return;
     }
     const list = this.pendingUpdates.get(sessionId) ?? [];
@@ -401,7 +403,7 @@ export class AgentConnection {
         return r.configOptions;
       },
     };
-    const session = new AgentSession(`${RUN_ID}.${this.serial}:${res.sessionId}`, res.sessionId, transport, this.ports.permission, this.ports.logger, Date.now, this.ports.guard);
+    const session = new AgentSession(`${RUN_ID}.${this.serial}:${boundId(res.sessionId)}`, res.sessionId, transport, this.ports.permission, this.ports.logger, Date.now, this.ports.guard);
     this.sessions.set(res.sessionId, session);
     session.record({ kind: "session_start", ...this.startInfo(cwd, res) });
     const held = this.pendingUpdates.get(res.sessionId);

@@ -4,6 +4,7 @@
  * `ThoughtStream`s; the connection feeds raw wire messages in through `ingest*`.
  */
 import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody, ToolCallFields, ToolKind } from "../core/events";
+import { stringifyJson } from "../core/json";
 import { pathsOf, textsOf } from "../core/permissionPolicy";
 import { matchesApprovedEdit, type ApprovedEdit } from "../core/protectedPaths";
 import { SessionLog } from "../core/sessionLog";
@@ -82,7 +83,7 @@ export class AgentSession {
     /** Decides which requests touch files that configure tools (always asked). */
     private readonly guard?: GuardPort,
   ) {
-    this.log = new SessionLog(sessionId, now);
+    this.log = new SessionLog(sessionId, now, (err) => logger.error(`A listener of session ${sessionId} failed: ${String(err)}`));
   }
 
   get agentName(): string {
@@ -394,7 +395,7 @@ export function describeError(err: unknown): { message: string; code?: number; d
   if (err instanceof Error) {
     const e = err as Error & { code?: unknown; data?: unknown };
     const code = typeof e.code === "number" ? e.code : undefined;
-    const detail = e.data !== undefined ? (typeof e.data === "string" ? e.data : JSON.stringify(e.data)) : undefined;
+    const detail = e.data !== undefined ? (typeof e.data === "string" ? e.data : stringifyJson(e.data)) : undefined;
     return { message: e.message, ...(code !== undefined ? { code } : {}), ...(detail ? { detail } : {}) };
   }
   return { message: String(err) };

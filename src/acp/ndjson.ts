@@ -7,6 +7,7 @@
 import { StringDecoder } from "node:string_decoder";
 import type { Readable, Writable } from "node:stream";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
+import { wellFormedJson } from "../core/json";
 
 export interface NdJsonHooks {
   /** Every parsed message from the agent, in wire order, before the SDK sees it. */
@@ -45,7 +46,8 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
         if (!trimmed) return;
         let parsed: unknown;
         try {
-          parsed = JSON.parse(trimmed);
+          // Lone surrogate escapes ("\ud800") become U+FFFD here, once, for every reader after us.
+          parsed = wellFormedJson(JSON.parse(trimmed), trimmed);
         } catch {
           hooks.noise(trimmed, "not JSON");
           return;

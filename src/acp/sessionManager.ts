@@ -3,6 +3,7 @@
  * its session for later prompts, restarts it after it died, and hands out `ThoughtStream`s
  * synchronously (eager start) even while the agent is still starting.
  */
+import { Emitter } from "../core/emitter";
 import type { ContentBlock, ThoughtEvent } from "../core/events";
 import { ThoughtStream, TurnError, TurnFeed } from "../core/thoughtStream";
 import { AgentConnection, AgentError, userMessage, type AgentSpec, type ConnectOptions } from "./agentConnection";
@@ -22,7 +23,8 @@ export interface AgentStatus { starting?: string; error?: string; errorAgent?: s
 
 export class SessionManager {
   private readonly starting = new Map<string, Promise<Running>>();
-  private readonly eventListeners = new Set<(e: ThoughtEvent) => void>();
+  /** Every session's events, to the panel, the transcript writer, the API…: one throwing listener stops none of the others. */
+  private readonly events: Emitter<ThoughtEvent>;
   private readonly sessionListeners = new Set<(s: AgentSession) => void>();
   private readonly statusListeners = new Set<(status: AgentStatus) => void>();
   private readonly deathListeners = new Set<(err: AgentError) => void>();
@@ -31,7 +33,9 @@ export class SessionManager {
   private readonly connections = new Set<AgentConnection>();
   private disposed = false;
 
-  constructor(private readonly ports: ClientPorts, private readonly options: SessionManagerOptions) {}
+  constructor(private readonly ports: ClientPorts, private readonly options: SessionManagerOptions) {
+    this.events = new Emitter<ThoughtEvent>((err) => ports.logger.error(`An event listener failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`));
+  }
 
   /** The session used most recently (for commands such as cancel). */
   get currentSession(): AgentSession | undefined {
@@ -43,8 +47,7 @@ export class SessionManager {
   }
 
   onEvent(listener: (e: ThoughtEvent) => void): { dispose(): void } {
-    this.eventListeners.add(listener);
-    return { dispose: () => { this.eventListeners.delete(listener); } };
+    return this.events.event(listener);
   }
 
   sessionById(sessionId: string): AgentSession | undefined {
@@ -143,9 +146,9 @@ export class SessionManager {
   private async newSession(connection: AgentConnection): Promise<Running> {
     const session = await connection.newSession(connection.spec.cwd);
     this.allSessions.push(session);
-    session.log.subscribe((e) => { for (const l of this.eventListeners) l(e); });
+    session.log.subscribe((e) => this.events.fire(e));
     // Replay what was recorded before anyone could subscribe (session_start, early updates).
-    for (const e of session.log.all()) for (const l of this.eventListeners) l(e);
+    for (const e of session.log.all()) this.events.fire(e);
     for (const l of this.sessionListeners) l(session);
     return { connection, session };
   }

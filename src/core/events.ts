@@ -91,8 +91,11 @@ export type ThoughtEventBody =
   | { kind: "user_message"; text: string; content: ContentBlock; messageId?: string }
   | { kind: "thought"; text: string; content: ContentBlock; messageId?: string }
   | { kind: "message"; text: string; content: ContentBlock; messageId?: string }
-  /** First sight of a tool call; `announced` is false when the agent never sent `tool_call` for it. */
-  | ({ kind: "tool_start"; toolCallId: string; announced: boolean; title: string } & Omit<ToolCallFields, "title">)
+  /**
+   * First sight of a tool call; `announced` is false when the agent never sent `tool_call` for it.
+   * `toolCallId` is bounded (`boundId`); `agentToolCallId` is the agent's own id when that was longer.
+   */
+  | ({ kind: "tool_start"; toolCallId: string; agentToolCallId?: string; announced: boolean; title: string } & Omit<ToolCallFields, "title">)
   /** Changed fields only; `content` and `locations` replace the previous lists (ACP semantics). */
   | ({ kind: "tool_update"; toolCallId: string } & ToolCallFields)
   | { kind: "tool_done"; toolCallId: string; outcome: ToolOutcome; rawOutput?: unknown }
@@ -127,7 +130,12 @@ export interface EventEnvelope {
   sessionId: string;
   /** The turn this event belongs to, when one was running. */
   turnId?: number;
+  /** Only on what the panel gets (`boundEvent`): which fields were cut, and what of them; the log keeps the whole event. */
+  cuts?: Cuts;
 }
+
+/** Field name → what was cut of it ("48,213 more entries"). */
+export type Cuts = Partial<Record<"title" | "rawInput" | "rawOutput" | "content" | "locations" | "entries" | "options" | "raw" | "usage", string>>;
 
 export type ThoughtEvent = EventEnvelope & ThoughtEventBody;
 
@@ -158,7 +166,7 @@ export function describeEvent(e: ThoughtEvent): string {
     case "tool_start": return `${head} ${e.toolCallId} ${e.toolKind ?? "other"} ${JSON.stringify(e.title)}${e.announced ? "" : " (unannounced)"}`;
     case "tool_update": return `${head} ${e.toolCallId}${e.status ? ` status=${e.status}` : ""}${e.title ? ` ${JSON.stringify(e.title)}` : ""}`;
     case "tool_done": return `${head} ${e.toolCallId} ${e.outcome}`;
-    case "plan": return `${head} ${e.entries.map((p) => `[${p.status === "completed" ? "x" : p.status === "in_progress" ? "~" : " "}] ${p.content}`).join("; ")}`;
+    case "plan": return `${head} ${e.entries.slice(0, 50).map((p) => `[${p.status === "completed" ? "x" : p.status === "in_progress" ? "~" : " "}] ${p.content.slice(0, 200)}`).join("; ")}${e.entries.length > 50 ? ` (+${e.entries.length - 50} more)` : ""}`;
     case "usage": return `${head} ${e.used}/${e.size}${e.cost ? ` ${e.cost.amount} ${e.cost.currency}` : ""}`;
     case "session_info": return `${head} title=${JSON.stringify(e.title ?? null)}`;
     case "mode": return `${head} ${e.currentModeId}`;

@@ -5,6 +5,7 @@
  * AG-UI events. Pure functions: same events in, same text out (golden-file tested).
  */
 import { contentText, type ThoughtEvent } from "./events";
+import { stringifyJson } from "./json";
 
 export type ExportFormat = "markdown" | "thought-events" | "cli-deltas" | "ag-ui";
 
@@ -25,7 +26,7 @@ export function exportSession(format: ExportFormat, events: readonly ThoughtEven
 }
 
 function jsonl(records: readonly unknown[]): string {
-  return records.map((r) => JSON.stringify(r)).join("\n") + (records.length ? "\n" : "");
+  return records.map((r) => stringifyJson(r)).join("\n") + (records.length ? "\n" : "");
 }
 
 /** Reads our own JSON Lines back (the lossless format). */
@@ -167,15 +168,15 @@ export function toAgUi(events: readonly ThoughtEvent[]): Record<string, unknown>
       case "tool_start":
         endMessage();
         out.push({ type: "TOOL_CALL_START", toolCallId: e.toolCallId, toolCallName: e.title, ...at });
-        if (e.rawInput !== undefined) out.push({ type: "TOOL_CALL_ARGS", toolCallId: e.toolCallId, delta: JSON.stringify(e.rawInput), ...at });
+        if (e.rawInput !== undefined) out.push({ type: "TOOL_CALL_ARGS", toolCallId: e.toolCallId, delta: stringifyJson(e.rawInput), ...at });
         break;
       case "tool_update":
-        if (e.rawInput !== undefined) out.push({ type: "TOOL_CALL_ARGS", toolCallId: e.toolCallId, delta: JSON.stringify(e.rawInput), ...at });
+        if (e.rawInput !== undefined) out.push({ type: "TOOL_CALL_ARGS", toolCallId: e.toolCallId, delta: stringifyJson(e.rawInput), ...at });
         break;
       case "tool_done":
         endMessage();
         out.push({ type: "TOOL_CALL_END", toolCallId: e.toolCallId, ...at });
-        out.push({ type: "TOOL_CALL_RESULT", messageId: `${e.sessionId}:r${e.seq}`, toolCallId: e.toolCallId, content: JSON.stringify(e.rawOutput ?? e.outcome), role: "tool", ...at });
+        out.push({ type: "TOOL_CALL_RESULT", messageId: `${e.sessionId}:r${e.seq}`, toolCallId: e.toolCallId, content: stringifyJson(e.rawOutput ?? e.outcome), role: "tool", ...at });
         break;
       case "plan":
         for (const p of e.entries) {

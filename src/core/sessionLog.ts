@@ -3,22 +3,27 @@
  * time and turn, keeps it, and tells listeners synchronously, in order. It is the single source
  * every reader (panel, API streams, exports) replays from.
  */
+import { Emitter, type Disposable } from "./emitter";
 import type { ThoughtEvent, ThoughtEventBody } from "./events";
 
 export type LogListener = (event: ThoughtEvent) => void;
 
-export interface Disposable { dispose(): void }
+export type { Disposable };
 
 export class SessionLog {
   private readonly events: ThoughtEvent[] = [];
-  private readonly listeners = new Set<LogListener>();
+  /** A faulty reader must not stop the others or the writer: each listener's error is caught and reported. */
+  private readonly listeners: Emitter<ThoughtEvent>;
   private currentTurn: number | undefined;
 
   constructor(
     /** Our key for the session; replaced by the agent's id once `session/new` answers. */
     public sessionId: string,
     private readonly now: () => number = Date.now,
-  ) {}
+    onListenerError?: (err: unknown) => void,
+  ) {
+    this.listeners = new Emitter<ThoughtEvent>(onListenerError);
+  }
 
   get length(): number {
     return this.events.length;
@@ -40,14 +45,7 @@ export class SessionLog {
       this.events.push(event);
       if (body.kind === "turn_end") this.currentTurn = undefined;
       out.push(event);
-      for (const l of this.listeners) {
-        try {
-          l(event);
-        } catch (err) {
-          // A faulty reader must not stop the others or the writer.
-          queueMicrotask(() => { throw err; });
-        }
-      }
+      this.listeners.fire(event);
     }
     return out;
   }
@@ -67,7 +65,6 @@ export class SessionLog {
   }
 
   subscribe(listener: LogListener): Disposable {
-    this.listeners.add(listener);
-    return { dispose: () => { this.listeners.delete(listener); } };
+    return this.listeners.event(listener);
   }
 }

@@ -13,6 +13,8 @@ import type {
   AvailableCommand, ConfigOption, ContentBlock, PermissionOption, PlanEntry, TerminalMeta, ThoughtEventBody,
   ToolCallFields, ToolContent, ToolKind, ToolLocation, ToolStatus,
 } from "./events";
+import { boundId } from "./ids";
+import { stringifyJson } from "./json";
 
 const TOOL_KINDS: readonly ToolKind[] = ["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"];
 const TOOL_STATUSES: readonly ToolStatus[] = ["pending", "in_progress", "completed", "failed"];
@@ -63,6 +65,11 @@ const zToolFields = z.object({
   _meta: z.record(z.string(), z.unknown()).nullish(),
 });
 type RawToolFields = z.infer<typeof zToolFields>;
+
+/** The start of a value's JSON, for a problem report (any depth, any size). */
+function preview(v: unknown, max = 200): string {
+  return (stringifyJson(v) ?? String(v)).slice(0, max);
+}
 
 function problem(error: z.ZodError): string {
   return error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
@@ -137,7 +144,7 @@ function parseToolFields(raw: RawToolFields): Parsed {
     for (const entry of raw.content) {
       const c = parseToolContent(entry);
       if (c) fields.content.push(c);
-      else problems.push(`unrecognised tool content ${JSON.stringify(entry).slice(0, 200)}`);
+      else problems.push(`unrecognised tool content ${preview(entry)}`);
     }
   }
   if (raw.locations != null) {
@@ -145,7 +152,7 @@ function parseToolFields(raw: RawToolFields): Parsed {
     for (const l of raw.locations) {
       const r = zLocation.safeParse(l);
       if (r.success) fields.locations.push(r.data.line != null ? { path: r.data.path, line: r.data.line } : { path: r.data.path } satisfies ToolLocation);
-      else problems.push(`unrecognised location ${JSON.stringify(l).slice(0, 200)}`);
+      else problems.push(`unrecognised location ${preview(l)}`);
     }
   }
   if (raw.rawInput !== undefined) fields.rawInput = raw.rawInput;
@@ -284,14 +291,14 @@ export class SessionUpdateMapper {
     for (const o of opts.success ? opts.data : []) {
       const r = zPermissionOption.safeParse(o);
       if (r.success) parsedOptions.push(r.data);
-      else out.push({ kind: "unknown", what: "session/request_permission", reason: `unrecognised permission option ${JSON.stringify(o).slice(0, 200)}`, raw: o });
+      else out.push({ kind: "unknown", what: "session/request_permission", reason: `unrecognised permission option ${preview(o)}`, raw: o });
     }
-    const toolCallId = tc.success ? tc.data.toolCallId : `permission-${requestId}`;
+    const toolCallId = tc.success ? boundId(tc.data.toolCallId) : `permission-${requestId}`;
     let fields: ToolCallFields = {};
     if (tc.success) {
       const parsed = parseToolFields(tc.data);
       fields = parsed.fields;
-      if (!this.tools.has(toolCallId)) out.push(...this.start(toolCallId, false, fields));
+      if (!this.tools.has(toolCallId)) out.push(...this.start(toolCallId, false, fields, tc.data.toolCallId));
       else if (Object.keys(fields).length) out.push({ kind: "tool_update", toolCallId, ...fields });
     } else {
       out.push({ kind: "unknown", what: "session/request_permission", reason: `toolCall: ${problem(tc.error)}`, raw: toolCall });
@@ -315,12 +322,12 @@ export class SessionUpdateMapper {
 
   private tool(raw: RawToolFields, announced: boolean, update: unknown): ThoughtEventBody[] {
     const { fields, problems } = parseToolFields(raw);
-    const id = raw.toolCallId;
+    const id = boundId(raw.toolCallId);
     const out: ThoughtEventBody[] = [];
     const known = this.tools.get(id);
     if (!known || (announced && known.done)) {
       // A fresh tool_call, an update for an id never announced, or a duplicate id after completion: a new card.
-      out.push(...this.start(id, announced, fields));
+      out.push(...this.start(id, announced, fields, raw.toolCallId));
     } else {
       if (announced) problems.push("duplicate tool_call for an open tool call id; treated as an update");
       out.push({ kind: "tool_update", toolCallId: id, ...fields });
@@ -331,11 +338,15 @@ export class SessionUpdateMapper {
     return out;
   }
 
-  private start(id: string, announced: boolean, fields: ToolCallFields): ThoughtEventBody[] {
+  /** `id` is the bounded id every event carries; `wireId` the agent's own (kept on `tool_start` when longer). */
+  private start(id: string, announced: boolean, fields: ToolCallFields, wireId: string): ThoughtEventBody[] {
     const state: ToolState = { status: fields.status ?? "pending", done: false };
     this.tools.set(id, state);
     const { title, ...rest } = fields;
-    const out: ThoughtEventBody[] = [{ kind: "tool_start", toolCallId: id, announced, title: title ?? (announced ? "Tool call" : `Tool call ${id}`), ...rest }];
+    const out: ThoughtEventBody[] = [{
+      kind: "tool_start", toolCallId: id, ...(wireId !== id ? { agentToolCallId: wireId } : {}), announced,
+      title: title ?? (announced ? "Tool call" : `Tool call ${id}`), ...rest,
+    }];
     out.push(...this.finish(id, state, fields.rawOutput));
     return out;
   }
@@ -354,7 +365,7 @@ export function parseConfigOptions(raw: readonly unknown[]): { options: ConfigOp
   for (const o of raw) {
     const r = zConfigOption.safeParse(o);
     if (!r.success) {
-      problems.push(`config option ${JSON.stringify(o).slice(0, 120)}: ${problem(r.error)}`);
+      problems.push(`config option ${preview(o, 120)}: ${problem(r.error)}`);
       continue;
     }
     const d = r.data;

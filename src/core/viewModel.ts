@@ -9,7 +9,7 @@
  * is what lets the renderer skip them.
  */
 import type {
-  AvailableCommand, ConfigOption, PermissionOption, PermissionOutcome, PlanEntry, SessionMode, StopReason, TerminalMeta, ThoughtEvent,
+  AvailableCommand, ConfigOption, Cuts, PermissionOption, PermissionOutcome, PlanEntry, SessionMode, StopReason, TerminalMeta, ThoughtEvent,
   ToolContent, ToolKind, ToolLocation,
 } from "./events";
 
@@ -32,6 +32,8 @@ export interface ToolEntry {
   terminalOutput?: string;
   terminalExit?: { exitCode?: number | null; signal?: string | null };
   permission?: { requestId: string; options: PermissionOption[]; outcome?: PermissionOutcome; by?: "user" | "policy" | "cancel"; guard?: string };
+  /** What the panel cut of this call's fields (see `boundEvent`); the transcript has all of it. */
+  cuts?: Cuts;
   startedAt: number;
   endedAt?: number;
 }
@@ -41,7 +43,8 @@ export type Entry =
   | { type: "thought"; id: string; text: string; startedAt: number; endedAt?: number }
   | { type: "message"; id: string; text: string; messageId?: string; at: number }
   | ToolEntry
-  | { type: "plan"; id: string; entries: PlanEntry[]; at: number }
+  /** `cut`: what of the plan the panel does not show (see `boundEvent`). */
+  | { type: "plan"; id: string; entries: PlanEntry[]; cut?: string; at: number }
   | { type: "notice"; id: string; severity: string; title: string; description?: string; action?: "restartAgent"; at: number }
   | { type: "error"; id: string; message: string; detail?: string; fatal: boolean; at: number }
   | { type: "unknown"; id: string; what: string; reason: string; at: number };
@@ -74,6 +77,8 @@ export interface SessionView {
   usage?: { used: number; size: number; cost?: { amount: number; currency: string } };
   /** The current plan (pinned in the panel). */
   plan?: PlanEntry[];
+  /** What of the current plan the panel does not show. */
+  planCut?: string;
   /** Notices and errors outside any turn, newest last. */
   banners: Entry[];
   turns: TurnView[];
@@ -243,6 +248,25 @@ function tool(d: Draft, v: SessionView, toolCallId: string): ToolEntry | undefin
   return c;
 }
 
+type ToolCutField = "title" | "rawInput" | "rawOutput" | "content" | "locations";
+const TOOL_CUT_FIELDS: readonly ToolCutField[] = ["title", "rawInput", "rawOutput", "content", "locations"];
+
+/** For each field the event sets, records what was cut of it (or that nothing was, any more). */
+function setCuts(c: ToolEntry, e: { cuts?: Cuts } & Partial<Record<ToolCutField, unknown>>, fields: readonly ToolCutField[]): void {
+  let cuts: Cuts | undefined = c.cuts;
+  for (const f of fields) {
+    if (e[f] === undefined) continue;
+    const cut = e.cuts?.[f];
+    if (cut === cuts?.[f]) continue;
+    cuts = { ...cuts };
+    if (cut) cuts[f] = cut;
+    else delete cuts[f];
+  }
+  if (cuts === c.cuts) return;
+  if (cuts && Object.keys(cuts).length > 0) c.cuts = cuts;
+  else delete c.cuts;
+}
+
 const isFinal = (s: ToolViewStatus): boolean => s === "completed" || s === "failed" || s === "rejected" || s === "canceled";
 
 function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
@@ -306,6 +330,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
         status: e.status ?? "pending", announced: e.announced, content: e.content ?? [], locations: e.locations ?? [], startedAt: e.at,
         ...(e.rawInput !== undefined ? { rawInput: e.rawInput } : {}), ...(e.rawOutput !== undefined ? { rawOutput: e.rawOutput } : {}),
       };
+      setCuts(entry, e, TOOL_CUT_FIELDS);
       applyTerminal(entry, e.terminal);
       if (!t) {
         // A tool call outside a turn (late update): show it as its own pseudo-turn-less banner.
@@ -329,6 +354,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       if (e.locations !== undefined) c.locations = e.locations;
       if (e.rawInput !== undefined) c.rawInput = e.rawInput;
       if (e.rawOutput !== undefined) c.rawOutput = e.rawOutput;
+      setCuts(c, e, TOOL_CUT_FIELDS);
       applyTerminal(c, e.terminal);
       return;
     }
@@ -338,10 +364,14 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       if (!(c.status === "rejected" && e.outcome !== "completed")) c.status = e.outcome;
       c.endedAt = e.at;
       if (e.rawOutput !== undefined) c.rawOutput = e.rawOutput;
+      setCuts(c, e, ["rawOutput"]);
       return;
     }
     case "plan": {
       v.plan = e.entries;
+      const cut = e.cuts?.entries;
+      if (cut) v.planCut = cut;
+      else delete v.planCut;
       const t = turn(d, v, e.turnId);
       if (!t) return;
       // One plan card per turn, updated in place.
@@ -349,10 +379,12 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       if (idx >= 0) {
         const c = d.own(t.entries[idx] as Extract<Entry, { type: "plan" }>);
         c.entries = e.entries;
+        if (cut) c.cut = cut;
+        else delete c.cut;
         c.at = e.at;
         t.entries[idx] = c;
       } else {
-        pushEntry(d, v, t, { type: "plan", id: `e${e.seq}`, entries: e.entries, at: e.at }, e.at);
+        pushEntry(d, v, t, { type: "plan", id: `e${e.seq}`, entries: e.entries, ...(cut ? { cut } : {}), at: e.at }, e.at);
       }
       return;
     }

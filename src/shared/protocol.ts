@@ -42,7 +42,10 @@ export type HostMessage =
   /** Reveal an entry (e.g. "why this change?" from a diff). */
   | { type: "reveal"; sessionId: string; entryId?: string; toolCallId?: string };
 
+/** Our keys (session keys, permission request ids, tool call ids): `boundId` keeps agent-chosen ones far below this. */
 const id = z.string().min(1).max(500);
+/** Values the agent chose and gets back verbatim (permission option, mode, config option ids): bounded, but generously. */
+const wireId = z.string().min(1).max(65_536);
 
 export const webviewMessageSchema = z.discriminatedUnion("type", [
   /** The webview is loaded (or reloaded) and wants a snapshot. */
@@ -54,7 +57,7 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   /** Cancel the running turn of a session. */
   z.object({ type: z.literal("cancelTurn"), sessionId: id }),
   /** Answer a permission request with one of the agent's options, or cancel it (`optionId` null). */
-  z.object({ type: z.literal("resolvePermission"), sessionId: id, requestId: id, optionId: id.nullable() }),
+  z.object({ type: z.literal("resolvePermission"), sessionId: id, requestId: id, optionId: wireId.nullable() }),
   /** Open a file (at a 1-based line) in an editor. */
   z.object({ type: z.literal("openLocation"), path: z.string().min(1).max(4096), line: z.number().int().positive().optional() }),
   /** Open the diff of a tool call's diff content (index into its content list). */
@@ -72,9 +75,9 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   /** Pick the default agent. */
   z.object({ type: z.literal("selectAgent"), name: id.optional() }),
   /** Switch the session's mode. */
-  z.object({ type: z.literal("setMode"), sessionId: id, modeId: id }),
+  z.object({ type: z.literal("setMode"), sessionId: id, modeId: wireId }),
   /** Change a session config option (model, thought level…). */
-  z.object({ type: z.literal("setConfigOption"), sessionId: id, configId: id, value: z.union([z.string().max(500), z.boolean()]) }),
+  z.object({ type: z.literal("setConfigOption"), sessionId: id, configId: wireId, value: z.union([z.string().max(65_536), z.boolean()]) }),
   /** Stop an agent and start a fresh session with it (the banner of a crashed agent). */
   z.object({ type: z.literal("restartAgent"), agentName: id }),
   /** Show the extension's log (Agent Thoughts: Show Log). */

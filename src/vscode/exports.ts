@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import type { SessionManager } from "../acp/sessionManager";
 import type { EventOf, ThoughtEvent } from "../core/events";
 import { EXPORT_FORMATS, exportSession } from "../core/exporters";
+import { stringifyJson } from "../core/json";
 import type { ChannelLogger } from "./logger";
 
 export function registerExport(manager: SessionManager, activeSessionId: () => string | undefined): vscode.Disposable {
@@ -82,7 +83,7 @@ export class TraceFile implements vscode.Disposable {
   }
 
   write(e: ThoughtEvent): void {
-    this.stream?.write(JSON.stringify(e) + "\n");
+    this.stream?.write(stringifyJson(e) + "\n");
   }
 
   /** Resolves when everything written so far is on disk. */

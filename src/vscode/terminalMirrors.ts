@@ -15,6 +15,7 @@ import * as vscode from "vscode";
 import type { TerminalListener } from "../acp/nodeTerminals";
 import type { TerminalExit } from "../acp/ports";
 import type { ThoughtEvent } from "../core/events";
+import { stringifyJson } from "../core/json";
 import type { ToolEntry } from "../core/viewModel";
 import { plainText } from "../core/plainText";
 
@@ -550,5 +551,9 @@ function rawOutputText(raw: unknown): string {
   if (typeof raw === "string") return raw;
   const r = raw as { output?: unknown; stdout?: unknown; formatted_output?: unknown; aggregated_output?: unknown };
   for (const v of [r.formatted_output, r.aggregated_output, r.output, r.stdout]) if (typeof v === "string") return v;
-  return JSON.stringify(raw, null, 2);
+  try {
+    return JSON.stringify(raw, null, 2);
+  } catch {
+    return stringifyJson(raw); // nested too deep to indent
+  }
 }

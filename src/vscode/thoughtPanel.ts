@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentStatus, SessionManager } from "../acp/sessionManager";
+import { boundEvent } from "../core/bound";
 import type { ThoughtEvent } from "../core/events";
 import { EMPTY_STATE, findToolEntry, markRestored, reduce, type ToolEntry, type ViewState } from "../core/viewModel";
 import { parseWebviewMessage, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
@@ -21,6 +22,11 @@ import type { Checkpoints } from "./checkpoints";
 
 /** One frame: the longest a chunk waits before it is posted. */
 const FRAME_MS = 16;
+/** After a post fails, a fresh snapshot follows after 100, 200, 400… ms, at most this many times in a row. */
+const POST_RETRIES = 6;
+const POST_RETRY_MS = 100;
+
+const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
 
 interface View {
   webview: vscode.Webview;
@@ -28,6 +34,9 @@ interface View {
   /** False until the webview says `ready`; patches go only to ready views. */
   ready: boolean;
   visible: () => boolean;
+  /** Failed posts since the last delivered snapshot, and the pending re-sync. */
+  failures: number;
+  resync?: NodeJS.Timeout;
 }
 
 /** Merges runs of text chunks (same session, turn, kind, message) into one event. */
@@ -63,8 +72,14 @@ export class ThoughtPanelController implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private editorPanel: vscode.WebviewPanel | undefined;
   private pendingReveal: { sessionId: string; toolCallId: string; at: number } | undefined;
+  /**
+   * TEST ONLY — faults the integration tests inject, honoured only when AGENT_THOUGHTS_TEST_MODE is
+   * set (by test/host/runTests.mjs): the panel's event listener throws for the next
+   * `throwingEvents` events, and the next `failingPosts` posts fail without being sent.
+   */
+  readonly testFaults = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
-  readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0 };
+  readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0 };
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -101,6 +116,10 @@ export class ThoughtPanelController implements vscode.Disposable {
   }
 
   private onEvent(e: ThoughtEvent): void {
+    if (TEST_MODE && this.testFaults.throwingEvents > 0) {
+      this.testFaults.throwingEvents--;
+      throw new Error(`test fault: the panel's listener throws on event #${e.seq}`);
+    }
     this.stats.eventsIn++;
     this.pending.push(e);
     this.timer ??= setTimeout(() => this.flush(), FRAME_MS);
@@ -111,7 +130,9 @@ export class ThoughtPanelController implements vscode.Disposable {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.length === 0) return;
-    const events = coalesce(this.pending);
+    // The panel gets bounded events (huge or deeply nested raw data, plans, lists are cut with a
+    // marker); the session log, the transcript and exports keep the whole ones.
+    const events = coalesce(this.pending).map(boundEvent);
     this.pending = [];
     const from = this.state.version;
     this.state = reduce(this.state, events);
@@ -142,16 +163,56 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   private post(v: View, msg: HostMessage): void {
     this.stats.posts++;
-    v.webview.postMessage(msg).then((delivered) => {
-      // An undelivered message leaves a gap; the view asks for a snapshot when it is back.
-      if (!delivered) v.ready = false;
-    }, () => { v.ready = false; });
+    const failed = (reason: string): void => this.postFailed(v, msg, reason);
+    if (TEST_MODE && this.testFaults.failingPosts > 0) {
+      this.testFaults.failingPosts--;
+      queueMicrotask(() => failed("test fault"));
+      return;
+    }
+    let sent: Thenable<boolean>;
+    try {
+      sent = v.webview.postMessage(msg);
+    } catch (err) {
+      failed(err instanceof Error ? err.message : String(err));
+      return;
+    }
+    sent.then((delivered) => {
+      if (!delivered) failed("not delivered");
+      else if (msg.type === "snapshot") v.failures = 0;
+    }, (err: unknown) => failed(err instanceof Error ? err.message : String(err)));
+  }
+
+  /**
+   * A message that did not reach the webview leaves it behind (and, unnoticed, stuck at an old
+   * version): stop patching it and send a fresh snapshot shortly, with growing pauses, a bounded
+   * number of times in a row. A view that went away is left alone (a new one says `ready`).
+   */
+  private postFailed(v: View, msg: HostMessage, reason: string): void {
+    this.stats.failedPosts++;
+    v.ready = false;
+    if (!this.views.has(v) || v.resync) return;
+    if (v.failures >= POST_RETRIES) {
+      if (v.failures === POST_RETRIES) this.logger.warn(`The ${v.kind} panel did not take ${POST_RETRIES} snapshots in a row (last: ${reason}); it re-syncs when it reloads.`);
+      v.failures++;
+      return;
+    }
+    this.logger.warn(`A ${msg.type} for the ${v.kind} panel was not delivered (${reason}); sending a fresh snapshot.`);
+    const delay = POST_RETRY_MS * 2 ** v.failures;
+    v.failures++;
+    v.resync = setTimeout(() => {
+      v.resync = undefined;
+      if (!this.views.has(v) || v.ready) return;
+      this.stats.resyncs++;
+      this.snapshot(v);
+    }, delay);
   }
 
   private snapshot(v: View): void {
     this.flush();
     this.stats.snapshots++;
     this.stats.lastReadyAt = Date.now();
+    clearTimeout(v.resync);
+    v.resync = undefined;
     v.ready = true;
     const started = Date.now();
     this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() });
@@ -166,11 +227,11 @@ export class ThoughtPanelController implements vscode.Disposable {
   attach(webview: vscode.Webview, kind: View["kind"], visible: () => boolean, lifetime: vscode.Disposable[]): void {
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")] };
     webview.html = this.html(webview, kind);
-    const view: View = { webview, kind, ready: false, visible };
+    const view: View = { webview, kind, ready: false, visible, failures: 0 };
     this.views.add(view);
     lifetime.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(view, raw)),
-      { dispose: () => { this.views.delete(view); } },
+      { dispose: () => { this.views.delete(view); clearTimeout(view.resync); } },
     );
   }
 
@@ -212,7 +273,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     for (const events of sessions) {
       const id = events[0]?.sessionId;
       if (!id || this.state.sessions[id]) continue;
-      this.state = reduce(this.state, events);
+      this.state = reduce(this.state, events.map(boundEvent));
       ids.push(id);
     }
     if (ids.length === 0) return;
@@ -389,6 +450,7 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    for (const v of this.views) clearTimeout(v.resync);
     for (const d of this.disposables) d.dispose();
     this.editorPanel?.dispose();
   }

@@ -4,10 +4,12 @@
  * sessions. On start the most recent ones are read back into the panel (as ended sessions), and
  * Show Sessions lists them beside the live ones.
  */
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as vscode from "vscode";
 import type { ThoughtEvent } from "../core/events";
+import { stringifyJson } from "../core/json";
 import type { ChannelLogger } from "./logger";
 
 /** How many past sessions come back into the panel on start. */
@@ -17,7 +19,8 @@ const KEEP_SESSIONS = 200;
 const OPEN_STREAMS = 8;
 const FLUSH_MS = 200;
 
-export interface TranscriptInfo { sessionId: string; file: string; modified: number; title?: string; agentName?: string; events?: number }
+/** A saved transcript (its session id is in its events, not its name). */
+export interface TranscriptInfo { file: string; modified: number }
 
 export class TranscriptStore implements vscode.Disposable {
   private readonly streams = new Map<string, fs.WriteStream>();
@@ -30,8 +33,12 @@ export class TranscriptStore implements vscode.Disposable {
     if (this.dir) fs.mkdirSync(this.dir, { recursive: true });
   }
 
-  private fileOf(sessionId: string): string | undefined {
-    return this.dir ? path.join(this.dir, `${sessionId.replace(/[^\w.-]+/g, "_")}.jsonl`) : undefined;
+  /**
+   * The file of a session's transcript, named by a hash of our session key: nothing the agent
+   * chose reaches the file system (no name too long, no two sessions sharing a file).
+   */
+  fileOf(sessionId: string): string | undefined {
+    return this.dir ? path.join(this.dir, `${createHash("sha256").update(sessionId).digest("hex").slice(0, 32)}.jsonl`) : undefined;
   }
 
   /**
@@ -40,9 +47,11 @@ export class TranscriptStore implements vscode.Disposable {
    */
   write(e: ThoughtEvent): void {
     if (!this.dir) return;
+    // Any depth: a value nested 10,000 deep is saved whole (JSON.stringify would throw).
+    const line = stringifyJson(e);
     const lines = this.pending.get(e.sessionId);
-    if (lines) lines.push(JSON.stringify(e));
-    else this.pending.set(e.sessionId, [JSON.stringify(e)]);
+    if (lines) lines.push(line);
+    else this.pending.set(e.sessionId, [line]);
     this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 
@@ -75,7 +84,7 @@ export class TranscriptStore implements vscode.Disposable {
     for (const name of fs.readdirSync(this.dir)) {
       if (!name.endsWith(".jsonl")) continue;
       const file = path.join(this.dir, name);
-      out.push({ sessionId: name.slice(0, -".jsonl".length), file, modified: fs.statSync(file).mtimeMs });
+      out.push({ file, modified: fs.statSync(file).mtimeMs });
     }
     out.sort((a, b) => b.modified - a.modified);
     for (const old of out.slice(KEEP_SESSIONS)) fs.rmSync(old.file, { force: true });

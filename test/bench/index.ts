@@ -1,8 +1,10 @@
 // `npm run bench`: the thought panel under load, in the real VS Code host with the scripted flood
 // agent. Prints figures (no pass/fail thresholds): time to last chunk visible, postMessage count
 // per frame, agent-write → visible lag, DOM size, re-open time and webview heap for a huge session;
-// ten concurrent sessions and an hour-long session replay (test/bench/load.ts).
-// AGENT_THOUGHTS_BENCH=flood,paced,huge,concurrent,replay,checkpoint picks scenarios (default: all; `boot` only on request).
+// ten concurrent sessions and an hour-long session replay (test/bench/load.ts); a hostile flood of
+// huge, deeply nested tool calls and plans (long tasks, test/bench/hostile.ts); the checkpoint cost
+// on a 10,000-file workspace (test/bench/checkpoints.ts).
+// AGENT_THOUGHTS_BENCH=flood,paced,huge,concurrent,replay,hostile,checkpoint picks scenarios (default: all; `boot` only on request).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -12,6 +14,7 @@ import type { Step } from "../fixtures/agents/scenario";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
 import { checkpointCost } from "./checkpoints";
+import { hostileFlood } from "./hostile";
 import { concurrentSessions, hourReplay } from "./load";
 import { api, fmt, percentile, useScenario } from "./util";
 
@@ -167,6 +170,7 @@ export async function run(): Promise<void> {
   if (want("concurrent")) await concurrentSessions(a);
   if (want("replay")) await hourReplay(a);
   if (want("checkpoint")) await checkpointCost();
+  if (want("hostile")) await hostileFlood(a);
   // Separate run only: in code-server a second new webview can wait forever for its service worker.
   if (only?.includes("boot")) await emptyPanelBoot(a);
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);

@@ -175,6 +175,7 @@ try {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
+  let cdp;
   /** Carries out one request from extension-host tests (see test/integration/webview.ts). */
   const handle = async (req) => {
     switch (req.op ?? "screenshot") {
@@ -191,6 +192,20 @@ try {
       // The workbench page itself (terminal panel, notifications), as an expression string.
       case "workbench": return { value: await page.evaluate(`(${req.fn})(${JSON.stringify(req.arg ?? null)})`) };
       case "frames": return { value: await Promise.all(page.frames().map(async (f) => `${f.isDetached() ? "detached " : ""}${f.url().slice(0, 160)} view=${await f.evaluate("document.body && document.body.dataset.agentThoughtsView || ''").catch(() => "?")} root=${await f.evaluate("String(!!document.getElementById('root') && document.getElementById('root').childElementCount)").catch(() => "?")}`)) };
+      // A CPU profile of the page's renderer main thread (workbench and same-process webviews), for the bench.
+      case "profileStart": {
+        cdp ??= await page.context().newCDPSession(page);
+        await cdp.send("Profiler.enable");
+        await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+        await cdp.send("Profiler.start");
+        return {};
+      }
+      case "profileStop": {
+        if (!cdp) throw new Error("profileStart first");
+        const { profile } = await cdp.send("Profiler.stop");
+        writeFileSync(req.path, JSON.stringify(profile));
+        return { path: req.path };
+      }
       default: throw new Error(`unknown request ${req.op}`);
     }
   };

@@ -618,7 +618,8 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await sleep(300);
     await waitFor(() => document.getElementById("prompt") !== null && (window as Window & { __atOldPage?: boolean }).__atOldPage !== true, undefined, { view: "sidebar", what: "the re-created panel", timeoutMs: 60_000 });
     assert.equal(await evaluate(() => (window as Window & { __atOldPage?: boolean }).__atOldPage ?? false, undefined, "sidebar"), false, "a new page, not the old one");
-    assert.ok(a._test.controller.stats.lastReadyAt > readyAt, "the new page asked the host for the state");
+    // The new page's DOM shows before its `ready` has crossed to the extension host: wait for that fact.
+    await until(() => a._test.controller.stats.lastReadyAt > readyAt, "the new page to ask the host for the state");
     const recreatedAt = a._test.controller.viewState.sessions[a._test.controller.activeSession!]!.eventCount;
     await transcriptHas("turn finished");
     const order = await waitFor((n: number) => {

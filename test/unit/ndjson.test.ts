@@ -46,4 +46,16 @@ describe("ndjson framing", () => {
     assert.deepEqual(errors, []);
     assert.equal(incoming.length, 1, "nothing after the close reaches the tap");
   });
+
+  it("turns invalid UTF-8 bytes and lone surrogate escapes into U+FFFD before anyone reads the message", () => {
+    const { stdout, incoming } = setup();
+    const head = Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"bad":"a');
+    // 0xff and 0xfe are never valid in UTF-8; 0xc3 starts a two-byte sequence that does not go on.
+    stdout.write(Buffer.concat([head, Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(String.raw`b \ud800 \udfff c \ud83d\ude00","\ud800key":1}}` + "\n")]));
+    const params = (incoming[0] as { params: Record<string, unknown> }).params;
+    assert.equal(params.bad, "a\ufffd\ufffd\ufffdb \ufffd \ufffd c 😀");
+    assert.equal(params["\ufffdkey"], 1);
+    assert.doesNotThrow(() => new TextEncoder().encode(JSON.stringify(params)));
+  });
 });
+

@@ -4,7 +4,8 @@
  * when open — locations, content blocks, diff summaries with "Open diff", a terminal preview with
  * "Show terminal", and raw input/output as pretty JSON behind disclosures.
  */
-import type { ContentBlock, ToolContent, ToolKind } from "../../core/events";
+import { truncatedNote } from "../../core/bound";
+import type { ContentBlock, Cuts, ToolContent, ToolKind } from "../../core/events";
 import type { Entry, ToolEntry, ToolViewStatus } from "../../core/viewModel";
 import { button, cleanBlock, cleanInline, displayPath, h, icon, setAttr, setText, stripAnsi, toggleHidden, uid } from "../dom";
 import { cachedLineDiffStats } from "../lineDiff";
@@ -27,6 +28,16 @@ const TOOL_STATUS: Record<ToolViewStatus, { icon: string; label: string }> = {
 };
 
 const OPTION_ICON = { allow_once: "check", allow_always: "check-all", reject_once: "close", reject_always: "circle-slash" } as const;
+const CUT_FIELD: Record<keyof Cuts, string> = {
+  title: "title", rawInput: "raw input", rawOutput: "raw output", content: "content", locations: "locations",
+  entries: "entries", options: "options", raw: "raw data", usage: "usage",
+};
+
+/** The marker text for a tool call's cuts ("… truncated: raw output: 19,983,616 more characters; …"). */
+export function cutsText(cuts: Cuts): string {
+  return truncatedNote((Object.keys(cuts) as (keyof Cuts)[]).map((f) => `${CUT_FIELD[f]} ${cuts[f] ?? ""}`).join("; "));
+}
+
 const OUTCOME_TEXT = { allow_once: "Allowed once", allow_always: "Always allowed", reject_once: "Rejected", reject_always: "Always rejected" } as const;
 
 /** "Not drawn yet" (distinct from every value an entry field can hold, including undefined). */
@@ -79,8 +90,10 @@ export class ToolCard implements EntryComp {
   private ctx: RenderCtx;
   private open: boolean | undefined;
   /** What each body section last drew (identities), so a section is rebuilt only when its input changed. */
-  private drawn: { locations: unknown; content: unknown; terminal?: { output: unknown; exit: unknown; has: boolean }; rawIn: unknown; rawOut: unknown; permission: unknown; kind?: string } =
-    { locations: UNSET, content: UNSET, rawIn: UNSET, rawOut: UNSET, permission: UNSET };
+  private drawn: { locations: unknown; content: unknown; terminal?: { output: unknown; exit: unknown; has: boolean }; rawIn: unknown; rawOut: unknown; permission: unknown; cuts: unknown; kind?: string } =
+    { locations: UNSET, content: UNSET, rawIn: UNSET, rawOut: UNSET, permission: UNSET, cuts: UNSET };
+  /** The "truncated" marker under the head, when the panel cut some of this call's data. */
+  private cutNote: HTMLElement | undefined;
   private sections: { locations: HTMLElement; content: HTMLElement; terminal: HTMLElement; rawIn: HTMLDetailsElement; rawOut: HTMLDetailsElement } | undefined;
   private sending = false;
 
@@ -143,6 +156,7 @@ export class ToolCard implements EntryComp {
       this.status.replaceChildren(icon(st.icon), st.label);
     }
     this.drawPermission();
+    this.drawCuts();
 
     const hasBody = this.hasBody();
     const open = hasBody && (this.ctx.ui.entryOpen.get(entryKey(this.ctx, e.id)) ?? this.defaultOpen());
@@ -208,6 +222,22 @@ export class ToolCard implements EntryComp {
     else if (p.by === "cancel" && p.outcome.outcome === "cancelled") text += " (turn cancelled)";
     box.className = "tool-permission answered";
     box.replaceChildren(h("span", { class: "perm-outcome", attrs: { "data-outcome": p.outcome.outcome } }, icon(iconName), h("span", null, text)));
+  }
+
+  private drawCuts(): void {
+    const cuts = this.entry.cuts;
+    if (cuts === this.drawn.cuts) return;
+    this.drawn.cuts = cuts;
+    if (!cuts || Object.keys(cuts).length === 0) {
+      this.cutNote?.remove();
+      this.cutNote = undefined;
+      return;
+    }
+    if (!this.cutNote) {
+      this.cutNote = h("div", { class: "note truncated-note", attrs: { role: "note" } });
+      this.el.querySelector(":scope > .tool-head")?.after(this.cutNote);
+    }
+    setText(this.cutNote, cleanInline(cutsText(cuts), 600));
   }
 
   private answer(requestId: string, optionId: string, chosen: HTMLButtonElement): void {
