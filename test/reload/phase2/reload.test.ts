@@ -35,6 +35,10 @@ describe("window reload, phase 2", function () {
     assert.ok(session.turns[0]!.entries.some((e) => e.type === "thought" && e.text.includes("worth keeping")));
     assert.equal(await vscode.commands.executeCommand<string>("agentThoughts.showSessions", id), id);
     assert.equal(a._test.controller.activeSession, id);
+    // Its turn's checkpoint came back too: the panel offers Restore checkpoint on the restored prompt.
+    assert.deepEqual(a._test.checkpoints.turns()[id], [1], "the checkpoint before turn 1 survived the reload");
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await waitFor(() => document.querySelectorAll('[data-turn-id="1"] .restore-checkpoint').length > 0, undefined, { view: "sidebar", what: "Restore checkpoint on the restored turn", timeoutMs: 20_000 });
   });
 
   it("a turn interrupted by the reload: said so in the panel, edit reviewable, no process left, the agent works again", async () => {
