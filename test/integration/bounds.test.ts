@@ -12,7 +12,7 @@ import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { ThoughtEvent } from "../../src/core/events";
 import type { Scenario } from "../fixtures/agents/scenario";
-import { api, scriptedAgent, until } from "./helpers";
+import { api, scriptedAgent, transcriptHas as shows, until } from "./helpers";
 import { log } from "./index";
 import { click, evaluate, waitFor } from "./webview";
 
@@ -36,9 +36,7 @@ async function openSidebar(): Promise<void> {
   await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "sidebar", what: "the panel" });
 }
 
-function transcriptHas(text: string, timeoutMs = 30_000): Promise<boolean> {
-  return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the panel`, timeoutMs });
-}
+const transcriptHas = (text: string): Promise<boolean> => shows(text, 30_000);
 
 /** The events in a session's transcript file, once it has `count` of them (it is written every 200 ms). */
 async function savedEvents(a: AgentThoughtsInternalApi, sessionId: string, count: () => number): Promise<{ file: string; events: ThoughtEvent[] }> {

@@ -14,9 +14,9 @@ import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { alive } from "../support/processes";
-import { api, scriptedAgent, until } from "./helpers";
+import { api, scriptedAgent, sendFromPanel, transcriptHas, until } from "./helpers";
 import { log, screenshot } from "./index";
-import { click, evaluate, fill, press, waitFor } from "./webview";
+import { click, evaluate, waitFor } from "./webview";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -45,22 +45,6 @@ async function showing(a: AgentThoughtsInternalApi, agent: string): Promise<stri
     const id = a._test.controller.activeSession;
     return id && a._test.controller.viewState.sessions[id]?.agentId === agent && !a._test.controller.viewState.sessions[id]?.restored ? id : undefined;
   }, `the panel to show a session of ${agent}`, 20_000);
-}
-
-/** Types a prompt in the panel and presses Enter; waits until the host has it. */
-async function send(text: string): Promise<void> {
-  const a = await api();
-  await vscode.commands.executeCommand("agentThoughts.panel.focus");
-  await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "sidebar", what: "the prompt box" });
-  const before = a._test.controller.stats.prompts;
-  await fill("#prompt", text, "sidebar");
-  await press("#prompt", "Enter", "sidebar");
-  await until(() => a._test.controller.stats.prompts > before, `the prompt "${text}" to reach the host`, 5_000);
-}
-
-/** Text of the panel's transcript (textContent: folded thoughts count too). */
-function transcriptHas(text: string, timeoutMs = 20_000): Promise<boolean> {
-  return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the transcript`, timeoutMs });
 }
 
 /** Like transcriptHas, for text that may sit behind "Show N earlier" in a long turn (clicked as a user would). */
@@ -159,7 +143,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     // The first webview boot in code-server can be slow on a loaded machine.
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "sidebar", what: "the panel's first load", timeoutMs: 60_000 });
-    await send("start");
+    await sendFromPanel("start");
     await transcriptHas("baseline turn done");
   });
 
@@ -191,7 +175,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     const shown = await evaluate(() => [...document.querySelectorAll(".message-body")].pop()?.textContent?.trim().slice(-60) ?? "", undefined, "sidebar");
     assert.ok(shown, "the panel shows a transcript before the failure");
     await configure([spec], name);
-    await send("hello");
+    await sendFromPanel("hello");
     const seen = await shownError(name, pattern);
     if (name === "Quitter") await screenshot("test-results/fault-start-banner.png");
     assert.match(seen, /Retry/, "the banner offers Retry");
@@ -209,7 +193,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
       const banners = await evaluate(() => [...document.querySelectorAll(".banner")].map((b) => b.textContent).join(" | "), undefined, "sidebar");
       throw new Error(`${String(e)}; banners: ${banners}; status: ${JSON.stringify(a._test.manager.sessions.map((s) => [s.agentName, s.isEnded]))}`, { cause: e });
     }
-    await send("again");
+    await sendFromPanel("again");
     await transcriptHas(fixed.recovered);
     const pid = await pidIn(fixed.pidFile, name);
     await a._test.manager.stop(name);
@@ -277,7 +261,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     assert.equal(a._test.broker.open().length, 0, "no permission request is left open");
     await clickBannerAction("restartAgent");
     await until(() => a._test.controller.activeSession !== crashed, "the restarted session in the panel");
-    await send("again");
+    await sendFromPanel("again");
     await transcriptHas(c.recovered);
     const next = Number(fs.readFileSync(c.pidFile, "utf8"));
     assert.notEqual(next, pid, "a new agent process");
@@ -293,7 +277,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
   it("row: the agent crashes mid-stream", async function () {
     const c = rowCtx("CrashStream");
     await configure([scriptedAgent(c.name, faultScenario(c, [{ flood: { count: 2000, kind: "thought" } }, { crash: 9 }]))], c.name);
-    await send("go");
+    await sendFromPanel("go");
     await crashRow(this, "crashes mid-stream (after 2,000 thought chunks)", c, /exited with code 9/);
     const crashed = Object.values(a._test.controller.viewState.sessions).find((v) => v.agentId === c.name && v.fatalError !== undefined);
     assert.ok(crashed, "the crashed session is kept");
@@ -314,7 +298,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
       { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "t1", title: "Run the build", kind: "execute", status: "in_progress" } },
       { terminal: { command: `echo $$ > ${termPid}; echo building; sleep 60` }, toolCallId: "t1" },
     ]))], c.name);
-    await send("go");
+    await sendFromPanel("go");
     const tpid = await pidIn(termPid, "the terminal command");
     await waitFor(() => document.querySelector('[data-tool-call-id="t1"]') !== null, undefined, { view: "sidebar", what: "the tool card" });
     process.kill(await pidIn(c.pidFile, c.name), "SIGKILL");
@@ -328,7 +312,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await configure([scriptedAgent(c.name, faultScenario(c, [
       { permission: { toolCall: { toolCallId: "p1", title: "Delete build/", kind: "delete" }, options: [{ optionId: "yes", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] } },
     ]))], c.name);
-    await send("go");
+    await sendFromPanel("go");
     await waitFor(() => document.querySelector('[data-option-id="yes"]') !== null, undefined, { view: "sidebar", what: "the permission buttons" });
     process.kill(await pidIn(c.pidFile, c.name), "SIGKILL");
     await crashRow(this, "crashes while a permission request is open", c, /killed by SIGKILL/);
@@ -343,7 +327,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
    */
   async function survivedRow(test: Mocha.Context, title: string, c: RowCtx, scenario: Scenario, pattern: RegExp | undefined, after?: () => Promise<string>): Promise<void> {
     await configure([scriptedAgent(c.name, scenario)], c.name);
-    await send("go");
+    await sendFromPanel("go");
     const id = await showing(a, c.name);
     // The panel may still show the previous row's session for a moment: wait for this turn's end in the state first.
     await until(() => a._test.controller.viewState.sessions[id]?.turns[0]?.endedAt !== undefined, "the turn to end", 90_000);
@@ -352,7 +336,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await transcriptShows(c.before);
     await editReviewable(a, c.editFile, c.original);
     const session = a._test.controller.activeSession;
-    await send("again");
+    await sendFromPanel("again");
     await transcriptHas(c.recovered);
     assert.equal(a._test.controller.activeSession, session, "the same session goes on");
     const pid = await pidIn(c.pidFile, c.name);
@@ -540,7 +524,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
   // ---- the user cancels at awkward moments ---------------------------------------------------
 
   async function cancelRow(test: Mocha.Context, title: string, c: RowCtx, waitForIt: () => Promise<void>, twice = false, extraGone: () => Promise<number[]> = () => Promise.resolve([])): Promise<void> {
-    await send("go");
+    await sendFromPanel("go");
     await showing(a, c.name);
     await waitForIt();
     const others = await extraGone();
@@ -554,7 +538,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await editReviewable(a, c.editFile, c.original);
     for (const p of others) await gone(p, "the cancelled command");
     assert.equal(a._test.broker.open().length, 0, "no permission request is left open");
-    await send("again");
+    await sendFromPanel("again");
     await transcriptHas(c.recovered);
     const pid = await pidIn(c.pidFile, c.name);
     await a._test.manager.stop(c.name);
@@ -603,7 +587,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     const c = rowCtx("Flood");
     const count = 6000;
     await configure([scriptedAgent(c.name, faultScenario(c, [{ flood: { count, kind: "message", paceMs: 1 } }, done]))], c.name);
-    await send("go");
+    await sendFromPanel("go");
     await showing(a, c.name);
     await waitFor(() => (document.getElementById("transcript")?.textContent?.match(/\d{6} flood chunk text/g) ?? []).length > 0, undefined, { view: "sidebar", what: "flood chunks" });
     // Mid-flood: hide the panel and show it again, then destroy its page (Developer: Reload
@@ -633,7 +617,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     // The other three properties, as for every row.
     await transcriptHas(c.before);
     await editReviewable(a, c.editFile, c.original);
-    await send("again");
+    await sendFromPanel("again");
     await transcriptHas(c.recovered);
     const pid = await pidIn(c.pidFile, c.name);
     await a._test.manager.stop(c.name);

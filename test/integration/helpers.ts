@@ -4,6 +4,8 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
+import { until } from "../support/until";
+import { fill, press, waitFor } from "./webview";
 
 export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 
@@ -25,13 +27,20 @@ export async function useAgent(name: string, scenario: Scenario, asDefault = fal
   if (asDefault) await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Global);
 }
 
-/** Polls `fn` until it returns something truthy. */
-export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+export { until } from "../support/until";
+
+/** Types a prompt in the panel and presses Enter, as a user would; waits until the host has it. */
+export async function sendFromPanel(text: string, timeoutMs = 15_000): Promise<void> {
+  const a = await api();
+  await vscode.commands.executeCommand("agentThoughts.panel.focus");
+  await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "sidebar", what: "the prompt box", timeoutMs });
+  const before = a._test.controller.stats.prompts;
+  await fill("#prompt", text, "sidebar");
+  await press("#prompt", "Enter", "sidebar");
+  await until(() => a._test.controller.stats.prompts > before, `the prompt "${text}" to reach the host`, 5_000);
+}
+
+/** Whether the panel's transcript shows `text` (textContent: folded thoughts count too); waits for it. */
+export function transcriptHas(text: string, timeoutMs = 20_000): Promise<boolean> {
+  return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the transcript`, timeoutMs });
 }

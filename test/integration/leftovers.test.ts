@@ -9,9 +9,9 @@ import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { alive } from "../support/processes";
-import { api, scriptedAgent, until } from "./helpers";
+import { api, scriptedAgent, sendFromPanel, transcriptHas, until } from "./helpers";
 import { log } from "./index";
-import { click, evaluate, fill, press, waitFor } from "./webview";
+import { click, evaluate, waitFor } from "./webview";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-leftovers-"));
 
@@ -27,20 +27,6 @@ async function configure(name: string, scenario: Scenario): Promise<void> {
   const config = vscode.workspace.getConfiguration("agentThoughts");
   await config.update("agents", [scriptedAgent(name, scenario)], vscode.ConfigurationTarget.Global);
   await config.update("defaultAgent", name, vscode.ConfigurationTarget.Global);
-}
-
-/** Types a prompt in the panel and presses Enter; waits until the host has it. */
-async function send(a: AgentThoughtsInternalApi, text: string): Promise<void> {
-  await vscode.commands.executeCommand("agentThoughts.panel.focus");
-  await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "sidebar", what: "the prompt box", timeoutMs: 60_000 });
-  const before = a._test.controller.stats.prompts;
-  await fill("#prompt", text, "sidebar");
-  await press("#prompt", "Enter", "sidebar");
-  await until(() => a._test.controller.stats.prompts > before, `the prompt "${text}" to reach the host`, 5_000);
-}
-
-function transcriptHas(text: string, timeoutMs = 20_000): Promise<boolean> {
-  return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the transcript`, timeoutMs });
 }
 
 /** Settles with the turn, or fails once `ms` passed (a turn that never ends must fail the test, not hang it). */
@@ -132,7 +118,7 @@ describe("Nothing keeps running that the user cannot see", function () {
         [{ message: "recovered after the stubborn turn" }],
       ],
     });
-    await send(a, "go");
+    await sendFromPanel("go", 60_000);
     await transcriptHas("working on it");
     const stubborn = a._test.controller.activeSession!;
     const pid = await pidIn(agentPid, "Stubborn");
@@ -153,7 +139,7 @@ describe("Nothing keeps running that the user cannot see", function () {
     assert.equal(card, "canceled", "the open tool call is no longer shown running");
     log(`      ignores Stop: turn ended ${took} ms after Stop; footer "${footer}"; notice "${notice.slice(0, 160)}"`);
     // A new prompt works (the agent still has not answered: a new session of the same agent).
-    await send(a, "again");
+    await sendFromPanel("again", 60_000);
     await transcriptHas("recovered after the stubborn turn");
     assert.ok(alive(pid), "Stop alone does not kill the agent");
     // Restart Agent, from the stopped turn's notice.

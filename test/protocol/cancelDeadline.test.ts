@@ -8,16 +8,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { SessionManager } from "../../src/acp/sessionManager";
 import { harness, type Harness } from "./harness";
+import { until } from "../support/until";
 
-async function until<T>(fn: () => T, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("ACP client: an agent that ignores session/cancel", function () {
   this.timeout(30_000);
@@ -29,7 +21,7 @@ describe("ACP client: an agent that ignores session/cancel", function () {
     const c = await h.start(10_000, { cancelTimeoutMs: 300 });
     const s = await c.newSession(h.dir);
     const turn = s.prompt("go");
-    await until(() => s.log.all().some((e) => e.kind === "message" && e.text === "working"), "the agent to start working");
+    await until(() => s.log.all().some((e) => e.kind === "message" && e.text === "working"), "the agent to start working", 5000);
     const t0 = Date.now();
     turn.cancel();
     const r = await turn.result;
@@ -56,8 +48,8 @@ describe("ACP client: an agent that ignores session/cancel", function () {
     const manager = new SessionManager(h.ports, { initializeTimeoutMs: 10_000, cancelTimeoutMs: 200, clientName: "t", clientVersion: "0", resolveAgent: () => spec });
     try {
       const first = manager.stream("go");
-      const session = await until(() => manager.currentSession, "the session");
-      await until(() => session.busy, "the turn to run");
+      const session = await until(() => manager.currentSession, "the session", 5000);
+      await until(() => session.busy, "the turn to run", 5000);
       first.cancel();
       assert.equal((await first.result).stopReason, "cancelled");
       assert.equal(session.stuck, true);

@@ -8,18 +8,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import { harness, type Harness } from "./harness";
 import { alive } from "../support/processes";
+import { until } from "../support/until";
 
-async function until<T>(fn: () => T, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
-const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ? Number(readFileSync(file, "utf8")) || undefined : undefined), `a pid in ${file}`);
+const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ? Number(readFileSync(file, "utf8")) || undefined : undefined), `a pid in ${file}`, 5000);
 
 (process.platform === "win32" ? describe.skip : describe)("ACP client: an agent's own processes", function () {
   this.timeout(30_000);
@@ -43,7 +35,7 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
     await assert.rejects(turn.result, /exited with code 3/);
     const pid = await pidIn(child);
     started.push(pid);
-    await until(() => !alive(pid), `the crashed agent's child (pid ${pid}) to be gone`);
+    await until(() => !alive(pid), `the crashed agent's child (pid ${pid}) to be gone`, 5000);
   });
 
   it("stopping an agent ends its grandchild that ignores SIGTERM", async () => {
