@@ -71,7 +71,8 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
       },
       // Read at each cancel.
       get cancelTimeoutMs() {
-        return Math.max(0.1, vscode.workspace.getConfiguration("agentThoughts").get<number>("cancelTimeoutSeconds") ?? 5) * 1000;
+        // At most a minute, whoever set it: a workspace must not be able to make Stop wait forever.
+        return Math.min(60, Math.max(0.1, vscode.workspace.getConfiguration("agentThoughts").get<number>("cancelTimeoutSeconds") ?? 5)) * 1000;
       },
       resolveAgent: (name) => registry.resolve(name),
       chooseAuthMethod: async (agentName, methods) => {

@@ -12,8 +12,10 @@ import type { Logger } from "../acp/ports";
 import { CheckpointIndex, userGaps, type Checkpoint } from "../core/checkpoints";
 import { contentText, type ThoughtEvent } from "../core/events";
 import { plainText } from "../core/plainText";
+import { isInside } from "../core/protectedPaths";
 import { readCurrent, type AgentChanges } from "./agentChanges";
 import { writeWholeText } from "./documents";
+import { realpathOrParentSync } from "./guard";
 import { ShadowGit, type FileChange } from "./shadowGit";
 
 export const CHECKPOINTS_KEY = "agentThoughts.checkpoints.v1";
@@ -217,6 +219,13 @@ export class Checkpoints implements vscode.Disposable {
   }
 
   private async putBack(folder: string, commit: string, file: string): Promise<void> {
+    // A folder on the way may have become a symlink out of the workspace since the snapshot.
+    const real = realpathOrParentSync(file);
+    if (!isInside(real, realpathOrParentSync(folder))) {
+      this.logger.warn(`Not restored: ${file} now leads to ${real}, outside ${folder}`);
+      void vscode.window.showWarningMessage(plainText(`Not restored: ${vscode.workspace.asRelativePath(file)} now leads outside the workspace (${real}).`));
+      return;
+    }
     const bytes = await this.repo(folder).read(commit, file);
     const uri = vscode.Uri.file(file);
     if (bytes === undefined) {

@@ -85,6 +85,13 @@ export class VscodeFileSystem implements FsPort {
         throw new RequestError(-32001, `Access denied: ${reason}; the user did not allow this write`);
       }
     }
+    // The path must still lead where it was checked (and confirmed): a symlink swapped in while the
+    // user was being asked would otherwise carry the write somewhere else.
+    const now = realpathOrParentSync(path.normalize(req.path));
+    if (now !== real) {
+      this.logger.warn(`Refused a write to ${req.path}: it led to ${real} when checked and leads to ${now} now`);
+      throw new RequestError(-32001, `Access denied: ${req.path} changed where it leads (${real} → ${now}) while the write waited`);
+    }
     await this.observer?.beforeAgentWrite(uri.fsPath, req.sessionId, req.toolCallId);
     try {
       await writeWholeText(uri.fsPath, req.content);
