@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
-import type { ContentBlock, SessionStartInfo } from "../core/events";
+import type { ContentBlock, SessionStartInfo } from "../shared/events";
 import { boundId } from "../core/ids";
 import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";

@@ -2,7 +2,7 @@
  * What the ACP client needs from its host, as narrow interfaces ("ports"). The VS Code adapters
  * implement them in src/vscode; tests implement them in plain Node. Nothing here imports vscode.
  */
-import type { PermissionOption, PermissionOutcome, ToolCallFields, ToolKind } from "../core/events";
+import type { PermissionOption, PermissionOutcome, ToolCallFields, ToolKind } from "../shared/events";
 
 export interface ReadFileRequest { sessionId: string; path: string; line?: number; limit?: number }
 export interface WriteFileRequest {

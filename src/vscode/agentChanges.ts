@@ -10,7 +10,7 @@ import { readFileSync, statSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { ThoughtEvent, ToolContent } from "../core/events";
+import type { ThoughtEvent, ToolContent } from "../shared/events";
 import { applyChanges, changesBetween, computeHunks, EditLedger, keepHunk, mapSpans, rebaseUserChanges, refineChange, reconstructBefore, spansInHunks, summarize, undoKeepingUserText, userTextIn, type FileReviewState, type Hunk, type Span, type TextChange, type TrackedFile } from "../core/editReview";
 import { diskFile, openDocument, readRegularFile, regularDocument, replaceRanges } from "./documents";
 import { realpathOrParentSync, type WorkspaceGuard } from "./guard";

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { SessionManager } from "../acp/sessionManager";
-import type { EventOf, ThoughtEvent } from "../core/events";
+import type { EventOf, ThoughtEvent } from "../shared/events";
 import { EXPORT_FORMATS, exportSession } from "../core/exporters";
 import { stringifyJson } from "../core/json";
 import type { ChannelLogger } from "./logger";

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as vscode from "vscode";
-import type { ThoughtEvent } from "../core/events";
+import type { ThoughtEvent } from "../shared/events";
 import { stringifyJson } from "../core/json";
 import type { ChannelLogger } from "./logger";
 
