@@ -28,7 +28,7 @@ function ws(...p: string[]): string {
 async function configure(agents: unknown[], defaultAgent: string): Promise<void> {
   const config = vscode.workspace.getConfiguration("agentThoughts");
   await config.update("agents", agents, vscode.ConfigurationTarget.Global);
-  await config.update("defaultAgent", defaultAgent, vscode.ConfigurationTarget.Workspace);
+  await config.update("defaultAgent", defaultAgent, vscode.ConfigurationTarget.Global);
 }
 
 async function openSidebar(): Promise<void> {
