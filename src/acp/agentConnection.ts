@@ -14,16 +14,8 @@ import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";
 import { AgentSession, describeError, type SessionTransport } from "./agentSession";
 import { ndJsonStream } from "./ndjson";
-import type { ClientPorts } from "./ports";
+import type { AgentSpec, ClientPorts } from "./ports";
 import { ProcessGroup } from "./processGroups";
-
-export interface AgentSpec {
-  name: string;
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-}
 
 export interface ConnectOptions {
   initializeTimeoutMs: number;

@@ -6,9 +6,9 @@
 import { Emitter } from "../core/emitter";
 import type { ContentBlock, ThoughtEvent } from "../shared/events";
 import { ThoughtStream, TurnError, TurnFeed, type StreamOptions } from "../core/thoughtStream";
-import { AgentConnection, AgentError, userMessage, type AgentSpec, type ConnectOptions } from "./agentConnection";
+import { AgentConnection, AgentError, userMessage, type ConnectOptions } from "./agentConnection";
 import type { AgentSession } from "./agentSession";
-import type { ClientPorts } from "./ports";
+import type { AgentSpec, ClientPorts } from "./ports";
 
 export interface SessionManagerOptions extends ConnectOptions {
   /** Resolves an agent name (undefined = the default agent) to how to run it. */

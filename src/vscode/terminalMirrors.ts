@@ -12,8 +12,7 @@
  * recent finished commands keep their output.
  */
 import * as vscode from "vscode";
-import type { TerminalListener } from "../acp/nodeTerminals";
-import type { TerminalExit } from "../acp/ports";
+import type { TerminalExit, TerminalListener } from "../acp/ports";
 import type { ThoughtEvent } from "../shared/events";
 import { stringifyJson } from "../core/json";
 import type { ToolEntry } from "../shared/viewModel";
