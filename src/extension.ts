@@ -8,7 +8,7 @@ import { NodeTerminals } from "./acp/nodeTerminals";
 import { terminateAllGroups } from "./acp/processGroups";
 import { SessionManager } from "./acp/sessionManager";
 import type { AgentThoughtsApi, StreamOptions } from "./api";
-import type { ContentBlock } from "./core/events";
+import type { ContentBlock } from "./shared/events";
 import type { TurnResult } from "./core/thoughtStream";
 import { AgentChanges, PROPOSAL_SCHEME } from "./vscode/agentChanges";
 import { AgentRegistry } from "./vscode/agents";

@@ -8,22 +8,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
-import type { ContentBlock, SessionStartInfo } from "../core/events";
+import type { ContentBlock, SessionStartInfo } from "../shared/events";
 import { boundId } from "../core/ids";
 import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";
 import { AgentSession, describeError, type SessionTransport } from "./agentSession";
 import { ndJsonStream } from "./ndjson";
-import type { ClientPorts } from "./ports";
+import type { AgentSpec, ClientPorts } from "./ports";
 import { ProcessGroup } from "./processGroups";
-
-export interface AgentSpec {
-  name: string;
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-}
 
 export interface ConnectOptions {
   initializeTimeoutMs: number;

@@ -3,7 +3,7 @@
  * time, in the order asked), cancellation, and its open permission requests. Turns are exposed as
  * `ThoughtStream`s; the connection feeds raw wire messages in through `ingest*`.
  */
-import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody, ToolCallFields, ToolKind } from "../core/events";
+import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody, ToolCallFields, ToolKind } from "../shared/events";
 import { stringifyJson } from "../core/json";
 import { pathsOf, textsOf } from "../core/permissionPolicy";
 import { matchesApprovedEdit, type ApprovedEdit } from "../core/protectedPaths";

@@ -11,7 +11,7 @@ import { realpath } from "node:fs/promises";
 import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { RequestError } from "@agentclientprotocol/sdk";
-import type { Logger, TerminalCreateRequest, TerminalExit, TerminalPort } from "./ports";
+import type { Logger, TerminalCreateRequest, TerminalExit, TerminalListener, TerminalPort } from "./ports";
 import { ProcessGroup } from "./processGroups";
 
 /** Default cap when the agent gives none: enough for any log, bounded memory. */
@@ -22,12 +22,6 @@ export const MAX_OUTPUT_BYTE_LIMIT = 16 * 1024 * 1024;
 export const LEFTOVER_GRACE_MS = 1000;
 /** After that, how long its output pipes may stay open (held by a process outside the group). */
 const PIPE_CLOSE_MS = 500;
-
-export interface TerminalListener {
-  created?(info: { sessionId: string; terminalId: string; commandLine: string; cwd: string }): void;
-  output?(terminalId: string, text: string): void;
-  exited?(terminalId: string, exit: TerminalExit): void;
-}
 
 interface Term {
   sessionId: string;

@@ -2,7 +2,7 @@
  * What the ACP client needs from its host, as narrow interfaces ("ports"). The VS Code adapters
  * implement them in src/vscode; tests implement them in plain Node. Nothing here imports vscode.
  */
-import type { PermissionOption, PermissionOutcome, ToolCallFields, ToolKind } from "../core/events";
+import type { PermissionOption, PermissionOutcome, ToolCallFields, ToolKind } from "../shared/events";
 
 export interface ReadFileRequest { sessionId: string; path: string; line?: number; limit?: number }
 export interface WriteFileRequest {
@@ -60,6 +60,13 @@ export interface TerminalCreateRequest {
 
 export interface TerminalExit { exitCode: number | null; signal: string | null }
 
+/** Told what the terminals of a `TerminalPort` do (VS Code mirrors them in its terminal panel). */
+export interface TerminalListener {
+  created?(info: { sessionId: string; terminalId: string; commandLine: string; cwd: string }): void;
+  output?(terminalId: string, text: string): void;
+  exited?(terminalId: string, exit: TerminalExit): void;
+}
+
 export interface TerminalPort {
   create(req: TerminalCreateRequest): Promise<string>;
   output(sessionId: string, terminalId: string): Promise<{ output: string; truncated: boolean; exitStatus?: TerminalExit }>;
@@ -68,6 +75,15 @@ export interface TerminalPort {
   release(sessionId: string, terminalId: string): Promise<void>;
   /** Kills and forgets every terminal of a session (session ended or agent died). */
   releaseSession(sessionId: string): void;
+}
+
+/** How to run an agent: resolved from settings by the host. */
+export interface AgentSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
 }
 
 /** Where diagnostics go (the LogOutputChannel in VS Code, a buffer in tests). */

@@ -4,12 +4,11 @@
  * synchronously (eager start) even while the agent is still starting.
  */
 import { Emitter } from "../core/emitter";
-import type { ContentBlock, ThoughtEvent } from "../core/events";
-import { ThoughtStream, TurnError, TurnFeed } from "../core/thoughtStream";
-import { AgentConnection, AgentError, userMessage, type AgentSpec, type ConnectOptions } from "./agentConnection";
+import type { ContentBlock, ThoughtEvent } from "../shared/events";
+import { ThoughtStream, TurnError, TurnFeed, type StreamOptions } from "../core/thoughtStream";
+import { AgentConnection, AgentError, userMessage, type ConnectOptions } from "./agentConnection";
 import type { AgentSession } from "./agentSession";
-import type { ClientPorts } from "./ports";
-import type { StreamOptions } from "../api";
+import type { AgentSpec, ClientPorts } from "./ports";
 
 export interface SessionManagerOptions extends ConnectOptions {
   /** Resolves an agent name (undefined = the default agent) to how to run it. */

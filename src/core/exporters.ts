@@ -4,7 +4,7 @@
  * agent CLI (thinking/text deltas, then complete records with `conversation_id` and `role`), and
  * AG-UI events. Pure functions: same events in, same text out (golden-file tested).
  */
-import { contentText, type ThoughtEvent } from "./events";
+import { contentText, type ThoughtEvent } from "../shared/events";
 import { stringifyJson } from "./json";
 
 export type ExportFormat = "markdown" | "thought-events" | "cli-deltas" | "ag-ui";

@@ -7,7 +7,7 @@
  * configure tools (`guarded`) are never answered by a policy or a remembered rule.
  * Pure: the broker asks, this decides.
  */
-import type { PermissionOption, ToolCallFields, ToolKind } from "./events";
+import type { PermissionOption, ToolCallFields, ToolKind } from "../shared/events";
 
 export type PermissionPolicy = "ask" | "allowReads" | "allowAll";
 

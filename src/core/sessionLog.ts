@@ -4,7 +4,7 @@
  * every reader (panel, API streams, exports) replays from.
  */
 import { Emitter, type Disposable } from "./emitter";
-import type { ThoughtEvent, ThoughtEventBody } from "./events";
+import type { ThoughtEvent, ThoughtEventBody } from "../shared/events";
 
 export type LogListener = (event: ThoughtEvent) => void;
 

@@ -9,9 +9,23 @@
  * - iteration ends after the turn's last event; on failure it yields what arrived, then throws;
  * - `include` filters what iteration yields (never what `result` sees).
  */
-import type { StopReason, ThoughtEvent, ThoughtEventKind, ToolOutcome, ToolKind } from "./events";
+import type { StopReason, ThoughtEvent, ThoughtEventKind, ToolOutcome, ToolKind } from "../shared/events";
 
 export type EventFilter = readonly ThoughtEventKind[] | ((event: ThoughtEvent) => boolean);
+
+/** Options of one API turn (`AgentThoughtsApi.stream`, `SessionManager.stream`); part of the public API (`src/api.ts`). */
+export interface StreamOptions {
+  /** Agent name from `agentThoughts.agents` (or "Demo"); default: `agentThoughts.defaultAgent`. */
+  agent?: string;
+  /** Start a fresh session instead of continuing the agent's current one. */
+  newSession?: boolean;
+  /** Continue this session (from a `ThoughtEvent.sessionId`); takes precedence over `agent`. */
+  sessionId?: string;
+  /** Only these event kinds (or events passing this predicate) are yielded by iteration. */
+  include?: EventFilter;
+  /** Aborting cancels the turn (`session/cancel`); pending permission requests resolve as cancelled. */
+  signal?: AbortSignal;
+}
 
 export interface ToolCallSummary { toolCallId: string; title: string; toolKind?: ToolKind; outcome?: ToolOutcome }
 

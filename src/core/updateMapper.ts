@@ -12,7 +12,7 @@ import { z } from "zod";
 import type {
   AvailableCommand, ConfigOption, ContentBlock, PermissionOption, PlanEntry, TerminalMeta, ThoughtEventBody,
   ToolCallFields, ToolContent, ToolKind, ToolLocation, ToolStatus,
-} from "./events";
+} from "../shared/events";
 import { boundId } from "./ids";
 import { stringifyJson } from "./json";
 

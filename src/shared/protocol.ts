@@ -9,8 +9,8 @@
  * and ignores (and logs) anything invalid.
  */
 import { z } from "zod";
-import type { ThoughtEvent } from "../core/events";
-import type { ViewState } from "../core/viewModel";
+import type { ThoughtEvent } from "./events";
+import type { ViewState } from "./viewModel";
 
 /** Settings and host facts the panel needs besides the session state. */
 export interface HostInfo {

@@ -10,12 +10,12 @@ import { readFileSync, statSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { ThoughtEvent, ToolContent } from "../core/events";
+import type { ThoughtEvent, ToolContent } from "../shared/events";
 import { applyChanges, changesBetween, computeHunks, EditLedger, keepHunk, mapSpans, rebaseUserChanges, refineChange, reconstructBefore, spansInHunks, summarize, undoKeepingUserText, userTextIn, type FileReviewState, type Hunk, type Span, type TextChange, type TrackedFile } from "../core/editReview";
 import { diskFile, openDocument, readRegularFile, regularDocument, replaceRanges } from "./documents";
 import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
 import type { Modal } from "./modal";
-import type { ChannelLogger } from "./logger";
+import type { Logger } from "../acp/ports";
 import { plainText } from "../core/plainText";
 
 export const BASE_SCHEME = "agent-thoughts-base";
@@ -96,7 +96,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     /** Where the gutter icons are (media/). */
     extensionUri: vscode.Uri,
     private readonly state: vscode.Memento,
-    private readonly logger: ChannelLogger,
+    private readonly logger: Logger,
     private readonly reveal: (sessionId: string, toolCallId: string) => Promise<void>,
     /** Whether a file (symlinks resolved) is inside the workspace, or configures tools: undoing there asks first. */
     private readonly guard: Pick<WorkspaceGuard, "inWorkspace" | "reasonForPath">,

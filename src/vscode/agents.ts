@@ -5,7 +5,7 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { AgentSpec } from "../acp/agentConnection";
+import type { AgentSpec } from "../acp/ports";
 
 export const DEMO_AGENT = "Demo";
 

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Logger } from "../acp/ports";
 import { CheckpointIndex, userGaps, type Checkpoint } from "../core/checkpoints";
-import { contentText, type ThoughtEvent } from "../core/events";
+import { contentText, type ThoughtEvent } from "../shared/events";
 import { plainText } from "../core/plainText";
 import { isInside } from "../core/protectedPaths";
 import { readCurrent, type AgentChanges } from "./agentChanges";

@@ -6,10 +6,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { SessionManager } from "../acp/sessionManager";
-import type { EventOf, ThoughtEvent } from "../core/events";
+import type { EventOf, ThoughtEvent } from "../shared/events";
 import { EXPORT_FORMATS, exportSession } from "../core/exporters";
 import { stringifyJson } from "../core/json";
-import type { ChannelLogger } from "./logger";
+import type { Logger } from "../acp/ports";
 
 export function registerExport(manager: SessionManager, activeSessionId: () => string | undefined): vscode.Disposable {
   return vscode.commands.registerCommand("agentThoughts.exportSession", async (sessionArg?: unknown, formatArg?: unknown, target?: unknown): Promise<string | undefined> => {
@@ -59,7 +59,7 @@ export class TraceFile implements vscode.Disposable {
   private file: string | undefined;
   private readonly sub: vscode.Disposable;
 
-  constructor(private readonly logger: ChannelLogger) {
+  constructor(private readonly logger: Logger) {
     this.configure();
     this.sub = vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration("agentThoughts.trace.file")) this.configure(); });
   }

@@ -4,7 +4,7 @@
  */
 import * as vscode from "vscode";
 import type { Logger } from "../acp/ports";
-import { describeEvent, type ThoughtEvent } from "../core/events";
+import { describeEvent, type ThoughtEvent } from "../shared/events";
 
 export class ChannelLogger implements Logger {
   constructor(readonly channel: vscode.LogOutputChannel) {}

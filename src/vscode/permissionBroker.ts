@@ -6,7 +6,7 @@
  */
 import * as vscode from "vscode";
 import type { Logger, PermissionAnswer, PermissionPort, PermissionRequest } from "../acp/ports";
-import type { PermissionOutcome } from "../core/events";
+import type { PermissionOutcome } from "../shared/events";
 import { PermissionMemory, scopeOf, type PermissionPolicy, type PolicyRequest } from "../core/permissionPolicy";
 import { plainText } from "../core/plainText";
 

@@ -6,8 +6,8 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentSession } from "../acp/agentSession";
 import type { SessionManager } from "../acp/sessionManager";
-import type { ContentBlock, ThoughtEvent } from "../core/events";
-import type { ViewState } from "../core/viewModel";
+import type { ContentBlock, ThoughtEvent } from "../shared/events";
+import type { ViewState } from "../shared/viewModel";
 import type { AgentRegistry } from "./agents";
 import { plainText } from "../core/plainText";
 

@@ -12,11 +12,10 @@
  * recent finished commands keep their output.
  */
 import * as vscode from "vscode";
-import type { TerminalListener } from "../acp/nodeTerminals";
-import type { TerminalExit } from "../acp/ports";
-import type { ThoughtEvent } from "../core/events";
+import type { TerminalExit, TerminalListener } from "../acp/ports";
+import type { ThoughtEvent } from "../shared/events";
 import { stringifyJson } from "../core/json";
-import type { ToolEntry } from "../core/viewModel";
+import type { ToolEntry } from "../shared/viewModel";
 import { plainText } from "../core/plainText";
 
 // Sizes are in characters (UTF-16 code units); for terminal output, nearly always bytes.

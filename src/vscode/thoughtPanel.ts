@@ -8,12 +8,12 @@ import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentStatus, SessionManager } from "../acp/sessionManager";
-import { boundEvent } from "../core/bound";
-import type { ThoughtEvent } from "../core/events";
-import { EMPTY_STATE, findToolEntry, markRestored, reduce, type ToolEntry, type ViewState } from "../core/viewModel";
+import { boundEvent } from "../shared/bound";
+import type { ThoughtEvent } from "../shared/events";
+import { EMPTY_STATE, findToolEntry, markRestored, reduce, type ToolEntry, type ViewState } from "../shared/viewModel";
 import { parseWebviewMessage, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
 import type { AgentRegistry } from "./agents";
-import type { ChannelLogger } from "./logger";
+import type { Logger } from "../acp/ports";
 import type { PermissionBroker } from "./permissionBroker";
 import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
@@ -86,7 +86,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     private readonly manager: SessionManager,
     private readonly registry: AgentRegistry,
     private readonly broker: PermissionBroker,
-    private readonly logger: ChannelLogger,
+    private readonly logger: Logger,
     private readonly outputs: ToolOutputs,
     private readonly links: AgentLinks,
     private readonly checkpoints: Pick<Checkpoints, "turns" | "onDidChange">,

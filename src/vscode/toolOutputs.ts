@@ -4,7 +4,7 @@
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { findToolEntry, type ViewState } from "../core/viewModel";
+import { findToolEntry, type ViewState } from "../shared/viewModel";
 import type { TerminalMirrors } from "./terminalMirrors";
 
 export const DIFF_SCHEME = "agent-thoughts-diff";

@@ -8,9 +8,9 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as vscode from "vscode";
-import type { ThoughtEvent } from "../core/events";
+import type { ThoughtEvent } from "../shared/events";
 import { stringifyJson } from "../core/json";
-import type { ChannelLogger } from "./logger";
+import type { Logger } from "../acp/ports";
 
 /** How many past sessions come back into the panel on start. */
 const RESTORE_SESSIONS = 20;
@@ -28,7 +28,7 @@ export class TranscriptStore implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private readonly dir: string | undefined;
 
-  constructor(storage: vscode.Uri | undefined, private readonly logger: ChannelLogger) {
+  constructor(storage: vscode.Uri | undefined, private readonly logger: Logger) {
     this.dir = storage ? path.join(storage.fsPath, "transcripts") : undefined;
     if (this.dir) fs.mkdirSync(this.dir, { recursive: true });
   }

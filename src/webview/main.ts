@@ -17,8 +17,8 @@
  * `[data-tool-call-id][data-status]` with permission buttons `[data-option-id]`, `#prompt`,
  * `#send`, `#stop`, `#jump-latest`, `.banner`, `#live`, `#session-status[data-status]`.
  */
-import type { ThoughtEvent } from "../core/events";
-import { EMPTY_STATE, reduce, type ViewState } from "../core/viewModel";
+import type { ThoughtEvent } from "../shared/events";
+import { EMPTY_STATE, reduce, type ViewState } from "../shared/viewModel";
 import type { HostInfo, HostMessage } from "../shared/protocol";
 import { connect } from "./bridge";
 import { h } from "./dom";

@@ -3,7 +3,7 @@
  * keeping across a reload of the webview goes to `setState` (debounced); the rest lives in memory.
  * Session data never lives here — the host owns it.
  */
-import type { Entry } from "../core/viewModel";
+import type { Entry } from "../shared/viewModel";
 
 export type FilterGroup = "thought" | "message" | "tool" | "plan" | "error";
 export type Filters = Record<FilterGroup, boolean>;

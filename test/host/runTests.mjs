@@ -51,7 +51,7 @@ if (!chromiumPath) {
 
 let server;
 let browser;
-let exitCode = 2;
+let exitCode;
 const temp = mkdtempSync(join(tmpdir(), "agent-thoughts-run-"));
 // Also on Ctrl+C (codeServer.mjs stops code-server and exits; Playwright closes Chromium).
 process.on("exit", () => {

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
-import type { ThoughtEvent } from "../../src/core/events";
+import type { ThoughtEvent } from "../../src/shared/events";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { api, scriptedAgent, transcriptHas as shows, until } from "./helpers";
 import { log } from "./index";

@@ -4,7 +4,7 @@
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { ThoughtEvent } from "../../src/core/events";
+import type { ThoughtEvent } from "../../src/shared/events";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { harnessRequest } from "./index";
 import { api, scriptedAgent, until } from "./helpers";

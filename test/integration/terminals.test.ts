@@ -10,7 +10,7 @@ import * as vm from "node:vm";
 import * as vscode from "vscode";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { alive } from "../support/processes";
-import { findToolEntry } from "../../src/core/viewModel";
+import { findToolEntry } from "../../src/shared/viewModel";
 import { ReadOnlyPty, TailBuffer } from "../../src/vscode/terminalMirrors";
 import { harnessRequest, log, screenshot } from "./index";
 import { api, scriptedAgent, until } from "./helpers";

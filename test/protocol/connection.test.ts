@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { AgentError } from "../../src/acp/agentConnection";
-import type { ThoughtEvent } from "../../src/core/events";
+import type { ThoughtEvent } from "../../src/shared/events";
 import { TurnError } from "../../src/core/thoughtStream";
 import { harness, type Harness } from "./harness";
 import type { Scenario } from "../fixtures/agents/scenario";

@@ -2,10 +2,10 @@
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { AgentConnection, type AgentSpec, type ConnectOptions } from "../../src/acp/agentConnection";
+import { AgentConnection, type ConnectOptions } from "../../src/acp/agentConnection";
 import { NodeTerminals } from "../../src/acp/nodeTerminals";
-import type { ClientPorts, FsPort, Logger, PermissionPort, PermissionRequest } from "../../src/acp/ports";
-import type { PermissionOutcome } from "../../src/core/events";
+import type { AgentSpec, ClientPorts, FsPort, Logger, PermissionPort, PermissionRequest } from "../../src/acp/ports";
+import type { PermissionOutcome } from "../../src/shared/events";
 import { SCENARIO_ENV, type Scenario } from "../fixtures/agents/scenario";
 
 export const AGENT_JS = path.resolve(__dirname, "../../out/fixtures/agents/scriptedAgent.js");

@@ -3,12 +3,12 @@
  * of values of any depth, and lone surrogates made well-formed.
  */
 import * as assert from "node:assert/strict";
-import { boundEvent, boundValue, PLAN_ENTRIES, RAW_LIMITS, truncatedNote } from "../../src/core/bound";
-import type { PlanEntry, ThoughtEvent } from "../../src/core/events";
+import { boundEvent, boundValue, PLAN_ENTRIES, RAW_LIMITS, truncatedNote } from "../../src/shared/bound";
+import type { PlanEntry, ThoughtEvent } from "../../src/shared/events";
 import { boundId, MAX_ID_CHARS } from "../../src/core/ids";
 import { stringifyDeep, stringifyJson, wellFormedJson } from "../../src/core/json";
 import { SessionUpdateMapper } from "../../src/core/updateMapper";
-import { EMPTY_STATE, findToolEntry, reduce } from "../../src/core/viewModel";
+import { EMPTY_STATE, findToolEntry, reduce } from "../../src/shared/viewModel";
 
 function nested(depth: number): unknown {
   let v: unknown = "bottom";

@@ -1,6 +1,6 @@
 /** Permission policy: ask / allowReads / allowAll, and "always" answers remembered narrowly (same tool kind and same command or files). */
 import * as assert from "node:assert/strict";
-import type { PermissionOption } from "../../src/core/events";
+import type { PermissionOption } from "../../src/shared/events";
 import { PermissionMemory, scopeOf } from "../../src/core/permissionPolicy";
 
 const options: PermissionOption[] = [

@@ -5,7 +5,7 @@
 import * as assert from "node:assert/strict";
 import { AgentSession, type SessionTransport } from "../../src/acp/agentSession";
 import type { Logger, PermissionPort } from "../../src/acp/ports";
-import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEvent } from "../../src/core/events";
+import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEvent } from "../../src/shared/events";
 import { TurnError } from "../../src/core/thoughtStream";
 
 const quiet: Logger = { traceEnabled: false, trace() {}, debug() {}, info() {}, warn() {}, error() {} };

@@ -1,7 +1,7 @@
 /** The ACP → ThoughtEvent mapping, fed with update shapes real agents send. */
 import * as assert from "node:assert/strict";
 import { SessionUpdateMapper } from "../../src/core/updateMapper";
-import type { ThoughtEventBody } from "../../src/core/events";
+import type { ThoughtEventBody } from "../../src/shared/events";
 
 const kinds = (events: ThoughtEventBody[]): string[] => events.map((e) => e.kind);
 

@@ -1,7 +1,7 @@
 /** The panel's view model reducer: folding, purity (inputs never mutated), identity of untouched parts. */
 import * as assert from "node:assert/strict";
-import type { ThoughtEvent, ThoughtEventBody } from "../../src/core/events";
-import { EMPTY_STATE, markRestored, reduce, TERMINAL_VIEW_CHARS, type ViewState } from "../../src/core/viewModel";
+import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
+import { EMPTY_STATE, markRestored, reduce, TERMINAL_VIEW_CHARS, type ViewState } from "../../src/shared/viewModel";
 
 let seq = 0;
 function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {

@@ -3,8 +3,8 @@
  * from the agent, a permission request, the end of a turn, an agent error. Driven by the events
  * of each patch (never by a snapshot, which would announce history), flushed once per frame.
  */
-import type { ThoughtEvent } from "../../core/events";
-import type { ViewState } from "../../core/viewModel";
+import type { ThoughtEvent } from "../../shared/events";
+import type { ViewState } from "../../shared/viewModel";
 import { cleanInline, h } from "../dom";
 
 const STOP_TEXT: Record<string, string> = {

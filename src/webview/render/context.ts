@@ -2,7 +2,7 @@
  * What every renderer receives for one frame: the session shown, host facts, UI state, the way
  * to post verbs, and the registry of live timers ("Thinking… 2.1 s") that tick between frames.
  */
-import type { Entry, SessionView } from "../../core/viewModel";
+import type { Entry, SessionView } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import type { UiState } from "../uiState";
 

@@ -4,7 +4,7 @@
  * returns at once when handed the same object again — the reducer keeps untouched entries
  * identical — so a frame only costs what changed. A streaming thought grows by `appendData`.
  */
-import { agentIdOf, type Entry } from "../../core/viewModel";
+import { agentIdOf, type Entry } from "../../shared/viewModel";
 import { button, cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
 import { IncrementalMarkdown } from "../markdown";
 import { entryKey, type RenderCtx, type Ticker } from "./context";

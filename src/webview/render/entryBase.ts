@@ -2,7 +2,7 @@
  * What every transcript entry component shares: the `EntryComp` contract (keep the entry last
  * drawn, return at once for the same object) and the shell element carrying the test hooks.
  */
-import type { Entry } from "../../core/viewModel";
+import type { Entry } from "../../shared/viewModel";
 import { h } from "../dom";
 import type { RenderCtx } from "./context";
 

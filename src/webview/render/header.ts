@@ -4,7 +4,7 @@
  * "New session". Banners (`.banner`): notices and errors outside turns, the session's fatal
  * error, the host's error and "starting" state, styled by severity and dismissible.
  */
-import { agentIdOf, type SessionStatus, type SessionView, type ViewState } from "../../core/viewModel";
+import { agentIdOf, type SessionStatus, type SessionView, type ViewState } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { button, cleanInline, h, icon, setAttr, setText, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";

@@ -3,8 +3,8 @@
  * live region once, then renders one frame at a time from the replica state — measuring the
  * scroll position first, writing the DOM, running post-write work, and settling the scroll last.
  */
-import type { ThoughtEvent } from "../../core/events";
-import type { SessionView, ViewState } from "../../core/viewModel";
+import type { ThoughtEvent } from "../../shared/events";
+import type { SessionView, ViewState } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { h, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";

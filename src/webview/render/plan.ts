@@ -3,9 +3,9 @@
  * current plan above the transcript while a turn runs (`PinnedPlan`, `#plan`), with progress
  * ("3 of 7 done"), status icons with text for screen readers, and priority tags.
  */
-import { truncatedNote } from "../../core/bound";
-import type { PlanEntry } from "../../core/events";
-import type { Entry, SessionView } from "../../core/viewModel";
+import { truncatedNote } from "../../shared/bound";
+import type { PlanEntry } from "../../shared/events";
+import type { Entry, SessionView } from "../../shared/viewModel";
 import { cleanInline, h, icon, setText, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
 import { entryShell, type EntryComp } from "./entryBase";

@@ -4,8 +4,8 @@
  * the session's commands (a listbox driven by Up/Down/Tab/Enter/Escape), and the session's mode
  * and config options (model first) as selects and checkboxes. The draft survives a reload.
  */
-import type { AvailableCommand, ConfigOption } from "../../core/events";
-import type { SessionView } from "../../core/viewModel";
+import type { AvailableCommand, ConfigOption } from "../../shared/events";
+import type { SessionView } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { button, cleanInline, h, setAttr, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";

@@ -4,9 +4,9 @@
  * when open — locations, content blocks, diff summaries with "Open diff", a terminal preview with
  * "Show terminal", and raw input/output as pretty JSON behind disclosures.
  */
-import { truncatedNote } from "../../core/bound";
-import type { ContentBlock, Cuts, ToolContent, ToolKind } from "../../core/events";
-import type { Entry, ToolEntry, ToolViewStatus } from "../../core/viewModel";
+import { truncatedNote } from "../../shared/bound";
+import type { ContentBlock, Cuts, ToolContent, ToolKind } from "../../shared/events";
+import type { Entry, ToolEntry, ToolViewStatus } from "../../shared/viewModel";
 import { button, cleanBlock, cleanInline, displayPath, h, icon, setAttr, setText, stripAnsi, toggleHidden, uid } from "../dom";
 import { cachedLineDiffStats } from "../lineDiff";
 import { entryKey, type RenderCtx } from "./context";

@@ -6,7 +6,7 @@
  * (visible) entries behind "Show N earlier". Entry components are reused by id and skip
  * unchanged entries, so a streaming frame touches only what changed.
  */
-import type { Entry, SessionView, TurnView } from "../../core/viewModel";
+import type { Entry, SessionView, TurnView } from "../../shared/viewModel";
 import { button, cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
 import { turnKey, type RenderCtx } from "./context";
 import { createEntry } from "./entries";
