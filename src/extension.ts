@@ -76,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
       },
       resolveAgent: (name) => registry.resolve(name),
       chooseAuthMethod: async (agentName, methods) => {
-        const pick = await vscode.window.showQuickPick(methods.map((m) => ({ label: m.name, detail: m.description, id: m.id })), { title: `${agentName} needs you to sign in`, ignoreFocusOut: true });
+        const pick = await vscode.window.showQuickPick(methods.map((m) => ({ label: plainText(m.name), detail: m.description, id: m.id })), { title: `${agentName} needs you to sign in`, ignoreFocusOut: true });
         return pick?.id;
       },
     },
@@ -290,7 +290,7 @@ function registerReviewCommands(changes: AgentChanges): vscode.Disposable[] {
       return undefined;
     }
     if (pending.length === 1) return pending[0]!.path;
-    return (await vscode.window.showQuickPick(pending.map((f) => ({ label: vscode.workspace.asRelativePath(f.path), path: f.path })), { title: "Which file?" }))?.path;
+    return (await vscode.window.showQuickPick(pending.map((f) => ({ label: plainText(vscode.workspace.asRelativePath(f.path)), path: f.path })), { title: "Which file?" }))?.path;
   };
   return [
     vscode.commands.registerCommand("agentThoughts.keepHunk", async (a: unknown, i: unknown) => {

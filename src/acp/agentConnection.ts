@@ -188,7 +188,7 @@ export class AgentConnection {
       .onNotification(acp.methods.client.elicitation.complete, () => undefined)
       .onRequest(acp.methods.client.session.requestPermission, async (ctx) => {
         const session = this.session(ctx.params.sessionId);
-        const outcome = await session.resolvePermission(String(ctx.requestId), ctx.params);
+        const outcome = await session.resolvePermission(rpcKey(ctx.requestId), ctx.params);
         return { outcome };
       })
       .onRequest(acp.methods.client.fs.readTextFile, explained((p) => `read ${p.path}`, async ({ params }) => {
@@ -278,7 +278,7 @@ export class AgentConnection {
       if (session) session.ingestUpdate(params.update);
       else this.holdUpdate(sessionId, params.update);
     } else if (message.method === acp.methods.client.session.requestPermission && "id" in message && sessionId) {
-      this.sessions.get(sessionId)?.ingestPermissionRequest(String(message.id), params);
+      this.sessions.get(sessionId)?.ingestPermissionRequest(rpcKey(message.id), params);
     } else if (!("id" in message) && !knownNotification(message.method)) {
       logger.debug(`[${this.spec.name}] ignoring notification ${message.method}`);
     }
@@ -510,6 +510,11 @@ export class AgentConnection {
 
 function knownNotification(method: string): boolean {
   return method === acp.methods.client.elicitation.complete || method.startsWith("_");
+}
+
+/** A JSON-RPC id as a key: 1 and "1" are different requests. */
+function rpcKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
 }
 
 function truncate(s: string, max = 4000): string {

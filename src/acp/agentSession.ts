@@ -3,7 +3,7 @@
  * time, in the order asked), cancellation, and its open permission requests. Turns are exposed as
  * `ThoughtStream`s; the connection feeds raw wire messages in through `ingest*`.
  */
-import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody, ToolCallFields, ToolKind } from "../shared/events";
+import type { ContentBlock, PermissionOption, PermissionOutcome, StopReason, ThoughtEventBody, ToolCallFields, ToolKind } from "../shared/events";
 import { stringifyJson } from "../core/json";
 import { pathsOf, textsOf } from "../core/permissionPolicy";
 import { matchesApprovedEdit, type ApprovedEdit } from "../core/protectedPaths";
@@ -49,6 +49,9 @@ interface PendingPermission {
 export const DEFAULT_CANCEL_TIMEOUT_MS = 5000;
 
 const STOP_REASONS: readonly StopReason[] = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"];
+const GUARDED_LABEL: Partial<Record<PermissionOption["kind"], string>> = { allow_once: "Allow once", reject_once: "Reject", reject_always: "Reject always" };
+/** Numbers permission requests across all sessions (ids must never repeat while the extension runs). */
+let permissionSerial = 0;
 /** Approved diffs of protected files kept for the write that follows them. */
 const MAX_APPROVED_EDITS = 20;
 
@@ -64,7 +67,6 @@ export class AgentSession {
   /** Diffs of protected files the user allowed by hand: the matching write needs no second question. */
   private readonly approvedEdits: ApprovedEdit[] = [];
   private guardSerial = 0;
-  private permissionSerial = 0;
   /** Ends the running turn here, without the agent's answer (after the cancel deadline). */
   private abandonTurn: ((afterMs: number) => void) | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
@@ -134,7 +136,8 @@ export class AgentSession {
   /** Registers a request under `key` (agent requests: `rpc:<JSON-RPC id>`; ours: `guard:<n>`); the request id is our own. */
   private ingestRequest(key: string, params: { toolCall?: unknown; options?: unknown }, guard?: string): void {
     if (this.permissions.has(key)) return;
-    const requestId = `perm-${++this.permissionSerial}`;
+    // Unique across every session: the broker, the panel and the diff title answer by request id.
+    const requestId = `perm-${++permissionSerial}`;
     const events = this.mapper.permissionRequest(requestId, params.toolCall, params.options);
     const request = events.find((e) => e.kind === "permission_request");
     let reason = guard;
@@ -142,7 +145,8 @@ export class AgentSession {
       reason ??= this.guardReason(request.toolCallId, request.toolCall);
       if (reason) {
         request.guard = reason;
-        request.options = request.options.filter((o) => o.kind !== "allow_always");
+        // No "always", and labels that say what the kind does: an agent's "Reject" labelled allow_once must not approve anything.
+        request.options = request.options.filter((o) => o.kind !== "allow_always").map((o) => ({ ...o, name: GUARDED_LABEL[o.kind] ?? o.name }));
       }
     }
     this.permissions.set(key, {

@@ -46,7 +46,8 @@ function commandOf(raw: unknown): string | undefined {
   for (const key of COMMAND_KEYS) {
     const v = r[key];
     if (typeof v === "string" && v.trim()) return v.trim();
-    if (Array.isArray(v) && v.length && v.every((x) => typeof x === "string")) return v.join(" ");
+    // An argument list stays a list: ["echo", "x; rm -rf ~"] is not the shell line `echo x; rm -rf ~`.
+    if (Array.isArray(v) && v.length && v.every((x) => typeof x === "string")) return JSON.stringify(v);
   }
   return undefined;
 }

@@ -183,7 +183,7 @@ export class Checkpoints implements vscode.Disposable {
     const rel = (f: string): string => vscode.workspace.asRelativePath(f);
     const picked = await vscode.window.showQuickPick(
       items.map((it) => ({
-        label: rel(it.file),
+        label: plainText(rel(it.file)),
         description: `${it.status === "added" ? "created since — will be deleted" : it.status === "deleted" ? "deleted since — will be restored" : "changed since — will be restored"}${it.userEdited ? " · $(warning) your edits between turns are lost too" : ""}`,
         picked: true,
         item: it,

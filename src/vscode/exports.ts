@@ -10,6 +10,7 @@ import type { EventOf, ThoughtEvent } from "../shared/events";
 import { EXPORT_FORMATS, exportSession } from "../core/exporters";
 import { stringifyJson } from "../core/json";
 import type { Logger } from "../acp/ports";
+import { plainText } from "../core/plainText";
 
 export function registerExport(manager: SessionManager, activeSessionId: () => string | undefined): vscode.Disposable {
   return vscode.commands.registerCommand("agentThoughts.exportSession", async (sessionArg?: unknown, formatArg?: unknown, target?: unknown): Promise<string | undefined> => {
@@ -26,7 +27,7 @@ export function registerExport(manager: SessionManager, activeSessionId: () => s
           const start = s.log.all()[0];
           const info = s.log.all().findLast((e): e is EventOf<"session_info"> => e.kind === "session_info" && !!e.title);
           const title = info?.title ?? "";
-          return { label: title || s.agentName, description: `${s.agentName} · ${s.log.length} events${s.sessionId === active ? " · shown" : ""}`, detail: start ? new Date(start.at).toLocaleString() : undefined, session: s };
+          return { label: plainText(title || s.agentName), description: `${s.agentName} · ${s.log.length} events${s.sessionId === active ? " · shown" : ""}`, detail: start ? new Date(start.at).toLocaleString() : undefined, session: s };
         }),
         { title: "Export which session?" },
       ))?.session;

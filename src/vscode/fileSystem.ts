@@ -9,7 +9,7 @@ import * as vscode from "vscode";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { FsPort, Logger, ReadFileRequest, WriteFileRequest } from "../acp/ports";
 import { diskFile, openDocument, readRegularFile, writeWholeText } from "./documents";
-import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
+import { isNetworkPath, realpathOrParentSync, type WorkspaceGuard } from "./guard";
 import type { Modal } from "./modal";
 
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -40,6 +40,8 @@ export class VscodeFileSystem implements FsPort {
    */
   private async checkAccess(p: string, verb: "read" | "write"): Promise<{ uri: vscode.Uri; real: string }> {
     if (!path.isAbsolute(p)) throw RequestError.invalidParams(undefined, `path must be absolute: ${p}`);
+    // Never touched: opening a network path would connect to another machine (and send credentials).
+    if (isNetworkPath(p)) throw new RequestError(-32001, `Access denied: ${p} is a network path`);
     const normal = path.normalize(p);
     const real = realpathOrParentSync(normal);
     const shown = `${normal}${real !== normal ? ` (→ ${real})` : ""}`;

@@ -9,7 +9,7 @@ import * as vscode from "vscode";
 import type { Logger } from "../acp/ports";
 import { plainText } from "../core/plainText";
 import { diskFile } from "./documents";
-import { realpathOrParentSync } from "./guard";
+import { isNetworkPath, realpathOrParentSync } from "./guard";
 
 /** Link schemes the panel opens; everything else is refused. */
 export const OPENABLE_SCHEMES: readonly string[] = ["http", "https", "file"];
@@ -40,7 +40,7 @@ export class AgentLinks {
   /** Opens a file (at a 1-based line) that a tool call names, when it is a regular file in the workspace. */
   async openFile(file: string, line: number | undefined): Promise<"opened" | "refused"> {
     const real = realpathOrParentSync(path.normalize(file));
-    const disk = await diskFile(real);
+    const disk = isNetworkPath(real) ? ({ kind: "missing" } as const) : await diskFile(real);
     const problem = !this.inWorkspace(real) ? "is outside the workspace" : disk.kind === "special" ? `is ${disk.what}` : disk.kind === "missing" ? "does not exist" : undefined;
     if (problem) {
       this.logger.warn(`Refused to open ${file}${real !== file ? ` (→ ${real})` : ""} from agent text: it ${problem}`);

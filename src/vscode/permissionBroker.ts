@@ -25,6 +25,11 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
 
   request(req: PermissionRequest): Promise<PermissionAnswer> {
     if (req.signal.aborted) return Promise.resolve({ outcome: "cancelled" });
+    if (this.pending.has(req.requestId)) {
+      // Never let a second request take over an open one's id (and so its answer).
+      this.logger.warn(`Permission request ${req.requestId} from ${req.agentName} is already open; the second one is cancelled`);
+      return Promise.resolve({ outcome: "cancelled" });
+    }
     const policy = vscode.workspace.getConfiguration("agentThoughts").get<PermissionPolicy>("permissions.default") ?? "ask";
     const auto = this.memory.decide(policy, policyRequest(req));
     if (auto) {
@@ -46,10 +51,14 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
   }
 
   /** Answers a request; `optionId` null cancels it. Returns false when it is not open (already answered, unknown). */
-  resolve(requestId: string, optionId: string | null): boolean {
+  resolve(requestId: string, optionId: string | null, sessionId?: string): boolean {
     const p = this.pending.get(requestId);
     if (!p) {
       this.logger.warn(`Permission request ${requestId} is not open; answer ignored`);
+      return false;
+    }
+    if (sessionId !== undefined && p.req.sessionId !== sessionId) {
+      this.logger.warn(`Permission request ${requestId} belongs to another session than ${sessionId}; answer ignored`);
       return false;
     }
     if (optionId !== null && !p.req.options.some((o) => o.optionId === optionId)) {

@@ -70,7 +70,7 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
         return;
       }
       const modeId = typeof modeArg === "string" ? modeArg : (await vscode.window.showQuickPick(
-        modes.availableModes.map((m) => ({ label: m.name, description: m.id === modes.currentModeId ? "current" : undefined, detail: m.description, id: m.id })),
+        modes.availableModes.map((m) => ({ label: plainText(m.name), description: m.id === modes.currentModeId ? "current" : undefined, detail: m.description, id: m.id })),
         { title: `Mode for ${session.agentName}` },
       ))?.id;
       if (modeId) await session.setMode(modeId);
@@ -85,7 +85,7 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
       const option = view.configOptions.find((o) => o.category === "model" && o.type === "select");
       if (option?.options?.length) {
         const value = typeof modelArg === "string" ? modelArg : (await vscode.window.showQuickPick(
-          option.options.map((o) => ({ label: o.name, description: o.value === option.currentValue ? "current" : o.group, detail: o.description, value: o.value })),
+          option.options.map((o) => ({ label: plainText(o.name), description: o.value === option.currentValue ? "current" : o.group, detail: o.description, value: o.value })),
           { title: `${option.name} for ${session.agentName}` },
         ))?.value;
         if (value) await session.setConfigOption(option.id, value);
@@ -94,7 +94,7 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
       const legacy = view.models;
       if (legacy?.availableModels.length) {
         const modelId = typeof modelArg === "string" ? modelArg : (await vscode.window.showQuickPick(
-          legacy.availableModels.map((m) => ({ label: m.name, description: m.modelId === legacy.currentModelId ? "current" : undefined, detail: m.description, id: m.modelId })),
+          legacy.availableModels.map((m) => ({ label: plainText(m.name), description: m.modelId === legacy.currentModelId ? "current" : undefined, detail: m.description, id: m.modelId })),
           { title: `Model for ${session.agentName}` },
         ))?.id;
         if (modelId) await session.setModel(modelId);

@@ -9,6 +9,7 @@
 import * as vscode from "vscode";
 import { parse, type ParseError } from "jsonc-parser";
 import type { Logger } from "../acp/ports";
+import { plainText } from "../core/plainText";
 
 /** The settings only the user's own settings can set (keep in step with `"scope": "machine"` in package.json). */
 export const USER_ONLY_SETTINGS = [
@@ -90,7 +91,7 @@ export class SettingsGuard implements vscode.Disposable {
     await this.state.update(NOTICED_KEY, [...noticed, fingerprint].slice(-20));
     const files = [...new Set([...found.values()].flat())];
     this.lastNotice = `This workspace's settings (${files.join(", ")}) try to set ${keys.join(", ")}. Agent Thoughts ignores them: settings that decide what runs or what is allowed without asking apply only from your user settings.`;
-    void vscode.window.showWarningMessage(this.lastNotice, "Open User Settings").then((choice) => {
+    void vscode.window.showWarningMessage(plainText(this.lastNotice), "Open User Settings").then((choice) => {
       if (choice) void vscode.commands.executeCommand("workbench.action.openSettings", "@ext:agent-thoughts.agent-thoughts");
     });
     return keys;

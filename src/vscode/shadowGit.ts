@@ -33,7 +33,8 @@ export class ShadowGit {
         encoding: "buffer",
         maxBuffer: MAX_BUFFER,
         env: {
-          ...process.env,
+          // None of the user's GIT_* variables (an index file, object dir, config parameters, exec path…).
+          ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^GIT_/i.test(k))),
           GIT_DIR: this.gitDir,
           GIT_WORK_TREE: this.workTree,
           GIT_CONFIG_NOSYSTEM: "1",

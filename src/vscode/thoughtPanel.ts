@@ -368,7 +368,7 @@ export class ThoughtPanelController implements vscode.Disposable {
         if (!session.pendingPermissions().some((p) => p.requestId === m.requestId)) {
           throw new OutOfStateMessage(`permission request ${m.requestId} is not open in session ${m.sessionId}`);
         }
-        if (!this.broker.resolve(m.requestId, m.optionId)) throw new OutOfStateMessage(`permission request ${m.requestId} did not take option ${String(m.optionId)}`);
+        if (!this.broker.resolve(m.requestId, m.optionId, m.sessionId)) throw new OutOfStateMessage(`permission request ${m.requestId} did not take option ${String(m.optionId)}`);
         return;
       }
       case "openLocation":

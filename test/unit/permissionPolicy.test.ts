@@ -60,7 +60,8 @@ describe("permission policy", () => {
   });
 
   it("scopes a call by its command, or by the files it names", () => {
-    assert.equal(scopeOf({ title: "Run", rawInput: { command: ["git", "status"] } }, "execute"), "command: git status");
+    assert.equal(scopeOf({ title: "Run", rawInput: { command: ["git", "status"] } }, "execute"), `command: ["git","status"]`);
+    assert.notEqual(scopeOf({ rawInput: { command: ["echo", "x; rm -rf ~"] } }, "execute"), scopeOf({ rawInput: { command: "echo x; rm -rf ~" } }, "execute"), "an argument list is not the shell line");
     assert.equal(scopeOf({ title: "npm test" }, "execute"), "command: npm test");
     assert.equal(scopeOf({ title: "List", rawInput: { command: "ls", description: "list files", cwd: "/w/sub" } }, "execute"), `command: ls {"cwd":"/w/sub"}`, "what changes the command is part of it; its description is not");
     assert.equal(scopeOf({ title: "Edit", locations: [{ path: "/w/b.ts" }], content: [{ type: "diff", path: "/w/a.ts", oldText: null, newText: "x" }] }, "edit"), "files: /w/a.ts, /w/b.ts");
