@@ -3,7 +3,7 @@
  * returns the public API. Behaviour lives in the layers it wires together.
  */
 import * as vscode from "vscode";
-import { userMessage } from "./acp/agentConnection";
+import { userMessage } from "./acp/agentError";
 import { NodeTerminals } from "./acp/nodeTerminals";
 import { terminateAllGroups } from "./acp/processGroups";
 import { SessionManager } from "./acp/sessionManager";

@@ -16,6 +16,7 @@ import { AgentSession, describeError, type SessionTransport } from "./agentSessi
 import { ndJsonStream } from "./ndjson";
 import type { AgentSpec, ClientPorts } from "./ports";
 import { ProcessGroup } from "./processGroups";
+import { AgentError } from "./agentError";
 
 export interface ConnectOptions {
   initializeTimeoutMs: number;
@@ -27,28 +28,6 @@ export interface ConnectOptions {
   chooseAuthMethod?: (agentName: string, methods: { id: string; name: string; description?: string }[]) => Promise<string | undefined>;
 }
 
-/** A failure of the agent itself, worded for the user: what happened and what to do. */
-export class AgentError extends Error {
-  constructor(readonly agentName: string, readonly what: string, readonly hint: string, readonly stderrTail = "") {
-    super(`Agent "${agentName}" ${what}`);
-    this.name = "AgentError";
-  }
-
-  /** The same failure with different advice. */
-  withHint(hint: string): AgentError {
-    return new AgentError(this.agentName, this.what, hint, this.stderrTail);
-  }
-
-  /** Message plus hint, for notifications. */
-  get userMessage(): string {
-    return `${this.message}. ${this.hint}`;
-  }
-}
-
-/** What to tell the user about a failure: an agent error with its hint, or the error's message. */
-export function userMessage(err: unknown): string {
-  return err instanceof AgentError ? err.userMessage : err instanceof Error ? err.message : String(err);
-}
 
 const STDERR_RING_BYTES = 64 * 1024;
 /** Numbers connections so session keys stay unique across agents and restarts. */

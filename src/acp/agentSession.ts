@@ -11,6 +11,7 @@ import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
 import { SessionUpdateMapper } from "../core/updateMapper";
 import type { GuardPort, Logger, PermissionAnswer, PermissionPort, ProtectedWriteQuestion } from "./ports";
+import { AgentError } from "./agentError";
 
 /** What a session needs from its connection. */
 export interface SessionTransport {
@@ -295,7 +296,7 @@ export class AgentSession {
         const { message, code, detail } = describeError(err);
         const fatal = this.ended !== undefined;
         // AgentErrors already name the agent ("Agent "X" exited…"); others get its name in front.
-        const text = message.startsWith(`Agent "${this.agentName}"`) ? message : `${this.agentName}: ${message}`;
+        const text = err instanceof AgentError ? message : `${this.agentName}: ${message}`;
         const all = this.log.all();
         const last = all[all.length - 1];
         // A dead agent's error was recorded when it died (with what to do); one entry is enough.

@@ -13,6 +13,7 @@ import { StringDecoder } from "node:string_decoder";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { Logger, TerminalCreateRequest, TerminalExit, TerminalListener, TerminalPort } from "./ports";
 import { ProcessGroup } from "./processGroups";
+import { isInside } from "../core/paths";
 
 /** Default cap when the agent gives none: enough for any log, bounded memory. */
 export const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
@@ -42,12 +43,6 @@ export function truncateStart(buf: Buffer, limit: number): { buf: Buffer; trunca
   let start = buf.length - limit;
   while (start < buf.length && (buf[start]! & 0xc0) === 0x80) start++; // skip continuation bytes
   return { buf: buf.subarray(start), truncated: true };
-}
-
-/** Whether `dir` is `root` or below it (both absolute and normalised). */
-function isInside(dir: string, root: string): boolean {
-  const rel = path.relative(root, dir);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 async function realOrResolved(p: string): Promise<string> {

@@ -6,7 +6,8 @@
 import { Emitter } from "../core/emitter";
 import type { ContentBlock, ThoughtEvent } from "../shared/events";
 import { ThoughtStream, TurnError, TurnFeed, type StreamOptions } from "../core/thoughtStream";
-import { AgentConnection, AgentError, userMessage, type ConnectOptions } from "./agentConnection";
+import { AgentConnection, type ConnectOptions } from "./agentConnection";
+import { AgentError, userMessage } from "./agentError";
 import type { AgentSession } from "./agentSession";
 import type { AgentSpec, ClientPorts } from "./ports";
 

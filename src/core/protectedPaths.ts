@@ -7,6 +7,7 @@
  */
 import * as path from "node:path";
 import picomatch from "picomatch";
+import { isInside } from "./paths";
 
 /** Built-in patterns, relative to a workspace folder (any depth: nested repositories have hooks too). */
 export const DEFAULT_PROTECTED_PATTERNS: readonly string[] = [
@@ -37,14 +38,6 @@ export interface ProtectedPathsConfig {
   extra: readonly string[];
 }
 
-/** Whether `p` is `root` or below it; case-insensitive when `caseInsensitive`. */
-export function isInside(p: string, root: string, caseInsensitive = false): boolean {
-  const a = caseInsensitive ? p.toLowerCase() : p;
-  const b = caseInsensitive ? root.toLowerCase() : root;
-  const rel = path.relative(b, a);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}
-
 export class ProtectedPaths {
   private readonly match: (rel: string) => boolean;
 
@@ -60,7 +53,7 @@ export class ProtectedPaths {
    */
   reasonForPath(file: string): string | undefined {
     for (const root of this.config.roots) {
-      if (!isInside(file, root, true)) continue;
+      if (!isInside(file, root, { caseInsensitive: true })) continue;
       const rel = path.relative(root.toLowerCase(), file.toLowerCase()).split(path.sep).join("/");
       if (rel && this.match(rel)) return `${path.relative(root, file).split(path.sep).join("/") || file} configures tools that run code (${this.which(rel)})`;
     }

@@ -12,7 +12,7 @@ import type { Logger } from "../acp/ports";
 import { CheckpointIndex, userGaps, type Checkpoint } from "../core/checkpoints";
 import { contentText, type ThoughtEvent } from "../shared/events";
 import { plainText } from "../core/plainText";
-import { isInside } from "../core/protectedPaths";
+import { isInside } from "../core/paths";
 import { readCurrent, type AgentChanges } from "./agentChanges";
 import { writeWholeText } from "./documents";
 import { realpathOrParentSync } from "./guard";

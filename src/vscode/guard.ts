@@ -8,7 +8,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { GuardPort } from "../acp/ports";
-import { isInside, ProtectedPaths } from "../core/protectedPaths";
+import { isInside } from "../core/paths";
+import { ProtectedPaths } from "../core/protectedPaths";
 
 /** A Windows network (UNC) or device path: touching it on disk would connect to another machine. */
 export function isNetworkPath(p: string): boolean {

@@ -5,7 +5,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
-import { AgentError } from "../../src/acp/agentConnection";
+import { AgentError } from "../../src/acp/agentError";
 import type { ThoughtEvent } from "../../src/shared/events";
 import { TurnError } from "../../src/core/thoughtStream";
 import { harness, type Harness } from "./harness";
