@@ -17,6 +17,7 @@ import { ndJsonStream } from "./ndjson";
 import type { AgentSpec, ClientPorts } from "./ports";
 import { ProcessGroup } from "./processGroups";
 import { AgentError } from "./agentError";
+import { Emitter } from "../core/emitter";
 
 export interface ConnectOptions {
   initializeTimeoutMs: number;
@@ -51,7 +52,7 @@ export class AgentConnection {
   private stderrFloodNoticed = false;
   private disposed = false;
   private deathReason: AgentError | undefined;
-  private readonly deathListeners = new Set<(err: AgentError) => void>();
+  private readonly deaths: Emitter<AgentError>;
   readonly dead: Promise<never>;
   private rejectDead!: (e: AgentError) => void;
   private conn!: acp.ClientConnection;
@@ -64,6 +65,7 @@ export class AgentConnection {
     this.dead = new Promise<never>((_, reject) => { this.rejectDead = reject; });
     this.dead.catch(() => undefined);
     this.group = new ProcessGroup(proc);
+    this.deaths = new Emitter<AgentError>((err) => ports.logger.error(`An agent-death listener failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`));
   }
 
   get agentName(): string {
@@ -76,8 +78,7 @@ export class AgentConnection {
 
 
   onDeath(listener: (err: AgentError) => void): { dispose(): void } {
-    this.deathListeners.add(listener);
-    return { dispose: () => { this.deathListeners.delete(listener); } };
+    return this.deaths.event(listener);
   }
 
   /** Spawns the agent and completes `initialize`; rejects with an `AgentError`. */
@@ -460,7 +461,7 @@ export class AgentConnection {
       this.ports.terminal.releaseSession(s.sessionId);
     }
     this.rejectDead(reason);
-    for (const l of this.deathListeners) l(reason);
+    this.deaths.fire(reason);
     // The agent itself is usually gone already; what it started (its group) must go with it.
     void this.group.terminate();
   }

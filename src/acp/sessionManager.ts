@@ -25,16 +25,20 @@ export class SessionManager {
   private readonly starting = new Map<string, Promise<Running>>();
   /** Every session's events, to the panel, the transcript writer, the API…: one throwing listener stops none of the others. */
   private readonly events: Emitter<ThoughtEvent>;
-  private readonly sessionListeners = new Set<(s: AgentSession) => void>();
-  private readonly statusListeners = new Set<(status: AgentStatus) => void>();
-  private readonly deathListeners = new Set<(err: AgentError) => void>();
+  private readonly sessionsStarted: Emitter<AgentSession>;
+  private readonly statuses: Emitter<AgentStatus>;
+  private readonly deaths: Emitter<AgentError>;
   private readonly allSessions: AgentSession[] = [];
   private latest: AgentSession | undefined;
   private readonly connections = new Set<AgentConnection>();
   private disposed = false;
 
   constructor(private readonly ports: ClientPorts, private readonly options: SessionManagerOptions) {
-    this.events = new Emitter<ThoughtEvent>((err) => ports.logger.error(`An event listener failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`));
+    const report = (what: string) => (err: unknown): void => ports.logger.error(`${what} listener failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    this.events = new Emitter<ThoughtEvent>(report("An event"));
+    this.sessionsStarted = new Emitter<AgentSession>(report("A new-session"));
+    this.statuses = new Emitter<AgentStatus>(report("An agent-status"));
+    this.deaths = new Emitter<AgentError>(report("An agent-death"));
   }
 
   /** The session used most recently (for commands such as cancel). */
@@ -56,18 +60,16 @@ export class SessionManager {
 
   /** Agent start-up progress and failures that belong to no session (for the panel). */
   onStatus(listener: (status: AgentStatus) => void): { dispose(): void } {
-    this.statusListeners.add(listener);
-    return { dispose: () => { this.statusListeners.delete(listener); } };
+    return this.statuses.event(listener);
   }
 
   private status(status: AgentStatus): void {
-    for (const l of this.statusListeners) l(status);
+    this.statuses.fire(status);
   }
 
   /** An agent process died on its own (crash, exit); not called for agents we stop. */
   onAgentDeath(listener: (err: AgentError) => void): { dispose(): void } {
-    this.deathListeners.add(listener);
-    return { dispose: () => { this.deathListeners.delete(listener); } };
+    return this.deaths.event(listener);
   }
 
   /** Stops an agent (default: the default agent) and starts a fresh session with it. */
@@ -78,8 +80,7 @@ export class SessionManager {
   }
 
   onSession(listener: (s: AgentSession) => void): { dispose(): void } {
-    this.sessionListeners.add(listener);
-    return { dispose: () => { this.sessionListeners.delete(listener); } };
+    return this.sessionsStarted.event(listener);
   }
 
   /** Runs a prompt turn; the stream exists at once, the agent starts behind it if needed. */
@@ -131,7 +132,7 @@ export class SessionManager {
     const started = (async () => {
       const connection = await AgentConnection.start(spec, this.ports, this.options).finally(() => this.status({}));
       this.connections.add(connection);
-      connection.onDeath((err) => { for (const l of this.deathListeners) l(err); });
+      connection.onDeath((err) => this.deaths.fire(err));
       if (this.disposed) {
         connection.dispose();
         throw new TurnError("Agent Thoughts is shutting down");
@@ -149,7 +150,7 @@ export class SessionManager {
     session.log.subscribe((e) => this.events.fire(e));
     // Replay what was recorded before anyone could subscribe (session_start, early updates).
     for (const e of session.log.all()) this.events.fire(e);
-    for (const l of this.sessionListeners) l(session);
+    this.sessionsStarted.fire(session);
     return { connection, session };
   }
 
