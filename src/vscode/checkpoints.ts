@@ -6,6 +6,7 @@
  * the files changed since N began (a pick list, all ticked, the ones the user edited between
  * turns marked), writes the picked ones back through VS Code, and can itself be undone.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Logger } from "../acp/ports";
@@ -115,22 +116,29 @@ export class Checkpoints implements vscode.Disposable {
   private async afterTurn(sessionId: string): Promise<void> {
     const c = this.index.open(sessionId);
     if (!c) return;
+    const endedAt = Date.now();
     try {
       c.after = await this.snapshotAll(`after turn ${c.turnId} of ${sessionId}`);
       await this.persist();
-      await this.reviewTurnChanges(c);
+      await this.reviewTurnChanges(c, endedAt);
     } catch (err) {
       this.logger.warn(`No end-of-turn snapshot for turn ${c.turnId}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
   /** Files the turn changed that review does not know about (commands the agent ran) become reviewable, against our snapshot. */
-  private async reviewTurnChanges(c: Checkpoint): Promise<void> {
+  private async reviewTurnChanges(c: Checkpoint, endedAt: number): Promise<void> {
     for (const [folder, before] of Object.entries(c.before)) {
       const after = c.after?.[folder];
       if (!after || after === before) continue;
       const repo = this.repo(folder);
       for (const ch of await repo.diff(before, after)) {
+        // The end-of-turn snapshot is taken a moment after the turn ended: a file written after
+        // that (by the user, the next test, another tool) is not the turn's. Deletions carry no
+        // time, so they are left to Restore checkpoint.
+        if (ch.status === "deleted") continue;
+        const modified = await fs.promises.stat(ch.path).then((st) => st.mtimeMs, () => Number.POSITIVE_INFINITY);
+        if (modified > endedAt) continue;
         const old = ch.status === "added" ? undefined : await repo.read(before, ch.path);
         if (old && (old.length > REVIEW_TEXT_BYTES || old.subarray(0, 8000).includes(0))) continue;
         await this.review.recordTurnChange(ch.path, old === undefined ? null : new TextDecoder().decode(old), c.sessionId, c.at);
