@@ -12,7 +12,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ThoughtEvent, ToolContent } from "../shared/events";
 import { applyChanges, changesBetween, computeHunks, EditLedger, keepHunk, mapSpans, rebaseUserChanges, refineChange, reconstructBefore, spansInHunks, summarize, undoKeepingUserText, userTextIn, type FileReviewState, type Hunk, type Span, type TextChange, type TrackedFile } from "../core/editReview";
-import { diskFile, openDocument, readRegularFile, regularDocument, replaceRanges } from "./documents";
+import { diskFile, openDocument, readCurrent, regularDocument, replaceRanges } from "./documents";
 import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
 import type { Modal } from "./modal";
 import type { Logger } from "../acp/ports";
@@ -22,7 +22,6 @@ export const BASE_SCHEME = "agent-thoughts-base";
 /** Both sides of an edit proposed in a permission request, before anything is written. */
 export const PROPOSAL_SCHEME = "agent-thoughts-proposal";
 export const STORAGE_KEY = "agentThoughts.review.ledger.v1";
-const MAX_REVIEW_BYTES = 5 * 1024 * 1024;
 /**
  * A disk change of a file under review this soon after an agent's turn ended is still the agent's
  * (file watchers report late); later ones, with no turn running, are the user's (a git checkout).
@@ -42,14 +41,6 @@ interface ReviewEdit { before: string; after: string; pre: ReviewSnapshot; post?
 function quote(pieces: readonly string[]): string {
   const shown = pieces.slice(0, 3).map((p) => `"${p.trim().replace(/\s+/g, " ").slice(0, 80)}${p.trim().length > 80 ? "…" : ""}"`);
   return shown.join(", ") + (pieces.length > 3 ? ` and ${pieces.length - 3} more` : "");
-}
-
-/** The file's text as the user sees it: the open document (unsaved edits included) or the disk; null when missing. */
-export async function readCurrent(file: string): Promise<string | null> {
-  const open = openDocument(file);
-  if (open) return open.getText();
-  const read = await readRegularFile(file, MAX_REVIEW_BYTES);
-  return "bytes" in read ? new TextDecoder().decode(read.bytes) : null;
 }
 
 type Node = { kind: "file"; file: TrackedFile } | { kind: "hunk"; file: TrackedFile; hunk: Hunk };

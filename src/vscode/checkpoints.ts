@@ -14,8 +14,8 @@ import { CheckpointIndex, userGaps, type Checkpoint } from "../core/checkpoints"
 import { contentText, type ThoughtEvent } from "../shared/events";
 import { plainText } from "../core/plainText";
 import { isInside } from "../core/paths";
-import { readCurrent, type AgentChanges } from "./agentChanges";
-import { writeWholeText } from "./documents";
+import type { AgentChanges } from "./agentChanges";
+import { readCurrent, writeWholeText } from "./documents";
 import { realpathOrParentSync } from "./guard";
 import { ShadowGit, type FileChange } from "./shadowGit";
 

@@ -109,3 +109,14 @@ export async function readRegularFile(file: string, maxBytes: number): Promise<{
     await handle.close();
   }
 }
+
+/** Files larger than this are not read as text for review, checkpoints or the agent's protected writes. */
+export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
+
+/** The file's text as the user sees it: the open document (unsaved edits included) or the disk; null when missing or not a readable regular file. */
+export async function readCurrent(file: string): Promise<string | null> {
+  const open = openDocument(file);
+  if (open) return open.getText();
+  const read = await readRegularFile(file, MAX_TEXT_BYTES);
+  return "bytes" in read ? new TextDecoder().decode(read.bytes) : null;
+}

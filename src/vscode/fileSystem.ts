@@ -8,7 +8,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { FsPort, Logger, ReadFileRequest, WriteFileRequest } from "../acp/ports";
-import { diskFile, openDocument, readRegularFile, writeWholeText } from "./documents";
+import { diskFile, openDocument, readCurrent, readRegularFile, writeWholeText } from "./documents";
 import { isNetworkPath, realpathOrParentSync, type WorkspaceGuard } from "./guard";
 import type { Modal } from "./modal";
 
@@ -80,7 +80,7 @@ export class VscodeFileSystem implements FsPort {
     if (Buffer.byteLength(req.content) > MAX_FILE_BYTES) throw RequestError.invalidParams(undefined, `refusing to write ${(Buffer.byteLength(req.content) / 1048576).toFixed(1)} MB to ${req.path}: files over 5 MB are not written`);
     const reason = this.guard.reasonForPath(real);
     if (reason) {
-      const current = await currentText(uri.fsPath);
+      const current = await readCurrent(uri.fsPath);
       const allowed = req.confirm ? await req.confirm({ path: uri.fsPath, current, content: req.content, reason }) : false;
       if (!allowed) {
         this.logger.warn(`Refused a write to ${uri.fsPath}: ${reason}, and the user did not allow it`);
@@ -103,10 +103,3 @@ export class VscodeFileSystem implements FsPort {
   }
 }
 
-/** The text of a file as the user sees it (open document or disk); null when it does not exist or is not text we read. */
-async function currentText(file: string): Promise<string | null> {
-  const open = openDocument(file);
-  if (open) return open.getText();
-  const read = await readRegularFile(file, MAX_FILE_BYTES);
-  return "bytes" in read ? new TextDecoder().decode(read.bytes) : null;
-}
