@@ -68,10 +68,6 @@ export class AgentConnection {
     this.deaths = new Emitter<AgentError>((err) => ports.logger.error(`An agent-death listener failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`));
   }
 
-  get agentName(): string {
-    return this.spec.name;
-  }
-
   get isAlive(): boolean {
     return !this.deathReason && !this.disposed;
   }
@@ -167,8 +163,8 @@ export class AgentConnection {
       .onNotification(acp.methods.client.session.update, () => undefined)
       .onNotification(acp.methods.client.elicitation.complete, () => undefined)
       .onRequest(acp.methods.client.session.requestPermission, async (ctx) => {
-        const session = this.session(ctx.params.sessionId);
-        const outcome = await session.resolvePermission(rpcKey(ctx.requestId), ctx.params);
+        // Entered (and asked) by the tap, in wire order; here only its answer is sent back.
+        const outcome = await this.session(ctx.params.sessionId).permissionReply(rpcKey(ctx.requestId));
         return { outcome };
       })
       .onRequest(acp.methods.client.fs.readTextFile, explained((p) => `read ${p.path}`, async ({ params }) => {

@@ -3,15 +3,14 @@
  * time, in the order asked), cancellation, and its open permission requests. Turns are exposed as
  * `ThoughtStream`s; the connection feeds raw wire messages in through `ingest*`.
  */
-import type { ContentBlock, PermissionOption, PermissionOutcome, StopReason, ThoughtEventBody, ToolCallFields, ToolKind } from "../shared/events";
+import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody } from "../shared/events";
 import { stringifyJson } from "../core/json";
-import { pathsOf, textsOf } from "../core/permissionPolicy";
-import { matchesApprovedEdit, type ApprovedEdit } from "../core/protectedPaths";
 import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
 import { SessionUpdateMapper } from "../core/updateMapper";
-import type { GuardPort, Logger, PermissionAnswer, PermissionPort, ProtectedWriteQuestion } from "./ports";
+import type { GuardPort, Logger, PermissionPort, ProtectedWriteQuestion } from "./ports";
 import { AgentError } from "./agentError";
+import { SessionPermissions } from "./sessionPermissions";
 
 /** What a session needs from its connection. */
 export interface SessionTransport {
@@ -36,38 +35,20 @@ export interface PromptOptions {
   signal?: AbortSignal;
 }
 
-interface PendingPermission {
-  requestId: string;
-  toolCallId: string;
-  /** Why it always asks (files that configure tools), if it does. */
-  guard: string | undefined;
-  turnId: number | undefined;
-  controller: AbortController;
-  answered: boolean;
-}
-
 /** How long an agent gets to end a cancelled turn when nobody says otherwise. */
 export const DEFAULT_CANCEL_TIMEOUT_MS = 5000;
 
 const STOP_REASONS: readonly StopReason[] = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"];
-const GUARDED_LABEL: Partial<Record<PermissionOption["kind"], string>> = { allow_once: "Allow once", reject_once: "Reject", reject_always: "Reject always" };
-/** Numbers permission requests across all sessions (ids must never repeat while the extension runs). */
-let permissionSerial = 0;
-/** Approved diffs of protected files kept for the write that follows them. */
-const MAX_APPROVED_EDITS = 20;
 
 export class AgentSession {
   readonly log: SessionLog;
-  private readonly mapper = new SessionUpdateMapper();
+  readonly mapper = new SessionUpdateMapper();
   private turnCounter = 0;
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly permissions = new Map<string, PendingPermission>();
+  private readonly permissions: SessionPermissions;
   private ended: Error | undefined;
   private cancelRequested = false;
   private runningTurn: number | undefined;
-  /** Diffs of protected files the user allowed by hand: the matching write needs no second question. */
-  private readonly approvedEdits: ApprovedEdit[] = [];
-  private guardSerial = 0;
   /** Ends the running turn here, without the agent's answer (after the cancel deadline). */
   private abandonTurn: ((afterMs: number) => void) | undefined;
   private cancelTimer: NodeJS.Timeout | undefined;
@@ -80,13 +61,14 @@ export class AgentSession {
     /** The agent's own session id, used on the wire (two agents may both call theirs "1"). */
     readonly agentSessionId: string,
     private readonly transport: SessionTransport,
-    private readonly permissionPort: PermissionPort,
+    permissionPort: PermissionPort,
     private readonly logger: Logger,
     now: () => number = Date.now,
     /** Decides which requests touch files that configure tools (always asked). */
-    private readonly guard?: GuardPort,
+    guard?: GuardPort,
   ) {
     this.log = new SessionLog(sessionId, now, (err) => logger.error(`A listener of session ${sessionId} failed: ${String(err)}`));
+    this.permissions = new SessionPermissions(this, permissionPort, logger, guard);
   }
 
   get agentName(): string {
@@ -104,6 +86,11 @@ export class AgentSession {
 
   get isEnded(): boolean {
     return this.ended !== undefined;
+  }
+
+  /** True when no permission may be asked: the session ended, its turn is being cancelled, or it is stuck. */
+  get closed(): boolean {
+    return this.ended !== undefined || this.cancelRequested || this.stuck;
   }
 
   /**
@@ -125,128 +112,19 @@ export class AgentSession {
     this.log.append(...this.mapper.map(update));
   }
 
-  /**
-   * A raw `session/request_permission`, in wire order; registers it under its JSON-RPC id. A
-   * request that touches files that configure tools is marked `guard` (always asked) and loses
-   * its "always allow" options: an agent remembering one would write them without asking next time.
-   */
-  ingestPermissionRequest(rpcId: string, params: { toolCall?: unknown; options?: unknown }): void {
-    this.ingestRequest(`rpc:${rpcId}`, params);
+  /** A raw `session/request_permission`, in wire order (see SessionPermissions). */
+  ingestPermissionRequest(rpcKey: string, params: { toolCall?: unknown; options?: unknown }): void {
+    this.permissions.fromAgent(rpcKey, params);
   }
 
-  /** Registers a request under `key` (agent requests: `rpc:<JSON-RPC id>`; ours: `guard:<n>`); the request id is our own. */
-  private ingestRequest(key: string, params: { toolCall?: unknown; options?: unknown }, guard?: string): void {
-    if (this.permissions.has(key)) return;
-    // Unique across every session: the broker, the panel and the diff title answer by request id.
-    const requestId = `perm-${++permissionSerial}`;
-    const events = this.mapper.permissionRequest(requestId, params.toolCall, params.options);
-    const request = events.find((e) => e.kind === "permission_request");
-    let reason = guard;
-    if (request?.kind === "permission_request") {
-      reason ??= this.guardReason(request.toolCallId, request.toolCall);
-      if (reason) {
-        request.guard = reason;
-        // No "always", and labels that say what the kind does: an agent's "Reject" labelled allow_once must not approve anything.
-        request.options = request.options.filter((o) => o.kind !== "allow_always").map((o) => ({ ...o, name: GUARDED_LABEL[o.kind] ?? o.name }));
-      }
-    }
-    this.permissions.set(key, {
-      requestId, toolCallId: request?.kind === "permission_request" ? request.toolCallId : "", guard: reason, turnId: this.log.turnId,
-      controller: new AbortController(), answered: false,
-    });
-    this.log.append(...events);
+  /** The answer owed to the agent's permission request with this JSON-RPC id. */
+  permissionReply(rpcKey: string): Promise<PermissionOutcome> {
+    return this.permissions.reply(rpcKey);
   }
 
-  /** Why a request must always ask: judged on what it says now and what the log knows of its tool call. */
-  private guardReason(toolCallId: string, fields: ToolCallFields): string | undefined {
-    if (!this.guard) return undefined;
-    const known: ToolCallFields[] = [fields];
-    for (const e of this.log.all()) if ((e.kind === "tool_start" || e.kind === "tool_update") && e.toolCallId === toolCallId) known.push(e);
-    return this.guard.reasonFor(known.flatMap(pathsOf), known.flatMap((f) => textsOf(f)), this.cwd);
-  }
-
-  /**
-   * A write to a file that configures tools: asks the user as a permission request in this
-   * session (with the diff), whatever the policy — unless it is exactly a diff the user allowed
-   * by hand a moment ago. Resolves true only on the user's yes.
-   */
-  async confirmWrite(q: ProtectedWriteQuestion): Promise<boolean> {
-    const approved = this.approvedEdits.findIndex((a) => matchesApprovedEdit(a, q.path, q.current, q.content));
-    if (approved >= 0) {
-      this.approvedEdits.splice(approved, 1);
-      this.logger.info(`Write to ${q.path} is the diff the user allowed; not asked again`);
-      return true;
-    }
-    const n = ++this.guardSerial;
-    const toolCallId = `agent-thoughts-write-${n}`;
-    const key = `guard:${n}`;
-    const params = {
-      toolCall: { toolCallId, title: `Write ${q.path}`, kind: "edit", status: "pending", locations: [{ path: q.path }], content: [{ type: "diff", path: q.path, oldText: q.current, newText: q.content }] },
-      options: [{ optionId: "allow", name: "Allow this write", kind: "allow_once" }, { optionId: "reject", name: "Reject", kind: "reject_once" }],
-    };
-    this.ingestRequest(key, params, q.reason);
-    const outcome = await this.resolveRequest(key, params);
-    const allowed = outcome.outcome === "selected" && outcome.optionId === "allow";
-    if (allowed) this.ingestUpdate({ sessionUpdate: "tool_call_update", toolCallId, status: "completed" });
-    return allowed;
-  }
-
-  /** Answers a permission request through the port (UI/policy); called by the SDK handler. */
-  async resolvePermission(rpcId: string, params: { toolCall?: unknown; options?: unknown }): Promise<PermissionOutcome> {
-    return this.resolveRequest(`rpc:${rpcId}`, params);
-  }
-
-  private async resolveRequest(key: string, params: { toolCall?: unknown; options?: unknown }): Promise<PermissionOutcome> {
-    if (!this.permissions.has(key)) this.ingestRequest(key, params);
-    const pending = this.permissions.get(key)!;
-    const event = this.log.all().findLast((e) => e.kind === "permission_request" && e.requestId === pending.requestId);
-    if (this.ended || this.cancelRequested || this.stuck || event?.kind !== "permission_request") {
-      return this.answerPermission(pending, { outcome: "cancelled" }, "cancel");
-    }
-    let answer: PermissionAnswer;
-    const toolKind = event.toolCall.toolKind ?? this.toolKindOf(event.toolCallId);
-    try {
-      answer = await this.permissionPort.request({
-        sessionId: this.sessionId, agentName: this.agentName, requestId: pending.requestId, toolCallId: event.toolCallId,
-        title: event.title, options: event.options, toolCall: event.toolCall, signal: pending.controller.signal,
-        ...(toolKind ? { toolKind } : {}), ...(pending.guard ? { guard: pending.guard } : {}),
-      });
-    } catch (err) {
-      this.logger.error(`Permission request ${pending.requestId} failed: ${String(err)}`);
-      answer = { outcome: "cancelled" };
-    }
-    if (pending.answered) return { outcome: "cancelled" };
-    if (pending.controller.signal.aborted) return this.answerPermission(pending, { outcome: "cancelled" }, "cancel");
-    const outcome: PermissionOutcome = answer.outcome === "selected" ? { outcome: "selected", optionId: answer.optionId } : { outcome: "cancelled" };
-    if (pending.guard && key.startsWith("rpc:") && outcome.outcome === "selected" && answer.by !== "policy" && event.options.find((o) => o.optionId === outcome.optionId)?.kind.startsWith("allow")) {
-      for (const c of event.toolCall.content ?? []) if (c.type === "diff") this.approvedEdits.push({ path: c.path, oldText: c.oldText, newText: c.newText });
-      this.approvedEdits.splice(0, Math.max(0, this.approvedEdits.length - MAX_APPROVED_EDITS));
-    }
-    return this.answerPermission(pending, outcome, answer.by ?? "user");
-  }
-
-  /** The latest kind the log knows for a tool call. */
-  private toolKindOf(toolCallId: string): ToolKind | undefined {
-    const events = this.log.all();
-    for (let i = events.length - 1; i >= 0; i--) {
-      const e = events[i]!;
-      if ((e.kind === "tool_start" || e.kind === "tool_update") && e.toolCallId === toolCallId && e.toolKind) return e.toolKind;
-    }
-    return undefined;
-  }
-
-  private answerPermission(pending: PendingPermission, outcome: PermissionOutcome, by: "user" | "policy" | "cancel"): PermissionOutcome {
-    if (!pending.answered) {
-      pending.answered = true;
-      this.log.append({ kind: "permission_outcome", requestId: pending.requestId, toolCallId: pending.toolCallId, outcome, by });
-    }
-    for (const [id, p] of this.permissions) if (p === pending) this.permissions.delete(id);
-    return outcome;
-  }
-
-  /** Open permission requests (for commands that answer them). */
-  pendingPermissions(): { requestId: string; toolCallId: string }[] {
-    return [...this.permissions.values()].filter((p) => !p.answered).map((p) => ({ requestId: p.requestId, toolCallId: p.toolCallId }));
+  /** Asks the user about a write to a file that configures tools (see SessionPermissions). */
+  confirmWrite(q: ProtectedWriteQuestion): Promise<boolean> {
+    return this.permissions.confirmWrite(q);
   }
 
   /** Starts a prompt turn now (or right after the running one) and returns its stream. */
@@ -367,7 +245,7 @@ export class AgentSession {
   }
 
   private cancelOpenPermissions(): void {
-    for (const p of this.permissions.values()) if (!p.answered) p.controller.abort();
+    this.permissions.cancelAll();
   }
 
   /** Switches the session mode; recorded as a `mode` event once the agent agrees. */

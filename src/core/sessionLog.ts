@@ -29,11 +29,6 @@ export class SessionLog {
     return this.events.length;
   }
 
-  /** The turn events are currently attributed to. */
-  get turnId(): number | undefined {
-    return this.currentTurn;
-  }
-
   /** Appends events in order and notifies listeners; returns the stamped events. */
   append(...bodies: ThoughtEventBody[]): ThoughtEvent[] {
     const out: ThoughtEvent[] = [];

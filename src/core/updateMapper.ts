@@ -180,7 +180,12 @@ function parseToolContent(entry: unknown): ToolContent | undefined {
   }
 }
 
-interface ToolState { status: ToolStatus; done: boolean }
+interface ToolState {
+  status: ToolStatus;
+  done: boolean;
+  /** Everything the agent said of this tool call, oldest first (the same objects the events carry). */
+  seen: ToolCallFields[];
+}
 
 /** Per-session mapper; create one for each session. */
 export class SessionUpdateMapper {
@@ -298,13 +303,24 @@ export class SessionUpdateMapper {
     if (tc.success) {
       const parsed = parseToolFields(tc.data);
       fields = parsed.fields;
-      if (!this.tools.has(toolCallId)) out.push(...this.start(toolCallId, false, fields, tc.data.toolCallId));
-      else if (Object.keys(fields).length) out.push({ kind: "tool_update", toolCallId, ...fields });
+      const known = this.tools.get(toolCallId);
+      if (!known) out.push(...this.start(toolCallId, false, fields, tc.data.toolCallId));
+      else if (Object.keys(fields).length) {
+        known.seen.push(fields);
+        out.push({ kind: "tool_update", toolCallId, ...fields });
+      }
     } else {
       out.push({ kind: "unknown", what: "session/request_permission", reason: `toolCall: ${problem(tc.error)}`, raw: toolCall });
     }
     out.push({ kind: "permission_request", requestId, toolCallId, title: fields.title ?? "Permission requested", options: parsedOptions, toolCall: fields });
     return out;
+  }
+
+  /** What the agent has said of a tool call so far (for judging a permission request on it), and its latest kind. */
+  toolCall(toolCallId: string): { kind: ToolKind | undefined; seen: readonly ToolCallFields[] } | undefined {
+    const state = this.tools.get(toolCallId);
+    if (!state) return undefined;
+    return { kind: state.seen.findLast((f) => f.toolKind !== undefined)?.toolKind, seen: state.seen };
   }
 
   /** Closes the turn: tool calls still open are canceled (Zed does the same). */
@@ -330,6 +346,7 @@ export class SessionUpdateMapper {
       out.push(...this.start(id, announced, fields, raw.toolCallId));
     } else {
       if (announced) problems.push("duplicate tool_call for an open tool call id; treated as an update");
+      known.seen.push(fields);
       out.push({ kind: "tool_update", toolCallId: id, ...fields });
       if (fields.status) known.status = fields.status;
       out.push(...this.finish(id, known, raw.rawOutput));
@@ -340,7 +357,7 @@ export class SessionUpdateMapper {
 
   /** `id` is the bounded id every event carries; `wireId` the agent's own (kept on `tool_start` when longer). */
   private start(id: string, announced: boolean, fields: ToolCallFields, wireId: string): ThoughtEventBody[] {
-    const state: ToolState = { status: fields.status ?? "pending", done: false };
+    const state: ToolState = { status: fields.status ?? "pending", done: false, seen: [fields] };
     this.tools.set(id, state);
     const { title, ...rest } = fields;
     const out: ThoughtEventBody[] = [{

@@ -51,6 +51,16 @@ export class AgentRegistry {
   }
 
   /** Throws a clear error for an unknown name. */
+  /** The command line an agent runs, or why it cannot run (for pick lists). */
+  describe(name: string): string {
+    try {
+      const spec = this.resolve(name);
+      return [spec.command, ...spec.args].join(" ");
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
+
   resolve(name: string | undefined): AgentSpec {
     const wanted = name ?? this.defaultName();
     if (wanted === DEMO_AGENT) return this.demoSpec();

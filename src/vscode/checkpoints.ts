@@ -257,3 +257,12 @@ export class Checkpoints implements vscode.Disposable {
     this.changed.dispose();
   }
 }
+
+/** Restore Checkpoint (from the palette, or the panel's button with a session and turn) and Undo Restore. */
+export function registerCheckpointCommands(checkpoints: Checkpoints): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand("agentThoughts.restoreCheckpoint", (sessionArg?: unknown, turnArg?: unknown) =>
+      checkpoints.restore(typeof sessionArg === "string" ? sessionArg : undefined, typeof turnArg === "number" ? turnArg : undefined)),
+    vscode.commands.registerCommand("agentThoughts.undoRestoreCheckpoint", () => checkpoints.undoRestore()),
+  ];
+}

@@ -1,12 +1,13 @@
 /**
- * Routes each permission request to wherever the user is: inline in the thought panel (the
- * panel reads it from the session state and answers through `resolve`), a notification with the
- * same options when no panel is visible, and the Respond to Permission Request command. The
- * first answer wins; late answers are ignored and logged.
+ * Holds every open permission request, with its resolver, until one answer settles it: the
+ * policy or a remembered rule (at once), or the user through `resolve` — from the thought panel,
+ * the notification (`notify`, shown when no panel is visible), the Respond to Permission Request
+ * command or Allow/Reject in a proposed edit's diff — or cancellation (its signal). The first
+ * answer wins; late answers are ignored and logged.
  */
 import * as vscode from "vscode";
 import type { Logger, PermissionAnswer, PermissionPort, PermissionRequest } from "../acp/ports";
-import type { PermissionOutcome } from "../shared/events";
+import type { PermissionOption, PermissionOutcome } from "../shared/events";
 import { PermissionMemory, scopeOf, type PermissionPolicy, type PolicyRequest } from "../core/permissionPolicy";
 import { plainText } from "../core/plainText";
 
@@ -17,11 +18,11 @@ const ICON: Record<string, string> = { allow_once: "$(check)", allow_always: "$(
 export class PermissionBroker implements PermissionPort, vscode.Disposable {
   private readonly pending = new Map<string, Pending>();
   private readonly memory = new PermissionMemory();
-  private readonly changed = new vscode.EventEmitter<void>();
-  /** Fires when the set of open requests changes. */
-  readonly onDidChange = this.changed.event;
+  private readonly asked = new vscode.EventEmitter<PermissionRequest>();
+  /** Fires when a request waits for the user (no policy or rule answered it). */
+  readonly onDidAsk = this.asked.event;
 
-  constructor(private readonly logger: Logger, private readonly panelVisible: () => boolean) {}
+  constructor(private readonly logger: Logger) {}
 
   request(req: PermissionRequest): Promise<PermissionAnswer> {
     if (req.signal.aborted) return Promise.resolve({ outcome: "cancelled" });
@@ -40,8 +41,7 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
       const entry: Pending = { req, resolve };
       this.pending.set(req.requestId, entry);
       req.signal.addEventListener("abort", () => this.finish(req.requestId, { outcome: "cancelled" }), { once: true });
-      this.changed.fire();
-      if (!this.panelVisible()) void this.notify(req);
+      this.asked.fire(req);
     });
   }
 
@@ -77,11 +77,20 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
     if (!p) return false;
     this.pending.delete(requestId);
     p.resolve(outcome);
-    this.changed.fire();
     return true;
   }
 
-  private async notify(req: PermissionRequest): Promise<void> {
+  /** Answers with the first of `kinds` the request offers (Allow / Reject in a proposed edit's diff: never an "always" rule). */
+  answerWith(requestId: string, kinds: readonly PermissionOption["kind"][]): "answered" | "not open" | "no such option" {
+    const req = this.pending.get(requestId)?.req;
+    if (!req) return "not open";
+    const option = kinds.map((k) => req.options.find((o) => o.kind === k)).find((o) => o !== undefined);
+    if (!option) return "no such option";
+    return this.resolve(requestId, option.optionId) ? "answered" : "not open";
+  }
+
+  /** A notification with the request's options (for when no thought panel shows it). */
+  async notify(req: PermissionRequest): Promise<void> {
     const choice = await vscode.window.showInformationMessage(plainText(`${req.agentName} asks permission: ${req.title}${req.guard ? ` (always asked: ${req.guard})` : ""}`), ...req.options.map((o) => o.name));
     if (!choice) return;
     const option = req.options.find((o) => o.name === choice);
@@ -115,10 +124,6 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
     return this.memory.list();
   }
 
-  revokeRule(ruleId: string): boolean {
-    return this.memory.revoke(ruleId);
-  }
-
   /** The command-palette way: pick a request (if several), then an option. */
   async pick(): Promise<void> {
     const open = this.open();
@@ -141,11 +146,19 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
 
   dispose(): void {
     for (const id of [...this.pending.keys()]) this.finish(id, { outcome: "cancelled" });
-    this.changed.dispose();
+    this.asked.dispose();
   }
 }
 
 function policyRequest(req: PermissionRequest): PolicyRequest {
   const scope = scopeOf(req.toolCall, req.toolKind);
   return { sessionId: req.sessionId, options: req.options, ...(req.toolKind ? { toolKind: req.toolKind } : {}), ...(scope !== undefined ? { scope } : {}), ...(req.guard ? { guarded: true } : {}) };
+}
+
+/** Respond to Permission Request and Manage Permission Rules…, from the palette (and the status bar). */
+export function registerPermissionCommands(broker: PermissionBroker): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand("agentThoughts.respondToPermission", () => broker.pick()),
+    vscode.commands.registerCommand("agentThoughts.managePermissionRules", () => broker.manageRules()),
+  ];
 }

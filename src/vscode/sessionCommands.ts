@@ -1,21 +1,33 @@
 /**
- * Palette commands that work on sessions — ask about the selection or a file, new session, mode
- * and model — and the status bar item that says what the active agent is doing.
+ * The commands that start and steer sessions: Ask… (also about the selection or a file), new
+ * session, the session list, the agent (select, restart, cancel its turn), mode and model, the
+ * panel (open in editor, focus the prompt), and the notice with Restart when an agent dies.
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { userMessage } from "../acp/agentError";
 import type { AgentSession } from "../acp/agentSession";
 import type { SessionManager } from "../acp/sessionManager";
-import type { ContentBlock, ThoughtEvent } from "../shared/events";
+import type { ContentBlock } from "../shared/events";
+import type { TurnResult } from "../core/thoughtStream";
 import type { ViewState } from "../shared/viewModel";
 import type { AgentRegistry } from "./agents";
 import { plainText } from "../core/plainText";
 
+/** What the session commands need of the thought panel. */
 export interface SessionUi {
-  /** Sends a prompt like Ask… does (reveals the panel, reports errors). */
-  ask(prompt: string | ContentBlock[], label: string): Promise<unknown>;
   viewState(): ViewState;
+  /** The session the panel shows. */
   activeSessionId(): string | undefined;
+  /** Shows a session in the panel. */
+  select(sessionId: string): void;
+  /** Whether a thought panel (sidebar or editor) is visible. */
+  readonly anyVisible: boolean;
+  /** Shows the sidebar panel. */
+  reveal(): Promise<void>;
+  openInEditor(): unknown;
+  focusPrompt(): void;
+  showLog(): void;
 }
 
 /** An embedded resource for a document range (1-based lines in the URI fragment, as editors link them). */
@@ -26,14 +38,97 @@ export function selectionResource(doc: vscode.TextDocument, range?: vscode.Range
   return { type: "resource", resource: { uri, text, mimeType: `text/x-${doc.languageId}` } };
 }
 
+/** An error shown to the user, with Show Log. */
+function showError(err: unknown, ui: SessionUi): void {
+  void vscode.window.showErrorMessage(plainText(userMessage(err)), "Show Log").then((choice) => { if (choice) ui.showLog(); });
+}
+
 export function registerSessionCommands(manager: SessionManager, registry: AgentRegistry, ui: SessionUi): vscode.Disposable[] {
   const activeSession = (): AgentSession | undefined => {
     const id = ui.activeSessionId();
     return (id ? manager.sessionById(id) : undefined) ?? manager.currentSession;
   };
   const question = (title: string): Thenable<string | undefined> => vscode.window.showInputBox({ title, prompt: "What should the agent do with it?", placeHolder: "e.g. Explain this, or: add error handling", ignoreFocusOut: true });
+  /** A turn started from a command: shows the panel, reports failures as an error message. */
+  const ask = async (prompt: string | ContentBlock[]): Promise<TurnResult | undefined> => {
+    const turn = manager.stream(prompt);
+    if (!ui.anyVisible) void ui.reveal();
+    try {
+      return await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `${registry.defaultName()} is working…` }, () => turn.result);
+    } catch (err) {
+      showError(err, ui);
+      return undefined;
+    }
+  };
 
   return [
+    vscode.commands.registerCommand("agentThoughts.ask", async (promptArg?: unknown): Promise<TurnResult | undefined> => {
+      const prompt = typeof promptArg === "string" && promptArg.trim() ? promptArg : await vscode.window.showInputBox({
+        title: `Ask ${registry.defaultName()}`,
+        prompt: "What should the agent do?",
+        placeHolder: "e.g. Explain what src/hello.ts does",
+        ignoreFocusOut: true,
+      });
+      if (!prompt) return undefined;
+      return ask(prompt);
+    }),
+    vscode.commands.registerCommand("agentThoughts.selectAgent", async (nameArg?: unknown): Promise<string | undefined> => {
+      const current = registry.defaultName();
+      const name = typeof nameArg === "string" ? nameArg : (await vscode.window.showQuickPick(
+        registry.names().map((n) => ({ label: n, description: n === current ? "current" : undefined, detail: n === "Demo" ? "Built-in demo agent (no API key, no network)" : registry.describe(n) })),
+        { title: "Select the agent for Agent Thoughts", placeHolder: current },
+      ))?.label;
+      if (!name) return undefined;
+      if (!registry.names().includes(name)) {
+        void vscode.window.showErrorMessage(`No agent named "${name}". Add it to the agentThoughts.agents setting.`);
+        return undefined;
+      }
+      // The user's own settings: a workspace file is one an agent can write, and this setting picks what runs.
+      await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Global);
+      return name;
+    }),
+    vscode.commands.registerCommand("agentThoughts.cancel", () => manager.currentSession?.cancelTurn()),
+    vscode.commands.registerCommand("agentThoughts.restartAgent", async (nameArg?: unknown): Promise<string | undefined> => {
+      const shown = ui.activeSessionId();
+      const name = typeof nameArg === "string" ? nameArg : (shown ? manager.sessionById(shown)?.agentName : undefined) ?? registry.defaultName();
+      try {
+        const session = await manager.restart(name);
+        return session.sessionId;
+      } catch (err) {
+        showError(err, ui);
+        return undefined;
+      }
+    }),
+    // An agent that crashes: say so (its transcript stays in the panel) and offer a restart.
+    manager.onAgentDeath((err) => {
+      void vscode.window.showErrorMessage(plainText(err.userMessage), "Restart Agent", "Show Log").then((choice) => {
+        if (choice === "Restart Agent") void vscode.commands.executeCommand("agentThoughts.restartAgent", err.agentName);
+        else if (choice === "Show Log") ui.showLog();
+      });
+    }),
+    vscode.commands.registerCommand("agentThoughts.showSessions", async (sessionArg?: unknown) => {
+      const state = ui.viewState();
+      const id = typeof sessionArg === "string" ? sessionArg : (await vscode.window.showQuickPick(
+        [...state.order].reverse().map((sid) => {
+          const v = state.sessions[sid]!;
+          const waiting = Object.keys(v.pendingPermissions).length;
+          const last = v.turns[v.turns.length - 1];
+          return {
+            label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${plainText(v.title ?? last?.prompt.slice(0, 60) ?? "New session")}`,
+            description: `${plainText(v.agentName)}${v.restored ? " · saved transcript" : ""}${waiting ? " · waiting for you" : ""}`,
+            detail: `${v.turns.length} turn(s)${last ? ` · last ${new Date(last.startedAt).toLocaleString()}` : ""}`,
+            sid,
+          };
+        }),
+        { title: "Sessions", placeHolder: "Show a session in the thought panel" },
+      ))?.sid;
+      if (!id) return undefined;
+      ui.select(id);
+      if (!ui.anyVisible) await ui.reveal();
+      return id;
+    }),
+    vscode.commands.registerCommand("agentThoughts.openPanel", () => ui.openInEditor()),
+    vscode.commands.registerCommand("agentThoughts.focusPrompt", async () => { await ui.reveal(); ui.focusPrompt(); }),
     vscode.commands.registerCommand("agentThoughts.askAboutSelection", async (questionArg?: unknown) => {
       const editor = vscode.window.activeTextEditor;
       if (!editor) {
@@ -44,7 +139,7 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
       const lines = sel.isEmpty ? "" : `:${sel.start.line + 1}-${sel.end.line + 1}`;
       const text = typeof questionArg === "string" ? questionArg : await question(`Ask ${registry.defaultName()} about ${path.basename(editor.document.fileName)}${lines}`);
       if (!text) return undefined;
-      return ui.ask([{ type: "text", text }, selectionResource(editor.document, sel)], text);
+      return ask([{ type: "text", text }, selectionResource(editor.document, sel)]);
     }),
     vscode.commands.registerCommand("agentThoughts.askAboutFile", async (uriArg?: unknown, questionArg?: unknown) => {
       const uri = uriArg instanceof vscode.Uri ? uriArg : vscode.window.activeTextEditor?.document.uri;
@@ -55,7 +150,7 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
       const doc = await vscode.workspace.openTextDocument(uri);
       const text = typeof questionArg === "string" ? questionArg : await question(`Ask ${registry.defaultName()} about ${path.basename(uri.fsPath)}`);
       if (!text) return undefined;
-      return ui.ask([{ type: "text", text }, selectionResource(doc)], text);
+      return ask([{ type: "text", text }, selectionResource(doc)]);
     }),
     vscode.commands.registerCommand("agentThoughts.newSession", async () => {
       const { session } = await manager.sessionFor(undefined, true);
@@ -103,63 +198,4 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
       void vscode.window.showInformationMessage(`${session.agentName} does not offer a choice of model.`);
     }),
   ];
-}
-
-type Activity = { state: "idle" | "thinking" | "tool" | "waiting" | "ended"; detail?: string; waiting: number };
-
-/** The status bar item: the active agent and whether it is thinking, running a tool, or waiting for you. */
-export class AgentStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem("agentThoughts.status", vscode.StatusBarAlignment.Left, 100);
-  private readonly activity = new Map<string, Activity>();
-  private readonly names = new Map<string, string>();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(private readonly registry: AgentRegistry, private readonly activeSessionId: () => string | undefined) {
-    this.item.name = "Agent Thoughts";
-    this.render();
-    this.item.show();
-  }
-
-  onEvent(e: ThoughtEvent): void {
-    const a = this.activity.get(e.sessionId) ?? { state: "idle", waiting: 0 };
-    switch (e.kind) {
-      case "session_start": this.names.set(e.sessionId, e.agentName); break;
-      case "turn_start": case "thought": case "message": if (a.state !== "waiting") { a.state = "thinking"; delete a.detail; } break;
-      case "tool_start": if (a.state !== "waiting") { a.state = "tool"; a.detail = e.title; } break;
-      case "tool_done": if (a.state === "tool") { a.state = "thinking"; delete a.detail; } break;
-      case "permission_request": a.waiting++; a.state = "waiting"; a.detail = e.title; break;
-      case "permission_outcome": a.waiting = Math.max(0, a.waiting - 1); if (a.waiting === 0) { a.state = "thinking"; delete a.detail; } break;
-      case "turn_end": a.state = "idle"; a.waiting = 0; delete a.detail; break;
-      case "error": if (e.fatal) { a.state = "ended"; a.waiting = 0; } else if (e.turnId !== undefined) { a.state = "idle"; a.waiting = 0; } break;
-      default: return;
-    }
-    this.activity.set(e.sessionId, a);
-    // Many events a second: update at most a few times per second.
-    this.timer ??= setTimeout(() => { this.timer = undefined; this.render(); }, 100);
-  }
-
-  private render(): void {
-    const id = this.activeSessionId();
-    const a = id ? this.activity.get(id) : undefined;
-    const name = (id && this.names.get(id)) ?? this.registry.defaultName();
-    const waitingElsewhere = [...this.activity.entries()].filter(([sid, x]) => sid !== id && x.waiting > 0).length;
-    const icon = !a || a.state === "idle" ? "$(hubot)" : a.state === "thinking" ? "$(loading~spin)" : a.state === "tool" ? "$(tools)" : a.state === "waiting" ? "$(bell-dot)" : "$(circle-slash)";
-    const what = !a || a.state === "idle" ? "" : a.state === "thinking" ? " thinking…" : a.state === "tool" ? ` ${a.detail ?? "running a tool"}` : a.state === "waiting" ? " waiting for you" : " stopped";
-    // The agent's tool title is agent text: no `$(icon)` of its own in the status bar.
-    this.item.text = `${icon} ${plainText(name)}${plainText(what.length > 40 ? what.slice(0, 39) + "…" : what)}${waitingElsewhere ? ` (+${waitingElsewhere} waiting)` : ""}`;
-    this.item.tooltip = `Agent Thoughts: ${name}${what}${waitingElsewhere ? `\n${waitingElsewhere} other session(s) wait for you` : ""}\nClick to ${a?.state === "waiting" ? "answer" : "open the panel"}`;
-    this.item.backgroundColor = a?.state === "waiting" || waitingElsewhere ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
-    this.item.command = a?.state === "waiting" ? "agentThoughts.respondToPermission" : "agentThoughts.focusPrompt";
-  }
-
-  /** Current text (tests read it). */
-  get text(): string {
-    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; this.render(); }
-    return this.item.text;
-  }
-
-  dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.item.dispose();
-  }
 }

@@ -123,9 +123,4 @@ export class ShadowGit {
     const rel = path.relative(this.workTree, file).split(path.sep).join("/");
     return this.serial(() => this.run(["cat-file", "blob", `${commit}:${rel}`]).catch(() => undefined));
   }
-
-  /** Whether a commit exists here (a checkpoint from an earlier window may have been cleaned up). */
-  has(commit: string): Promise<boolean> {
-    return this.serial(() => this.run(["cat-file", "-e", `${commit}^{commit}`]).then(() => true, () => false));
-  }
 }

@@ -364,11 +364,8 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       }
       case "resolvePermission": {
-        const session = this.requireSession(m.sessionId);
-        if (!session.pendingPermissions().some((p) => p.requestId === m.requestId)) {
-          throw new OutOfStateMessage(`permission request ${m.requestId} is not open in session ${m.sessionId}`);
-        }
-        if (!this.broker.resolve(m.requestId, m.optionId, m.sessionId)) throw new OutOfStateMessage(`permission request ${m.requestId} did not take option ${String(m.optionId)}`);
+        this.requireSession(m.sessionId);
+        if (!this.broker.resolve(m.requestId, m.optionId, m.sessionId)) throw new OutOfStateMessage(`permission request ${m.requestId} of session ${m.sessionId} is not open or has no option ${String(m.optionId)}`);
         return;
       }
       case "openLocation":

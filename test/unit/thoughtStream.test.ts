@@ -164,7 +164,7 @@ describe("ThoughtStream", () => {
     const stream = s.prompt("q", { signal: ac.signal });
     await tick();
     s.ingestPermissionRequest("7", { toolCall: { toolCallId: "w", title: "Write" }, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] });
-    const answer = s.resolvePermission("7", {});
+    const answer = s.permissionReply("7");
     await tick();
     assert.ok(seenSignal && !seenSignal.aborted);
     ac.abort();
@@ -179,6 +179,42 @@ describe("ThoughtStream", () => {
     assert.ok(outcome?.kind === "permission_outcome" && outcome.by === "cancel");
     // The tool card opened by the permission request is closed as canceled at turn end.
     assert.ok(s.log.all().some((e) => e.kind === "tool_done" && e.outcome === "canceled"));
+  });
+
+  it("a permission request is asked once, when its handler takes it; one never taken is answered cancelled at turn end", async () => {
+    const asked: string[] = [];
+    const { t, s } = setup({ request: (req) => { asked.push(req.title); return Promise.resolve({ outcome: "selected", optionId: "ok", by: "user" }); } });
+    const stream = s.prompt("q");
+    await tick();
+    const options = [{ optionId: "ok", name: "OK", kind: "allow_once" }];
+    s.ingestPermissionRequest("number:1", { toolCall: { toolCallId: "a", title: "Taken" }, options });
+    s.ingestPermissionRequest("number:2", { toolCall: { toolCallId: "b", title: "Refused by the SDK" }, options });
+    s.ingestPermissionRequest("number:1", { toolCall: { toolCallId: "c", title: "Same id again" }, options });
+    assert.deepEqual(asked, [], "nothing is asked before the handler takes the request");
+    assert.deepEqual(await s.permissionReply("number:1"), { outcome: "selected", optionId: "ok" });
+    assert.deepEqual(await s.permissionReply("number:9"), { outcome: "cancelled" }, "an id never seen is answered cancelled");
+    assert.deepEqual(asked, ["Taken"]);
+    t.end("end_turn");
+    await stream.result;
+    const outcomes = s.log.all().flatMap((e) => e.kind === "permission_outcome" ? [[e.toolCallId, e.outcome.outcome, e.by]] : []);
+    assert.deepEqual(outcomes, [["a", "selected", "user"], ["b", "cancelled", "cancel"]]);
+    assert.equal(s.log.all().filter((e) => e.kind === "permission_request").length, 2, "the reused id shows no second card");
+  });
+
+  it("a request on a tool call that named a protected file earlier always asks, whatever it says now", async () => {
+    const seen: { guard?: string; options: string[] }[] = [];
+    const t = new FakeTransport();
+    const guard = { reasonFor: (paths: readonly string[]) => paths.some((p) => p.includes(".vscode")) ? ".vscode configures tools" : undefined };
+    const s = new AgentSession("s1", "agent-s1", t, { request: (req) => { seen.push({ ...(req.guard ? { guard: req.guard } : {}), options: req.options.map((o) => o.kind) }); return Promise.resolve({ outcome: "cancelled" }); } }, quiet, Date.now, guard);
+    const stream = s.prompt("q");
+    await tick();
+    s.ingestUpdate({ sessionUpdate: "tool_call", toolCallId: "w", title: "Edit", kind: "edit", locations: [{ path: "/w/.vscode/tasks.json" }] });
+    s.ingestUpdate({ sessionUpdate: "tool_call_update", toolCallId: "w", title: "Edit notes", locations: [{ path: "/w/notes.md" }] });
+    s.ingestPermissionRequest("number:1", { toolCall: { toolCallId: "w", title: "Edit notes" }, options: [{ optionId: "y", name: "Always", kind: "allow_always" }, { optionId: "n", name: "No", kind: "reject_once" }] });
+    await s.permissionReply("number:1");
+    assert.deepEqual(seen, [{ guard: ".vscode configures tools", options: ["reject_once"] }]);
+    t.end("end_turn");
+    await stream.result;
   });
 
   it("an already-aborted signal never sends the prompt", async () => {
