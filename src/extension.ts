@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
   const channel = vscode.window.createOutputChannel("Agent Thoughts", { log: true });
   context.subscriptions.push(channel);
   const logger = new ChannelLogger(channel);
-  const registry = new AgentRegistry(context.extensionPath);
+  const registry = new AgentRegistry(context.extensionPath, logger);
   const version = (context.extension.packageJSON as { version?: string }).version ?? "0.0.0";
 
   const mirrors = new TerminalMirrors();

@@ -5,17 +5,31 @@
  * user changed between turns (after one turn ended, before the next began) are named, since a
  * restore would take those edits back too. Pure bookkeeping: the adapter snapshots and writes.
  */
+import { z } from "zod";
 
-export interface Checkpoint {
-  sessionId: string;
-  turnId: number;
+/** A checkpoint as stored in workspace state. */
+const zCheckpoint = z.object({
+  sessionId: z.string(),
+  turnId: z.number(),
   /** The prompt (for the list), shortened. */
-  prompt: string;
-  at: number;
+  prompt: z.string(),
+  at: z.number(),
   /** Workspace folder → snapshot commit before the turn. */
-  before: Record<string, string>;
+  before: z.record(z.string(), z.string().regex(/^[0-9a-f]{40,64}$/)),
   /** Workspace folder → snapshot commit when the turn ended (absent while it runs). */
-  after?: Record<string, string>;
+  after: z.record(z.string(), z.string().regex(/^[0-9a-f]{40,64}$/)).optional(),
+});
+export type Checkpoint = z.infer<typeof zCheckpoint>;
+
+/** The stored checkpoints that are well-formed (a damaged entry is dropped, and counted). */
+export function parseCheckpoints(stored: unknown): { checkpoints: Checkpoint[]; dropped: number } {
+  const list = Array.isArray(stored) ? stored : [];
+  const checkpoints: Checkpoint[] = [];
+  for (const c of list) {
+    const r = zCheckpoint.safeParse(c);
+    if (r.success) checkpoints.push(r.data);
+  }
+  return { checkpoints, dropped: list.length - checkpoints.length + (stored !== undefined && !Array.isArray(stored) ? 1 : 0) };
 }
 
 const MAX_CHECKPOINTS = 500;

@@ -5,11 +5,20 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { AgentSpec } from "../acp/ports";
+import { z } from "zod";
+import type { AgentSpec, Logger } from "../acp/ports";
 
 export const DEMO_AGENT = "Demo";
 
-export interface AgentSetting { name: string; command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
+/** One entry of `agentThoughts.agents`, as the settings schema describes it. */
+const zAgentSetting = z.object({
+  name: z.string().min(1),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+});
+export type AgentSetting = z.infer<typeof zAgentSetting>;
 
 function workspaceCwd(): string {
   return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
@@ -20,15 +29,30 @@ function expand(value: string): string {
 }
 
 export class AgentRegistry {
-  constructor(private readonly extensionPath: string) {}
+  /** Problems already logged (each is logged once). */
+  private readonly reported = new Set<string>();
 
-  /** Configured agents, valid entries only (problems are reported by `problems()`). */
+  constructor(private readonly extensionPath: string, private readonly logger: Pick<Logger, "warn">) {}
+
+  /** Configured agents, valid entries only; an invalid entry is skipped and logged once. */
   configured(): AgentSetting[] {
-    const raw = vscode.workspace.getConfiguration("agentThoughts").get<unknown[]>("agents") ?? [];
-    return raw.filter((a): a is AgentSetting => {
-      const r = a as Partial<AgentSetting> | null;
-      return typeof r?.name === "string" && typeof r.command === "string" && r.name !== DEMO_AGENT;
+    const raw = vscode.workspace.getConfiguration("agentThoughts").get<unknown>("agents");
+    const entries = Array.isArray(raw) ? raw : [];
+    if (raw !== undefined && !Array.isArray(raw)) this.report("agentThoughts.agents is not a list; no agents from it are used");
+    const out: AgentSetting[] = [];
+    entries.forEach((entry, i) => {
+      const r = zAgentSetting.safeParse(entry);
+      if (!r.success) this.report(`agentThoughts.agents[${i}] is skipped: ${r.error.issues.map((x) => `${x.path.join(".") || "entry"}: ${x.message}`).join("; ")}`);
+      else if (r.data.name === DEMO_AGENT) this.report(`agentThoughts.agents[${i}] is skipped: "${DEMO_AGENT}" is the built-in demo agent's name`);
+      else out.push(r.data);
     });
+    return out;
+  }
+
+  private report(problem: string): void {
+    if (this.reported.has(problem)) return;
+    this.reported.add(problem);
+    this.logger.warn(problem);
   }
 
   names(): string[] {
@@ -50,7 +74,6 @@ export class AgentRegistry {
     };
   }
 
-  /** Throws a clear error for an unknown name. */
   /** The command line an agent runs, or why it cannot run (for pick lists). */
   describe(name: string): string {
     try {
@@ -61,6 +84,7 @@ export class AgentRegistry {
     }
   }
 
+  /** Throws a clear error for an unknown name. */
   resolve(name: string | undefined): AgentSpec {
     const wanted = name ?? this.defaultName();
     if (wanted === DEMO_AGENT) return this.demoSpec();

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Logger } from "../acp/ports";
-import { CheckpointIndex, userGaps, type Checkpoint } from "../core/checkpoints";
+import { CheckpointIndex, parseCheckpoints, userGaps, type Checkpoint } from "../core/checkpoints";
 import { contentText, type ThoughtEvent } from "../shared/events";
 import { plainText } from "../core/plainText";
 import { isInside } from "../core/paths";
@@ -46,7 +46,9 @@ export class Checkpoints implements vscode.Disposable {
     /** Agent Changes: a restore's writes are not user edits to fold into review baselines. */
     private readonly review: Pick<AgentChanges, "outsideWrite" | "recordTurnChange">,
   ) {
-    this.index = new CheckpointIndex(state.get<Checkpoint[]>(CHECKPOINTS_KEY, []));
+    const stored = parseCheckpoints(state.get<unknown>(CHECKPOINTS_KEY));
+    if (stored.dropped) logger.warn(`${stored.dropped} stored checkpoint(s) were damaged and are not offered`);
+    this.index = new CheckpointIndex(stored.checkpoints);
     // The first snapshot of a workspace hashes every file (seconds on a large one); later ones only
     // look at what changed. Take it in the background soon after start, so no turn waits for it.
     this.warmTimer = setTimeout(() => { this.warmTimer = undefined; this.warm("start-up"); }, 3000);

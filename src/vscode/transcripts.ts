@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as vscode from "vscode";
 import type { ThoughtEvent } from "../shared/events";
+import { parseThoughtEvent } from "../core/eventSchema";
 import { stringifyJson } from "../core/json";
 import type { Logger } from "../acp/ports";
 
@@ -91,17 +92,31 @@ export class TranscriptStore implements vscode.Disposable {
     return out.slice(0, KEEP_SESSIONS);
   }
 
-  /** A transcript's events; a torn last line (crash mid-write) is skipped, nothing else is lost. */
+  /**
+   * A transcript's events, each checked against the event vocabulary: a torn last line (crash
+   * mid-write) or a line that is not an event of this session is skipped and logged; nothing
+   * else is lost.
+   */
   async read(file: string): Promise<ThoughtEvent[]> {
     const events: ThoughtEvent[] = [];
+    let skipped = 0;
+    let firstProblem = "";
     for (const line of (await fs.promises.readFile(file, "utf8")).split("\n")) {
       if (!line.trim()) continue;
+      let problem: string;
       try {
-        events.push(JSON.parse(line) as ThoughtEvent);
+        const parsed = parseThoughtEvent(JSON.parse(line));
+        if ("event" in parsed && (events.length === 0 || parsed.event.sessionId === events[0]!.sessionId)) {
+          events.push(parsed.event);
+          continue;
+        }
+        problem = "problem" in parsed ? parsed.problem : "an event of another session";
       } catch {
-        this.logger.warn(`Skipped a damaged line in ${path.basename(file)}`);
+        problem = "not JSON";
       }
+      if (skipped++ === 0) firstProblem = problem;
     }
+    if (skipped) this.logger.warn(`Skipped ${skipped} damaged line(s) in ${path.basename(file)} (first: ${firstProblem})`);
     return events;
   }
 
