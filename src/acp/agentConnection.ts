@@ -4,7 +4,7 @@
  * `authenticate`, creates sessions, and turns every way an agent can fail into an `AgentError`
  * that names the agent and what to do. It owns the process: disposing kills it.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
@@ -16,6 +16,7 @@ import { AgentSession, describeError, type SessionTransport } from "./agentSessi
 import { ndJsonStream } from "./ndjson";
 import type { AgentSpec, ClientPorts } from "./ports";
 import { ProcessGroup } from "./processGroups";
+import { startProcess } from "./spawn";
 import { AgentError } from "./agentError";
 import { Emitter } from "../core/emitter";
 
@@ -83,13 +84,9 @@ export class AgentConnection {
     logger.info(`Starting agent "${spec.name}": ${[spec.command, ...spec.args].join(" ")} (cwd ${spec.cwd})`);
     let proc: ChildProcess;
     try {
-      proc = spawn(spec.command, spec.args, {
-        cwd: spec.cwd,
-        env: { ...process.env, ...spec.env },
-        stdio: ["pipe", "pipe", "pipe"],
-        detached: process.platform !== "win32",
-        windowsHide: true,
-      });
+      const started = startProcess(spec.command, spec.args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ["pipe", "pipe", "pipe"] });
+      proc = started.proc;
+      if (started.plan.via === "cmdScript") logger.info(`Agent "${spec.name}": ${started.plan.file} runs through cmd.exe (arguments escaped by cross-spawn).`);
     } catch (err) {
       throw new AgentError(spec.name, `could not be started: ${describeError(err).message}`, "Check the agent's command in the agentThoughts.agents setting.");
     }

@@ -6,13 +6,14 @@
  * `mergeTerminalEnv`). Output is also published to listeners so the editor can mirror it into
  * pseudoterminals.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { realpath } from "node:fs/promises";
 import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { Logger, TerminalCreateRequest, TerminalExit, TerminalListener, TerminalPort } from "./ports";
 import { ProcessGroup } from "./processGroups";
+import { startProcess } from "./spawn";
 import { isInside } from "../core/paths";
 
 /** Default cap when the agent gives none: enough for any log, bounded memory. */
@@ -148,7 +149,7 @@ export class NodeTerminals implements TerminalPort {
     const terminalId = `term-${this.next++}`;
     // Some agents send one full shell string and no args: run it through the shell.
     const useShell = !req.args || req.args.length === 0;
-    const proc = spawn(req.command, useShell ? [] : req.args!, { cwd, env, shell: useShell, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
+    const { proc } = startProcess(req.command, useShell ? undefined : req.args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const group = new ProcessGroup(proc);
     const term: Term = {
       sessionId: req.sessionId, proc, group, chunks: [], bytes: 0, truncated: false,

@@ -10,15 +10,16 @@
  * to the group, and their groups are ended with it. Not covered: a process that left the group
  * and whose parent already exited (a daemon's double fork, or `setsid cmd &` once its shell ended)
  * is reparented to init and cannot be told apart from anyone else's. On Windows there are no
- * groups: the leader's tree is ended with `taskkill /T /F` while the leader runs; children whose
- * parent already exited cannot be found there.
+ * groups: the leader's tree is ended with tree-kill (`taskkill /T /F`, see spawn.ts) while the
+ * leader runs; children whose parent already exited cannot be found there.
  *
  * Every group is tracked from spawn until it is seen empty, so `terminateAllGroups` (extension
  * shutdown) can end whatever is still running. A group seen empty is never signalled again, so a
  * recycled process id is never hit.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { killProcessTree, type KillTree } from "./spawn";
 
 /** How long a group gets to exit after SIGTERM before SIGKILL. */
 export const DEFAULT_GRACE_MS = 1500;
@@ -88,14 +89,25 @@ function escapedGroups(pgids: ReadonlySet<number>, table: ProcEntry[]): number[]
   return [...new Set(table.filter((p) => seen.has(p.pid) && !pgids.has(p.pgrp) && seen.has(p.pgrp)).map((p) => p.pgrp))];
 }
 
+export interface ProcessGroupOptions {
+  /** Defaults to this process's; decides between process groups (POSIX) and tree-kill (Windows). */
+  platform?: NodeJS.Platform;
+  /** How a Windows tree is ended; defaults to tree-kill. */
+  killTree?: KillTree;
+}
+
 export class ProcessGroup {
   private done: boolean;
+  private readonly platform: NodeJS.Platform;
+  private readonly killTree: KillTree;
   private ending: Promise<void> | undefined;
   private killNow: (() => void) | undefined;
   /** Groups that descendants moved to, found while signalling (Linux). */
   private readonly escaped = new Set<number>();
 
-  constructor(private readonly proc: ChildProcess) {
+  constructor(private readonly proc: ChildProcess, options: ProcessGroupOptions = {}) {
+    this.platform = options.platform ?? process.platform;
+    this.killTree = options.killTree ?? killProcessTree;
     this.done = proc.pid === undefined;
     if (!this.done) tracked.add(this);
   }
@@ -112,7 +124,7 @@ export class ProcessGroup {
   get running(): boolean {
     if (this.done) return false;
     let runs = this.leaderRuns;
-    if (process.platform !== "win32") {
+    if (this.platform !== "win32") {
       const table = this.escaped.size > 0 || !runs ? processTable() : undefined;
       // An escaped group seen empty is forgotten, so its id is never signalled once recycled.
       for (const g of this.escaped) if (!groupRuns(g, table)) this.escaped.delete(g);
@@ -129,13 +141,13 @@ export class ProcessGroup {
   signal(signal: NodeJS.Signals): void {
     if (!this.running) return;
     const pid = this.proc.pid!;
-    if (process.platform === "win32") {
-      // No process groups: taskkill walks the tree from the leader (there is no gentle signal).
+    if (this.platform === "win32") {
+      // No process groups: the tree is walked from the leader. If that fails, the leader at least.
+      const fallback = (): void => { try { this.proc.kill(signal); } catch { /* already gone */ } };
       try {
-        const t = spawn("taskkill", ["/pid", String(pid), "/T", "/F"], { stdio: "ignore", windowsHide: true });
-        t.on("error", () => { try { this.proc.kill(signal); } catch { /* already gone */ } });
+        this.killTree(pid, signal, (err) => { if (err) fallback(); });
       } catch {
-        try { this.proc.kill(signal); } catch { /* already gone */ }
+        fallback();
       }
       return;
     }

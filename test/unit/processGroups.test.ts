@@ -4,7 +4,7 @@
  * even when its shell already exited — SIGKILL for what ignores SIGTERM.
  */
 import * as assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -97,20 +97,63 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
     await until(() => !alive(escaped), `the detached sleep (pid ${escaped}) to be gone`);
   });
 
-  it("on Windows (no process groups) the leader's tree is ended through taskkill, or the leader itself when that fails", async () => {
-    const leader = spawn("sleep", ["300"], { stdio: "ignore" });
-    started.push(leader.pid!);
-    const platform = Object.getOwnPropertyDescriptor(process, "platform")!;
-    Object.defineProperty(process, "platform", { value: "win32" });
-    try {
-      const group = new ProcessGroup(leader);
-      assert.equal(group.running, true);
-      await within(3000, group.terminate(5000), "ending the tree"); // here taskkill is missing: the fallback kills the leader
-      assert.equal(group.running, false);
-    } finally {
-      Object.defineProperty(process, "platform", platform);
+  describe("on Windows (no process groups): the tree is ended with tree-kill, given the leader's pid", () => {
+    /** A leader that has a child in its process group, so a group kill would end both. */
+    function leaderWithChild(): { leader: ChildProcess; childPid: Promise<number> } {
+      const ready = path.join(dir, "child.pid");
+      const leader = spawn("/bin/sh", ["-c", `sleep 300 & echo $! > ${ready}; wait`], { detached: true, stdio: "ignore" });
+      started.push(leader.pid!);
+      return { leader, childPid: pidIn(ready).then((pid) => { started.push(pid); return pid; }) };
     }
-    await until(() => !alive(leader.pid!), "the leader to be gone");
+
+    it("terminate asks tree-kill for SIGTERM, then SIGKILL after the grace, and never signals a group", async () => {
+      const { leader, childPid } = leaderWithChild();
+      const child = await childPid;
+      const calls: [number, NodeJS.Signals][] = [];
+      const group = new ProcessGroup(leader, { platform: "win32", killTree: (pid, signal, done) => { calls.push([pid, signal]); done(); } });
+      await within(3000, group.terminate(100), "giving up on a tree that did not end");
+      assert.deepEqual(calls, [[leader.pid!, "SIGTERM"], [leader.pid!, "SIGKILL"]]);
+      assert.ok(alive(leader.pid!) && alive(child), "tree-kill did nothing here, and nothing else was signalled");
+    });
+
+    it("kill goes straight to SIGKILL, and the group is done once the tree is gone", async () => {
+      const { leader, childPid } = leaderWithChild();
+      const child = await childPid;
+      const calls: [number, NodeJS.Signals][] = [];
+      const group = new ProcessGroup(leader, {
+        platform: "win32",
+        killTree: (pid, signal, done) => { calls.push([pid, signal]); process.kill(-pid, "SIGKILL"); done(); },
+      });
+      await within(3000, group.kill(), "ending the tree");
+      assert.deepEqual(calls, [[leader.pid!, "SIGKILL"]]);
+      assert.equal(group.running, false);
+      await until(() => !alive(child), "the child to be gone");
+    });
+
+    it("when tree-kill fails (or throws), the leader itself is killed", async () => {
+      for (const fail of [(done: (err?: Error) => void) => done(new Error("taskkill failed")), () => { throw new Error("no taskkill"); }]) {
+        const leader = spawn("sleep", ["300"], { stdio: "ignore" });
+        started.push(leader.pid!);
+        const group = new ProcessGroup(leader, { platform: "win32", killTree: (_pid, _signal, done) => fail(done) });
+        await within(3000, group.terminate(5000), "ending the leader");
+        assert.equal(group.running, false);
+        await until(() => !alive(leader.pid!), "the leader to be gone");
+      }
+    });
+  });
+
+  it("on macOS and Linux the group is signalled and tree-kill is never used", async () => {
+    for (const platform of ["darwin", "linux"] as const) {
+      const ready = path.join(dir, `${platform}.pid`);
+      const leader = spawn("/bin/sh", ["-c", `sleep 300 & echo $! > ${ready}; wait`], { detached: true, stdio: "ignore" });
+      started.push(leader.pid!);
+      const child = await pidIn(ready);
+      started.push(child);
+      const group = new ProcessGroup(leader, { platform, killTree: () => assert.fail(`tree-kill used on ${platform}`) });
+      await within(4000, group.terminate(1000), "ending the group");
+      assert.equal(group.running, false);
+      await until(() => !alive(child) && !alive(leader.pid!), `the leader and its child to be gone (${platform})`);
+    }
   });
 
   it("terminate ends a group whose leader already exited; terminateAllGroups escalates to SIGKILL", async () => {

@@ -1,0 +1,158 @@
+/**
+ * How every agent and every command an agent runs is started and how its process tree is ended,
+ * on every OS. The one place that calls a spawner:
+ * - POSIX: Node's `spawn`, `detached`, so the child leads a process group of its own that
+ *   `ProcessGroup` signals as a whole (`kill(-pgid)`).
+ * - Windows: `cross-spawn`. Since Node 20.12 `spawn` refuses `.cmd` and `.bat` files without a
+ *   shell (CVE-2024-27980), and `npx`, `npm` and most agents installed by npm are `.cmd` shims.
+ *   cross-spawn runs such a script through `cmd.exe` with every argument escaped for cmd's own
+ *   parser, which is subtle enough (`^` escapes, doubled for `node_modules\.bin` shims, verbatim
+ *   arguments) that a maintained library is safer than our own quoting. An `.exe` starts
+ *   directly. There are no process groups: trees are ended with `tree-kill` (`taskkill /T /F`).
+ *
+ * Which file a command names is decided here (`resolveCommand`, `planSpawn`), purely from the
+ * platform, PATH, PATHEXT and the working directory, so the Windows and macOS rules are testable
+ * anywhere. They follow what cross-spawn and `which` do on Windows (the working directory first,
+ * then PATH; each PATHEXT extension; a name that has one of them is also tried as is) and what
+ * `execvp` does on POSIX. On Windows the file found is what cross-spawn is given, so the file
+ * logged is the file that runs.
+ */
+import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { statSync } from "node:fs";
+import * as nodePath from "node:path";
+import crossSpawn from "cross-spawn";
+import treeKill from "tree-kill";
+
+/** What decides how a command is found: injected so Windows and macOS can be tested anywhere. */
+export interface CommandHost {
+  platform: NodeJS.Platform;
+  /** The child's environment (PATH, PATHEXT). */
+  env: NodeJS.ProcessEnv;
+  /** Whether `file` (absolute) is a file that can be run (POSIX: has an execute bit). */
+  isExecutable(file: string): boolean;
+}
+
+/** PATHEXT when the environment has none (the value `which` and cross-spawn fall back to). */
+const DEFAULT_PATHEXT = ".EXE;.CMD;.BAT;.COM";
+
+/** Files Windows starts directly; anything else found on PATH (`.cmd`, `.bat`) needs cmd.exe. */
+const WINDOWS_EXECUTABLE = /\.(?:com|exe)$/i;
+
+/** The value of `name` in `env`: Windows variable names ignore case (`Path` is PATH). */
+export function envValue(env: NodeJS.ProcessEnv, name: string, platform: NodeJS.Platform): string | undefined {
+  if (platform !== "win32") return env[name];
+  const key = Object.keys(env).find((k) => k.toUpperCase() === name.toUpperCase());
+  return key === undefined ? undefined : env[key];
+}
+
+/**
+ * The absolute file that `command` names, or undefined when there is none. A command with a
+ * directory part (`./bin/agent`, `C:\Tools\agent`, `/opt/My Agent/agent`) is taken relative to
+ * `cwd`; a bare name is looked up on PATH — on Windows after `cwd`, as Windows itself does, and
+ * with each PATHEXT extension appended (`npx` finds `npx.cmd`).
+ */
+export function resolveCommand(command: string, cwd: string, host: CommandHost): string | undefined {
+  const win = host.platform === "win32";
+  const api = win ? nodePath.win32 : nodePath.posix;
+  if (command === "") return undefined;
+  const hasDir = win ? /[\\/]|^[a-z]:/i.test(command) : command.includes("/");
+  const pathDirs = (envValue(host.env, "PATH", host.platform) ?? "")
+    .split(api.delimiter)
+    .map((d) => (win && /^".*"$/.test(d) ? d.slice(1, -1) : d))
+    .filter((d) => d !== "");
+  const dirs = hasDir ? [""] : win ? [cwd, ...pathDirs] : pathDirs;
+  const exts = win
+    ? (envValue(host.env, "PATHEXT", host.platform) || DEFAULT_PATHEXT).split(";").filter((e) => e !== "")
+    : [];
+  const hasKnownExt = exts.some((e) => command.toLowerCase().endsWith(e.toLowerCase()));
+  for (const dir of dirs) {
+    const base = api.resolve(cwd, dir, command);
+    const candidates = win ? [...(hasKnownExt ? [base] : []), ...exts.map((e) => base + e)] : [base];
+    const found = candidates.find((c) => host.isExecutable(c));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** How a process will be started (see the file comment). */
+export interface SpawnPlan {
+  /**
+   * `direct`: the file itself, its arguments passed as a list (no shell sees them);
+   * `cmdScript`: a Windows `.cmd`/`.bat` file, run by cross-spawn through `cmd.exe /d /s /c` with
+   * every argument escaped; `shell`: a command line for the shell (an agent's terminal command
+   * given without arguments, which it means as a shell line).
+   */
+  via: "direct" | "cmdScript" | "shell";
+  /** The file found, or undefined (for `shell`, or when nothing was found: the spawn reports ENOENT). */
+  file: string | undefined;
+  spawner: "cross-spawn" | "node";
+  /** POSIX: the child leads its own process group, which is how its descendants are ended. */
+  detached: boolean;
+}
+
+/** How `command` will be started on `host.platform`; `args` undefined means a shell command line. */
+export function planSpawn(command: string, args: readonly string[] | undefined, cwd: string, host: CommandHost): SpawnPlan {
+  const win = host.platform === "win32";
+  const detached = !win;
+  // Node's own shell handling (`cmd.exe /d /s /c` on Windows): cross-spawn would report every
+  // shell line that exits with 1 as a missing command.
+  if (args === undefined) return { via: "shell", file: undefined, spawner: "node", detached };
+  const file = resolveCommand(command, cwd, host);
+  if (!win || file === undefined) {
+    // Nothing found on Windows: Node's spawn reports ENOENT at once, where cmd.exe would start
+    // and only its exit code would say so.
+    return { via: "direct", file, spawner: "node", detached };
+  }
+  return { via: WINDOWS_EXECUTABLE.test(file) ? "direct" : "cmdScript", file, spawner: "cross-spawn", detached };
+}
+
+/** The host this process runs on. */
+export function currentHost(env: NodeJS.ProcessEnv): CommandHost {
+  const platform = process.platform;
+  return {
+    platform,
+    env,
+    isExecutable(file) {
+      try {
+        const st = statSync(file);
+        return st.isFile() && (platform === "win32" || (st.mode & 0o111) !== 0);
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+export interface StartOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdio: SpawnOptions["stdio"];
+}
+
+/**
+ * The arguments for the spawner `plan` names. POSIX gets the command as given (execvp finds it
+ * the same way); Windows gets the file found, so cross-spawn runs exactly that file. `shell`
+ * stays false unless the plan is a shell line, so cross-spawn escapes the arguments itself.
+ */
+export function spawnCall(plan: SpawnPlan, command: string, args: readonly string[] | undefined, options: StartOptions): [string, string[], SpawnOptions] {
+  const spawnOptions: SpawnOptions = { cwd: options.cwd, env: options.env, stdio: options.stdio, detached: plan.detached, windowsHide: true, shell: plan.via === "shell" };
+  if (plan.via === "shell") return [command, [], spawnOptions];
+  return [plan.spawner === "cross-spawn" && plan.file !== undefined ? plan.file : command, [...(args ?? [])], spawnOptions];
+}
+
+/**
+ * Starts an agent or an agent's command (`args` undefined: `command` is a shell line). Errors
+ * (ENOENT and the like) arrive as the child's `error` event, as with Node's `spawn`.
+ */
+export function startProcess(command: string, args: readonly string[] | undefined, options: StartOptions): { proc: ChildProcess; plan: SpawnPlan } {
+  const plan = planSpawn(command, args, options.cwd, currentHost(options.env));
+  const [file, argv, spawnOptions] = spawnCall(plan, command, args, options);
+  const proc = plan.spawner === "cross-spawn" ? crossSpawn(file, argv, spawnOptions) : nodeSpawn(file, argv, spawnOptions);
+  return { proc, plan };
+}
+
+/** Ends the process tree below and including `pid`; `done` hears whether that failed. */
+export type KillTree = (pid: number, signal: NodeJS.Signals, done: (err?: Error) => void) => void;
+
+/** Windows: `taskkill /pid … /T /F` through tree-kill (Windows has no gentle signal; `signal` is ignored there). */
+export const killProcessTree: KillTree = (pid, signal, done) => treeKill(pid, signal, done);
