@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { until } from "../support/until";
+import { harnessRequest } from "./index";
 import { fill, press, waitFor } from "./webview";
 
 export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
@@ -43,4 +44,14 @@ export async function sendFromPanel(text: string, timeoutMs = 15_000): Promise<v
 /** Whether the panel's transcript shows `text` (textContent: folded thoughts count too); waits for it. */
 export function transcriptHas(text: string, timeoutMs = 20_000): Promise<boolean> {
   return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the transcript`, timeoutMs });
+}
+
+/** The rows (their text) of the open quick pick, if its title includes `title`; none when no quick pick shows. */
+export async function quickPickRows(title = ""): Promise<string[]> {
+  return (await harnessRequest<{ value: string[] }>({ op: "workbench", arg: title, fn: ((t: string) => {
+    const widget = document.querySelector<HTMLElement>(".quick-input-widget");
+    if (!widget || widget.style.display === "none") return [];
+    if (!(widget.querySelector(".quick-input-title")?.textContent ?? "").includes(t)) return [];
+    return [...widget.querySelectorAll(".monaco-list-row")].map((r) => (r.textContent ?? "").trim());
+  }).toString() }))?.value ?? [];
 }
