@@ -13,7 +13,9 @@ export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 export async function api(): Promise<AgentThoughtsInternalApi> {
   const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
   assert.ok(ext, `${EXTENSION_ID} is installed`);
-  return ext.activate();
+  const a = await ext.activate();
+  assert.ok(a._test, "the test hooks (_test) are there: VS Code runs the extension in test mode");
+  return a;
 }
 
 /** An `agentThoughts.agents` entry that runs the scripted agent with this scenario. */
