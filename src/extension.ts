@@ -33,7 +33,7 @@ export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
   _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore };
 }
 
-export function activate(context: vscode.ExtensionContext): AgentThoughtsInternalApi {
+export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & Partial<Pick<AgentThoughtsInternalApi, "_test">> {
   const started = Date.now();
   const channel = vscode.window.createOutputChannel("Agent Thoughts", { log: true });
   context.subscriptions.push(channel);
@@ -150,7 +150,8 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
-    _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts },
+    // Host internals for the extension's own tests only: absent unless VS Code runs them (extensionMode Test).
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts } } : {}),
   };
 }
 

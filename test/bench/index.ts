@@ -3,8 +3,8 @@
 // per frame, agent-write → visible lag, DOM size, re-open time and webview heap for a huge session;
 // ten concurrent sessions and an hour-long session replay (test/bench/load.ts); a hostile flood of
 // huge, deeply nested tool calls and plans (long tasks, test/bench/hostile.ts); the checkpoint cost
-// on a 10,000-file workspace (test/bench/checkpoints.ts).
-// AGENT_THOUGHTS_BENCH=flood,paced,huge,concurrent,replay,hostile,checkpoint picks scenarios (default: all; `boot` only on request).
+// on a 10,000-file workspace (test/bench/checkpoints.ts); client terminals under load (test/bench/terminals.ts).
+// AGENT_THOUGHTS_BENCH=flood,paced,huge,concurrent,replay,hostile,checkpoint,terminals picks scenarios (default: all; `boot` only on request).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -16,6 +16,7 @@ import { evaluate, waitFor } from "../integration/webview";
 import { checkpointCost } from "./checkpoints";
 import { hostileFlood } from "./hostile";
 import { concurrentSessions, hourReplay } from "./load";
+import { terminalLoad } from "./terminals";
 import { api, fmt, percentile, useScenario } from "./util";
 
 const CHUNK = 24;
@@ -171,6 +172,7 @@ export async function run(): Promise<void> {
   if (want("replay")) await hourReplay(a);
   if (want("checkpoint")) await checkpointCost();
   if (want("hostile")) await hostileFlood(a);
+  if (want("terminals")) await terminalLoad();
   // Separate run only: in code-server a second new webview can wait forever for its service worker.
   if (only?.includes("boot")) await emptyPanelBoot(a);
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);

@@ -15,7 +15,9 @@ export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 export async function api(): Promise<AgentThoughtsInternalApi> {
   const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
   if (!ext) throw new Error("extension missing");
-  return ext.activate();
+  const a = await ext.activate();
+  if (!a._test) throw new Error("no test hooks (_test): the bench needs VS Code to run the extension in test mode");
+  return a;
 }
 
 interface AgentSetting { name: string; command: string; args: string[]; env: Record<string, string> }

@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ThoughtEvent, TurnResult } from "../../src/api";
-import { api, scriptedAgent } from "./helpers";
+import { api, quickPickRows, scriptedAgent, until } from "./helpers";
 import { harnessRequest, log } from "./index";
 
 function workspace(): string {
@@ -18,26 +18,21 @@ async function configureAgents(agents: unknown[]): Promise<void> {
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", agents, vscode.ConfigurationTarget.Global);
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** Answers each permission request with its first option, through the palette command's quick pick. */
-async function acceptPermissionPicks(events: ThoughtEvent[], until: Promise<unknown>): Promise<void> {
+async function acceptPermissionPicks(events: ThoughtEvent[], turn: Promise<unknown>): Promise<void> {
   let done = false;
-  void until.finally(() => { done = true; });
-  let answered = 0;
-  while (!done) {
-    const asked = events.filter((e) => e.kind === "permission_request").length;
-    const outcomes = events.filter((e) => e.kind === "permission_outcome").length;
-    if (asked > outcomes && answered < asked) {
-      // As a user would from the command palette: Respond to Permission Request, then Enter.
-      void vscode.commands.executeCommand("agentThoughts.respondToPermission");
-      await sleep(400);
-      await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
-      await sleep(100);
-      if (events.filter((e) => e.kind === "permission_outcome").length > outcomes) answered++;
-    } else {
-      await sleep(50);
-    }
+  void turn.finally(() => { done = true; });
+  const count = (kind: ThoughtEvent["kind"]): number => events.filter((e) => e.kind === kind).length;
+  for (;;) {
+    await until(() => done || count("permission_request") > count("permission_outcome"), "a permission request or the turn's end", 60_000);
+    if (done) return;
+    const outcomes = count("permission_outcome");
+    // As a user would from the command palette: Respond to Permission Request, then Enter once its options show.
+    const picking = vscode.commands.executeCommand("agentThoughts.respondToPermission");
+    await until(async () => (await quickPickRows("asks permission")).length > 0, "the permission quick pick's options");
+    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    await picking;
+    await until(() => count("permission_outcome") > outcomes, "the answer to reach the agent");
   }
 }
 
@@ -145,19 +140,13 @@ describe("Agent Thoughts: Ask… and the thought stream", function () {
     // The user is told, with an offer to restart; taking it starts a fresh session of that agent.
     await configureAgents([scriptedAgent("Crashy", { turns: [[{ message: "back" }]] })]);
     const sessionsBefore = seen.filter((e) => e.kind === "session_start").length;
-    let clicked = false;
-    for (let i = 0; i < 100 && !clicked; i++) {
-      clicked = (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
-        const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("Crashy") && (t.textContent ?? "").includes("exited with code 9"));
-        const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Restart Agent");
-        button?.click();
-        return !!button;
-      }).toString() }))?.value ?? false;
-      if (!clicked) await sleep(100);
-    }
-    assert.ok(clicked, "a notification offers to restart the crashed agent");
-    for (let i = 0; i < 100 && seen.filter((e) => e.kind === "session_start").length === sessionsBefore; i++) await sleep(50);
-    assert.ok(seen.filter((e) => e.kind === "session_start").length > sessionsBefore, "the agent was restarted with a new session");
+    await until(async () => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
+      const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("Crashy") && (t.textContent ?? "").includes("exited with code 9"));
+      const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Restart Agent");
+      button?.click();
+      return !!button;
+    }).toString() }))?.value, "a notification offering to restart the crashed agent, to click Restart Agent", 20_000);
+    await until(() => seen.filter((e) => e.kind === "session_start").length > sessionsBefore, "the agent to be restarted with a new session");
     assert.equal((await a.stream("again", { agent: "Crashy" }).result).text, "back");
   });
 });

@@ -6,19 +6,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { harnessRequest, log, screenshot } from "./index";
-import { api, scriptedAgent, until } from "./helpers";
+import { api, quickPickRows, scriptedAgent, until } from "./helpers";
 import { click, waitFor } from "./webview";
 
 const ws = (...p: string[]): string => path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, ...p);
-
-/** Rows of the open quick pick (their text). */
-async function quickPickRows(): Promise<string[]> {
-  return (await harnessRequest<{ value: string[] }>({ op: "workbench", fn: (() => {
-    const widget = document.querySelector<HTMLElement>(".quick-input-widget");
-    if (!widget || widget.style.display === "none") return [];
-    return [...widget.querySelectorAll(".monaco-list-row")].map((r) => (r.textContent ?? "").trim());
-  }).toString() }))?.value ?? [];
-}
 
 describe("checkpoints", function () {
   this.timeout(90_000);

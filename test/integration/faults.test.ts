@@ -18,8 +18,6 @@ import { api, scriptedAgent, sendFromPanel, transcriptHas, until } from "./helpe
 import { log, screenshot } from "./index";
 import { click, evaluate, waitFor } from "./webview";
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 function ws(...p: string[]): string {
   return path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, ...p);
 }
@@ -53,8 +51,9 @@ async function transcriptShows(text: string): Promise<void> {
     const state = await evaluate((t: string) => ((document.getElementById("transcript")?.textContent ?? "").includes(t) ? "shown" : document.querySelector(".show-earlier:not([hidden])") ? "more" : "no"), text, "sidebar");
     if (state === "shown") return;
     if (state === "no") break;
+    const shown = await evaluate(() => document.getElementById("transcript")?.textContent?.length ?? 0, undefined, "sidebar");
     await click(".show-earlier:not([hidden])", "sidebar");
-    await sleep(100);
+    await waitFor((n: number) => (document.getElementById("transcript")?.textContent?.length ?? 0) !== n, shown, { view: "sidebar", what: "the earlier entries to show" });
   }
   await transcriptHas(text);
 }
@@ -246,7 +245,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
       const workbench = vscode.workspace.getConfiguration("workbench");
       for (const [name, theme] of [["light", "Default Light Modern"], ["dark", "Default Dark Modern"]] as const) {
         await workbench.update("colorTheme", theme, vscode.ConfigurationTarget.Global);
-        await sleep(800);
+        await waitFor((cls: string) => document.body.classList.contains(cls), `vscode-${name}`, { view: "sidebar", what: `the panel in the ${name} theme` });
         await screenshot(`test-results/fault-crash-banner-${name}.png`);
       }
       await workbench.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
@@ -576,7 +575,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await cancelRow(this, "cancel twice in a row", c, async () => {
       await transcriptHas("thinking slowly");
     }, true);
-    await sleep(300);
+    // cancelRow ends with the agent stopped and its process gone: nothing can add a turn after this.
     const s = a._test.controller.viewState.sessions[a._test.controller.activeSession!]!;
     assert.equal(s.turns.length, 2, "one cancelled turn and the next one, nothing more");
   });
@@ -593,13 +592,14 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     // Mid-flood: hide the panel and show it again, then destroy its page (Developer: Reload
     // Webviews: a new document, script and replica, as after the webview crashed).
     await vscode.commands.executeCommand("workbench.view.explorer");
-    await sleep(300);
+    await until(() => !a._test.controller.anyVisible, "the panel to be hidden");
     const hiddenAt = a._test.controller.viewState.sessions[a._test.controller.activeSession!]!.eventCount;
+    // The flood goes on while nothing shows it.
+    await until(() => a._test.controller.viewState.sessions[a._test.controller.activeSession!]!.eventCount > hiddenAt, "more of the flood while the panel is hidden");
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     await evaluate(() => { (window as Window & { __atOldPage?: boolean }).__atOldPage = true; return true; }, undefined, "sidebar");
     const readyAt = a._test.controller.stats.lastReadyAt;
     await vscode.commands.executeCommand("workbench.action.webview.reloadWebviewAction");
-    await sleep(300);
     await waitFor(() => document.getElementById("prompt") !== null && (window as Window & { __atOldPage?: boolean }).__atOldPage !== true, undefined, { view: "sidebar", what: "the re-created panel", timeoutMs: 60_000 });
     assert.equal(await evaluate(() => (window as Window & { __atOldPage?: boolean }).__atOldPage ?? false, undefined, "sidebar"), false, "a new page, not the old one");
     // The new page's DOM shows before its `ready` has crossed to the extension host: wait for that fact.

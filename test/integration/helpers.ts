@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { until } from "../support/until";
+import { harnessRequest } from "./index";
 import { fill, press, waitFor } from "./webview";
 
 export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
@@ -12,7 +13,9 @@ export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 export async function api(): Promise<AgentThoughtsInternalApi> {
   const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
   assert.ok(ext, `${EXTENSION_ID} is installed`);
-  return ext.activate();
+  const a = await ext.activate();
+  assert.ok(a._test, "the test hooks (_test) are there: VS Code runs the extension in test mode");
+  return a;
 }
 
 /** An `agentThoughts.agents` entry that runs the scripted agent with this scenario. */
@@ -43,4 +46,14 @@ export async function sendFromPanel(text: string, timeoutMs = 15_000): Promise<v
 /** Whether the panel's transcript shows `text` (textContent: folded thoughts count too); waits for it. */
 export function transcriptHas(text: string, timeoutMs = 20_000): Promise<boolean> {
   return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the transcript`, timeoutMs });
+}
+
+/** The rows (their text) of the open quick pick, if its title includes `title`; none when no quick pick shows. */
+export async function quickPickRows(title = ""): Promise<string[]> {
+  return (await harnessRequest<{ value: string[] }>({ op: "workbench", arg: title, fn: ((t: string) => {
+    const widget = document.querySelector<HTMLElement>(".quick-input-widget");
+    if (!widget || widget.style.display === "none") return [];
+    if (!(widget.querySelector(".quick-input-title")?.textContent ?? "").includes(t)) return [];
+    return [...widget.querySelectorAll(".monaco-list-row")].map((r) => (r.textContent ?? "").trim());
+  }).toString() }))?.value ?? [];
 }

@@ -4,6 +4,7 @@ import Mocha from "mocha";
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { format } from "node:util";
+import { until } from "../support/until";
 
 /**
  * Extension-host console output reaches the harness through the workbench's log
@@ -45,14 +46,22 @@ export function runMocha(dir: string, label: string, suffix = ".test.js"): Promi
   });
   const files = testFiles(dir, suffix);
   for (const file of files) mocha.addFile(file);
+
   // The harness watches for this line to measure start-up time.
   log(`[agent-thoughts-tests] start ${label}: ${files.length} test file(s)`);
   return new Promise((resolve, reject) => {
     try {
-      mocha.run((failures) => {
+      const runner = mocha.run((failures) => {
         if (failures > 0) reject(new Error(`${failures} ${label} test(s) failed`));
         else resolve();
       });
+      // Each test file is bundled with its own copy of this module, so what runs now (a test or a
+      // hook) is kept where all of them see it, for skipping DOM-driving tests without a harness.
+      const running: Mocha.Runnable[] = ((globalThis as RunningHolder)[RUNNING] = []);
+      runner.on("test", (t) => running.push(t));
+      runner.on("hook", (h) => running.push(h));
+      runner.on("test end", () => running.pop());
+      runner.on("hook end", () => running.pop());
     } catch (e) {
       reject(e instanceof Error ? e : new Error(String(e)));
     }
@@ -63,28 +72,40 @@ export function run(): Promise<void> {
   return runMocha(__dirname, "integration");
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const RUNNING = Symbol.for("agentThoughts.running");
+type RunningHolder = typeof globalThis & { [RUNNING]?: Mocha.Runnable[] };
 let requestCounter = 0;
+
+/** Whether the browser harness (test/host/runTests.mjs) is there to drive the workbench and webview DOM. */
+export function harnessAvailable(): boolean {
+  const dir = process.env.AGENT_THOUGHTS_SCREENSHOT_REQUESTS;
+  return !!dir && existsSync(dir);
+}
 
 /**
  * Sends one request to the harness (test/host/runTests.mjs), which runs it in the browser that
  * shows the workbench, and returns its reply. Extension-host code cannot reach the browser, so
- * this is a file handshake in $AGENT_THOUGHTS_SCREENSHOT_REQUESTS. Undefined outside the harness.
+ * this is a file handshake in $AGENT_THOUGHTS_SCREENSHOT_REQUESTS. Without the harness (e.g.
+ * `npm run test:electron`), the running test is skipped, saying why; outside a test, undefined.
  */
 export async function harnessRequest<T extends object>(request: Record<string, unknown>, timeoutMs = 30_000): Promise<T | undefined> {
   const dir = process.env.AGENT_THOUGHTS_SCREENSHOT_REQUESTS;
-  if (!dir || !existsSync(dir)) return undefined;
+  if (!dir || !existsSync(dir)) {
+    const now = (globalThis as RunningHolder)[RUNNING]?.at(-1);
+    // A test, or a hook before tests (skipping there skips the tests it prepares).
+    if (now && (now instanceof Mocha.Test || /^"before (all|each)" hook/.test(now.title))) {
+      log(`  skipped: "${now.fullTitle()}" drives the workbench or webview DOM (${String(request.op)}), which needs the browser harness of npm run test:integration`);
+      now.skip();
+    }
+    return undefined;
+  }
   const id = `${process.pid}-${Date.now()}-${requestCounter++}`;
   const file = join(dir, `${id}.json`);
   const done = join(dir, `${id}.done`);
   // Atomic publish: the harness only looks at *.json.
   writeFileSync(`${file}.tmp`, JSON.stringify(request));
   renameSync(`${file}.tmp`, file);
-  const deadline = Date.now() + timeoutMs;
-  while (!existsSync(done)) {
-    if (Date.now() > deadline) throw new Error(`harness request ${String(request.op)}: no answer within ${timeoutMs} ms`);
-    await sleep(5);
-  }
+  await until(() => existsSync(done), `the harness's answer to ${String(request.op)}`, timeoutMs, 5);
   const reply = JSON.parse(readFileSync(done, "utf8")) as T & { error?: string };
   rmSync(done);
   if (reply.error) throw new Error(`harness request ${String(request.op)}: ${reply.error}`);
@@ -96,5 +117,6 @@ export async function harnessRequest<T extends object>(request: Record<string, u
  * are resolved against the repo root). Resolves to the absolute path, or undefined outside the harness.
  */
 export async function screenshot(path: string, timeoutMs = 15_000): Promise<string | undefined> {
+  if (!harnessAvailable()) return undefined;
   return (await harnessRequest<{ path: string }>({ op: "screenshot", path }, timeoutMs))?.path;
 }

@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { log, screenshot } from "./index";
 import { click, evaluate, fill, press, waitFor } from "./webview";
-import { api, scriptedAgent } from "./helpers";
+import { api, scriptedAgent, until } from "./helpers";
 
 
 
@@ -66,9 +66,7 @@ describe("the thought panel", function () {
     await click(`[data-option-id="${allow}"]`, "sidebar");
     // The answer reached the agent: it writes the scratch file and finishes.
     const scratch = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, "agent-thoughts-demo", "demo.md");
-    const until = Date.now() + 30_000;
-    while (!fs.existsSync(scratch) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(fs.existsSync(scratch), "the allowed edit was written");
+    await until(() => fs.existsSync(scratch), "the allowed edit to be written", 30_000);
     await waitFor(() => document.querySelector("#session-status")?.getAttribute("data-status") === "idle", undefined, { view: "sidebar", what: "the turn to end", timeoutMs: 30_000 });
     const statuses = await evaluate(() => [...document.querySelectorAll<HTMLElement>("[data-tool-call-id]")].map((c) => c.dataset.status ?? ""), undefined, "sidebar");
     assert.ok(statuses.length >= 3, `tool cards: ${statuses.join(", ")}`);
@@ -85,7 +83,7 @@ describe("the thought panel", function () {
     const looks: Record<string, string> = {};
     for (const [name, theme] of [["dark", "Default Dark Modern"], ["light", "Default Light Modern"], ["hc", "Default High Contrast"]] as const) {
       await config.update("colorTheme", theme, vscode.ConfigurationTarget.Global);
-      await new Promise((r) => setTimeout(r, 800));
+      await waitFor((cls: string) => document.body.classList.contains(cls), `vscode-${name === "hc" ? "high-contrast" : name}`, { view: "sidebar", what: `the panel in the ${name} theme` });
       looks[name] = await evaluate(() => `${document.body.className} ${getComputedStyle(document.body).backgroundColor} ${getComputedStyle(document.querySelector(".message-body") ?? document.body).color}`, undefined, "sidebar");
       await screenshot(`test-results/panel-${name}.png`);
     }
@@ -100,7 +98,8 @@ describe("the thought panel", function () {
     const before = await evaluate(() => (document.getElementById("transcript"))?.innerText ?? "", undefined, "sidebar");
     assert.ok(before.length > 100);
     await vscode.commands.executeCommand("workbench.view.explorer");
-    await new Promise((r) => setTimeout(r, 500));
+    const a = await api();
+    await until(() => !a._test.controller.anyVisible, "the panel to be hidden");
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     const after = await waitFor((want: string) => {
       const t = (document.getElementById("transcript"))?.innerText ?? "";
@@ -176,8 +175,7 @@ describe("the thought panel", function () {
     ], vscode.ConfigurationTarget.Global);
     const a = await api();
     const asking = a.stream("clean up", { agent: "Asker", newSession: true });
-    const deadline = Date.now() + 20_000;
-    while (a._test.broker.open().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await until(() => a._test.broker.open().length > 0, "Asker's permission request", 20_000);
     const streaming = await a.stream("work", { agent: "Streamer", newSession: true }).result;
     assert.equal(streaming.text, "streamer done");
     await vscode.commands.executeCommand("agentThoughts.panel.focus");

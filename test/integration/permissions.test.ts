@@ -40,9 +40,7 @@ describe("permission policy", function () {
     const events: ThoughtEvent[] = [];
     const sub = a.onEvent((e) => events.push(e));
     const turn = a.stream("go", { agent: "Policy", newSession: true });
-    const deadline = Date.now() + 20_000;
-    while (a._test.broker.open().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    const open = a._test.broker.open();
+    const open = await until(() => (a._test.broker.open().length > 0 ? a._test.broker.open() : undefined), "a request waiting for the user", 20_000);
     assert.equal(open.length, 1, "only the edit waits for the user");
     assert.equal(open[0]!.toolCallId, "e1");
     a._test.broker.resolve(open[0]!.requestId, "no");
@@ -102,23 +100,16 @@ describe("permission policy", function () {
     await vscode.workspace.getConfiguration("agentThoughts").update("permissions.default", "ask", vscode.ConfigurationTarget.Global);
     await useAgent("Notify", { turns: [[ask("n1", "execute")]] });
     await vscode.commands.executeCommand("workbench.view.explorer");
-    await new Promise((r) => setTimeout(r, 300));
     const a = await api();
-    assert.equal(a._test.controller.anyVisible, false, "the panel is hidden");
+    await until(() => !a._test.controller.anyVisible, "the panel to be hidden");
     const turn = a.stream("go", { agent: "Notify", newSession: true });
     // Click "Reject" on the toast, as a user would.
-    const deadline = Date.now() + 20_000;
-    let clicked = false;
-    while (!clicked && Date.now() < deadline) {
-      clicked = (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
-        const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("asks permission: execute n1"));
-        const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Reject");
-        button?.click();
-        return !!button;
-      }).toString() }))?.value ?? false;
-      if (!clicked) await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.ok(clicked, "the notification with the agent's options appeared");
+    await until(async () => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
+      const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("asks permission: execute n1"));
+      const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Reject");
+      button?.click();
+      return !!button;
+    }).toString() }))?.value, "the notification with the agent's options, to click Reject", 20_000);
     assert.equal((await turn.result).text, "n1:no ");
   });
 });

@@ -10,9 +10,9 @@ import * as vscode from "vscode";
 import { EditLedger, summarize, type TrackedFile } from "../../src/core/editReview";
 import { STORAGE_KEY, type AgentChanges } from "../../src/vscode/agentChanges";
 import type { Scenario } from "../fixtures/agents/scenario";
-import { harnessRequest, screenshot } from "./index";
+import { screenshot } from "./index";
 import { waitFor } from "./webview";
-import { api, scriptedAgent, until } from "./helpers";
+import { api, quickPickRows, scriptedAgent, until } from "./helpers";
 
 const ORIGINAL = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", ""].join("\n");
 const EDITED = ["alpha", "BETA (agent)", "gamma", "delta", "new line 1", "new line 2", "epsilon", "zeta", "theta", ""].join("\n");
@@ -142,7 +142,7 @@ describe("reviewing agent edits", function () {
       assert.equal((await vscode.workspace.openTextDocument(proposal.modified)).getText(), "# Notes\n\nnew paragraph\n");
       assert.equal(fs.readFileSync(file, "utf8"), before, "nothing written before permission");
       void vscode.commands.executeCommand("agentThoughts.respondToPermission");
-      await new Promise((r) => setTimeout(r, 400));
+      await until(async () => (await quickPickRows("asks permission")).length > 0, "the permission quick pick's options");
       await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
     })();
     await run("Asker", {
@@ -188,16 +188,15 @@ describe("reviewing agent edits", function () {
   it("refuses a write outside the workspace (the user says no) with a clear error to the agent", async () => {
     const outside = path.join(os.tmpdir(), `agent-thoughts-outside-${process.pid}.txt`);
     if (fs.existsSync(outside)) fs.rmSync(outside);
-    const answer = (async () => {
-      await new Promise((r) => setTimeout(r, 1500));
-      await harnessRequest({ op: "keyboard", key: "Escape" });
-    })();
     const a = await api();
     await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
       scriptedAgent("Escaper", { turns: [[{ writeFile: { path: outside, content: "nope" }, report: true }]] }),
     ], vscode.ConfigurationTarget.Global);
     const r = await a.stream("escape", { agent: "Escaper", newSession: true }).result;
-    await answer;
+    // The user was asked; VS Code refuses dialogs in extension tests, which is the user's "no".
+    const question = [...a._test.modal.asked].reverse().find((q) => q.message.includes("outside the workspace") && q.message.includes(path.basename(outside)));
+    assert.ok(question, "the user was asked about the write outside the workspace");
+    assert.equal(question.answer, undefined);
     assert.ok(!fs.existsSync(outside), "nothing was written outside the workspace");
     assert.match(r.text, /writeError:.*outside the workspace/);
   });

@@ -11,17 +11,20 @@ import { harnessRequest, log } from "./index";
 import { evaluate, waitFor, type View } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 async function useAgent(name: string, scenario: Scenario): Promise<void> {
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [scriptedAgent(name, scenario)], vscode.ConfigurationTarget.Global);
 }
 
 /** `webview.cspSource` as this VS Code hands it to extensions (read from a throwaway webview). */
 async function hostCspSource(): Promise<string> {
-  const probe = vscode.window.createWebviewPanel("agentThoughts.test.cspProbe", "CSP probe", { viewColumn: vscode.ViewColumn.Active, preserveFocus: true }, {});
+  const probe = vscode.window.createWebviewPanel("agentThoughts.test.cspProbe", "CSP probe", { viewColumn: vscode.ViewColumn.Active, preserveFocus: true }, { enableScripts: true });
   const source = probe.webview.cspSource;
-  await sleep(300); // disposing a webview before it has loaded logs a workbench error
+  // Disposing a webview before it has loaded logs a workbench error: its page says when it has.
+  let loaded = false;
+  const sub = probe.webview.onDidReceiveMessage(() => { loaded = true; });
+  probe.webview.html = "<!DOCTYPE html><html><body><script>acquireVsCodeApi().postMessage('loaded');</script></body></html>";
+  await until(() => loaded, "the CSP probe webview to load", 20_000);
+  sub.dispose();
   probe.dispose();
   return source;
 }
@@ -72,9 +75,24 @@ async function postFromWebview(messages: unknown[], view: View = "sidebar"): Pro
 
 /** Waits until `read()` reaches `want` (the host has handled everything posted before). */
 async function counted(read: () => number, want: number, what: string): Promise<void> {
-  const end = Date.now() + 15_000;
-  while (read() < want && Date.now() < end) await sleep(25);
+  await until(() => read() >= want, what, 15_000, 25).catch(() => undefined);
   assert.equal(read(), want, what);
+}
+
+/**
+ * The positive fact that comes after anything late: the host has answered a `ready` posted after
+ * everything else (messages are handled in order), and a marker notification raised now is shown
+ * (so every notification raised before it would be shown too). Returns the other notifications.
+ */
+async function settledToasts(view: View, controller: { stats: { lastReadyAt: number } }): Promise<string[]> {
+  const readyBefore = controller.stats.lastReadyAt;
+  await postFromWebview([{ type: "ready" }], view);
+  await until(() => controller.stats.lastReadyAt > readyBefore, "the host to answer a ready posted after the rest");
+  const marker = `agent-thoughts-test marker ${Date.now()}`;
+  void vscode.window.showInformationMessage(marker);
+  const shown = await until(async () => { const t = await toasts(); return t.some((m) => m.includes(marker)) ? t : undefined; }, "the marker notification");
+  await vscode.commands.executeCommand("notifications.clearAll");
+  return shown.filter((m) => !m.includes(marker));
 }
 
 interface CspFacts {
@@ -137,7 +155,16 @@ async function attack(view: View): Promise<{ flags: Record<string, unknown>; con
   return evaluate(async () => {
     const w = window as unknown as Record<string, unknown>;
     const violations: string[] = [];
-    const onViolation = (e: SecurityPolicyViolationEvent): void => { violations.push(e.effectiveDirective); };
+    // Everything below settles with an event; the result is read once all of them have come (or
+    // after 10 s, when something did not happen: then the assertions say what).
+    const expected = ["script-src-elem", "script-src-attr", "script-src", "img-src", "connect-src"];
+    let allReported = (): void => undefined;
+    const reported = new Promise<void>((r) => { allReported = r; });
+    const onViolation = (e: SecurityPolicyViolationEvent): void => {
+      violations.push(e.effectiveDirective);
+      if (expected.every((d) => violations.includes(d))) allReported();
+    };
+    const settled = (el: EventTarget, ...events: string[]): Promise<void> => new Promise((r) => { for (const ev of events) el.addEventListener(ev, () => r(), { once: true }); });
     document.addEventListener("securitypolicyviolation", onViolation);
     const added: Element[] = [];
     const add = <T extends Element>(el: T): T => { document.body.append(el); added.push(el); return el; };
@@ -153,6 +180,7 @@ async function attack(view: View): Promise<{ flags: Record<string, unknown>; con
     add(div).click();
     const broken = document.createElement("img");
     broken.setAttribute("onerror", "window.__atOnerror = 1");
+    const brokenDone = settled(broken, "error", "load");
     broken.src = "data:,not-an-image";
     add(broken);
     const link = document.createElement("a");
@@ -160,9 +188,10 @@ async function attack(view: View): Promise<{ flags: Record<string, unknown>; con
     add(link).click();
     // Remote content.
     const remote = document.createElement("img");
+    const remoteDone = settled(remote, "error", "load");
     remote.src = "https://example.com/pixel.png";
     add(remote);
-    void fetch("https://example.com/").catch(() => undefined);
+    const fetched = fetch("https://example.com/").then(() => undefined, () => undefined);
     // eval and friends, from page code: a script the policy admits (it carries the page's nonce).
     // This is also the control: it shows injected scripts run when the policy allows them. The
     // attempts run in a later task: while the harness's evaluation (CDP Runtime.evaluate) is on
@@ -177,10 +206,17 @@ async function attack(view: View): Promise<{ flags: Record<string, unknown>; con
       "  try { new Function('window.__atFunction = 1')(); } catch (e) { window.__atEvalErrors.push(e.name); }",
       "  try { setTimeout('window.__atTimeout = 1', 0); } catch (e) { window.__atEvalErrors.push(e.name); }",
       "  window.__atControl = 2;",
+      "  document.dispatchEvent(new Event('at-control-done'));",
       "}, 0);",
     ].join("\n");
+    const controlDone = settled(document, "at-control-done");
     add(admitted);
-    await new Promise((r) => setTimeout(r, 500));
+    await Promise.race([
+      Promise.all([reported, brokenDone, remoteDone, fetched, controlDone]),
+      new Promise((r) => setTimeout(r, 10_000)),
+    ]);
+    // A string timer the control queued with delay 0 runs before one queued after it.
+    await new Promise((r) => setTimeout(r, 0));
     document.removeEventListener("securitypolicyviolation", onViolation);
     for (const el of added) el.remove();
     const names = ["__atInline", "__atOnclick", "__atOnerror", "__atJsUrl", "__atEval", "__atFunction", "__atTimeout"];
@@ -259,12 +295,12 @@ describe("security", function () {
     await postFromWebview(malformed, "sidebar");
     await postFromWebview([{ type: "sendPrompt" }], "editor");
     await counted(() => controller.stats.invalidMessages, invalid + malformed.length + 1, "every malformed message reached the host and was counted as invalid");
-    await sleep(500); // room for anything that would happen late (a notification, a turn)
+    const notified = await settledToasts("sidebar", controller);
     assert.equal(controller.stats.invalidMessages, invalid + malformed.length + 1, "counted once each");
     assert.equal(controller.stats.ignoredMessages, ignored, "none was taken for a verb");
     assert.equal(JSON.stringify(controller.viewState), before, "the view state did not change");
     assert.equal(controller.activeSession, activeBefore);
-    assert.deepEqual(await toasts(), [], "no notification");
+    assert.deepEqual(notified, [], "no notification");
     assert.ok(await evaluate(() => document.getElementById("prompt") !== null, undefined, "sidebar"), "the panel still works");
   });
 
@@ -340,7 +376,7 @@ describe("security", function () {
     assert.equal(a._test.broker.open().length, 0);
 
     // After the turn: the same answer again, cancels with no turn, verbs for unknown sessions.
-    await sleep(300);
+    await until(() => controller.viewState.sessions[sessionId]?.status === "idle", "the session to be idle after its turn");
     const before = JSON.stringify(controller.viewState);
     ignored = controller.stats.ignoredMessages;
     const invalid = controller.stats.invalidMessages;
@@ -356,12 +392,12 @@ describe("security", function () {
     ];
     await postFromWebview(outOfState, "editor");
     await counted(() => controller.stats.ignoredMessages, ignored + outOfState.length, "each was ignored");
-    await sleep(500);
+    const notified = await settledToasts("editor", controller);
     assert.equal(controller.stats.ignoredMessages, ignored + outOfState.length);
     assert.equal(controller.stats.invalidMessages, invalid, "well-formed, so not counted as invalid");
     assert.equal(JSON.stringify(controller.viewState), before, "the view state did not change");
     assert.equal(controller.activeSession, sessionId, "the panel still shows the session");
-    assert.deepEqual(await toasts(), [], "no notification");
+    assert.deepEqual(notified, [], "no notification");
   });
 
   it("an agent's terminal may run in the session folder, not outside it: /etc, .., a symlink out", async () => {

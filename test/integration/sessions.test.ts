@@ -7,7 +7,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { TurnResult } from "../../src/core/thoughtStream";
 import type { Scenario } from "../fixtures/agents/scenario";
-import { api, scriptedAgent } from "./helpers";
+import { api, scriptedAgent, until } from "./helpers";
 
 
 
@@ -58,13 +58,11 @@ describe("session commands", function () {
     assert.equal(view.modes?.currentModeId, "code");
     assert.equal(view.configOptions.find((o) => o.id === "model")?.currentValue, "m2");
     const turn = a.stream("work", { sessionId });
-    const deadline = Date.now() + 10_000;
-    while (!a._test.statusBar.text.includes("thinking") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until(() => a._test.statusBar.text.includes("thinking"), "the status bar to say the agent is thinking");
     assert.match(a._test.statusBar.text, /Scripted Agent thinking…/);
     await vscode.commands.executeCommand("agentThoughts.cancel");
     assert.equal((await turn.result).stopReason, "cancelled");
-    await new Promise((r) => setTimeout(r, 200));
-    assert.doesNotMatch(a._test.statusBar.text, /thinking/);
+    await until(() => !a._test.statusBar.text.includes("thinking"), `the status bar to stop saying thinking (it says "${a._test.statusBar.text}")`);
   });
 
   it("Export Session writes every format, and trace.file tees the live stream to JSON Lines", async () => {
@@ -86,9 +84,11 @@ describe("session commands", function () {
       const exported = written["thought-events"]!.trim().split("\n").map((l) => JSON.parse(l) as { seq: number; sessionId: string });
       assert.ok(exported.length >= 8 && exported.every((e, i) => e.seq === i + 1 && e.sessionId === r.sessionId), "the whole log, in order");
       for (const f of ["cli-deltas", "ag-ui"]) for (const line of written[f]!.trim().split("\n")) JSON.parse(line);
-      await new Promise((res) => setTimeout(res, 300));
-      const traced = fs.readFileSync(traceFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { sessionId: string; seq: number });
-      assert.deepEqual(traced.filter((e) => e.sessionId === r.sessionId).map((e) => e.seq), exported.map((e) => e.seq), "every event of the session was traced live");
+      // The trace is a write stream: wait until its complete lines hold as many of the session's events as the export.
+      const tracedSeqs = (): number[] => (fs.existsSync(traceFile) ? fs.readFileSync(traceFile, "utf8") : "").split("\n").slice(0, -1)
+        .map((l) => JSON.parse(l) as { sessionId: string; seq: number }).filter((e) => e.sessionId === r.sessionId).map((e) => e.seq);
+      const traced = await until(() => (tracedSeqs().length >= exported.length ? tracedSeqs() : undefined), "the trace file to hold the session's events");
+      assert.deepEqual(traced, exported.map((e) => e.seq), "every event of the session was traced live");
     } finally {
       await vscode.workspace.getConfiguration("agentThoughts").update("trace.file", undefined, vscode.ConfigurationTarget.Global);
     }

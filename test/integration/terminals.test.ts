@@ -10,13 +10,13 @@ import * as vm from "node:vm";
 import * as vscode from "vscode";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { alive } from "../support/processes";
+import { sleep } from "../support/until";
 import { findToolEntry } from "../../src/shared/viewModel";
 import { ReadOnlyPty, TailBuffer } from "../../src/vscode/terminalMirrors";
 import { harnessRequest, log, screenshot } from "./index";
 import { api, scriptedAgent, until } from "./helpers";
 
 const MB = 1024 * 1024;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function run(name: string, scenario: Scenario): Promise<{ text: string; sessionId: string }> {
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
@@ -32,13 +32,24 @@ async function terminalPanelText(): Promise<string> {
 }
 
 
-/** Scrolls the active terminal up a page at a time (from the bottom) until its text matches `re`. */
+/** Like terminalPanelText, read once the workbench has drawn the next frames (xterm renders rows on an animation frame). */
+async function terminalTextDrawn(): Promise<string> {
+  const reply = await harnessRequest<{ value: string }>({ op: "workbench", fn: (async () => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    return [...document.querySelectorAll(".xterm-rows, .xterm-accessibility-tree")].map((e) => e.textContent ?? "").join("\n");
+  }).toString() });
+  return reply?.value ?? "";
+}
+
+/**
+ * Scrolls the active terminal up a page at a time (from the bottom) until its text matches `re`.
+ * A scroll command has moved the terminal when it returns; its rows show once a frame is drawn.
+ */
 async function scrollUntil(re: RegExp, pages = 200): Promise<string> {
   await vscode.commands.executeCommand("workbench.action.terminal.scrollToBottom");
   let text = "";
   for (let i = 0; i < pages; i++) {
-    await sleep(30);
-    text = await terminalPanelText();
+    text = await terminalTextDrawn();
     if (re.test(text)) return text;
     await vscode.commands.executeCommand("workbench.action.terminal.scrollUpPage");
   }
@@ -164,11 +175,12 @@ describe("terminals", function () {
       for (let i = 0; Date.now() - started < 500; i++) {
         lines.push(`line ${i}\n`);
         pty.write(lines[i]!);
-        await sleep(1);
+        await sleep(1); // pacing: a chunk every millisecond or so
       }
-      await sleep(100);
+      const expected = lines.join("").replace(/\n/g, "\r\n");
+      await until(() => writes.join("").length >= expected.length, "the last coalesced write");
       const elapsed = Date.now() - started;
-      assert.equal(writes.join(""), lines.join("").replace(/\n/g, "\r\n"), "everything, in order");
+      assert.equal(writes.join(""), expected, "everything, in order");
       assert.ok(writes.length <= Math.ceil(elapsed / 32) + 1, `${writes.length} writes for ${lines.length} chunks in ${elapsed} ms`);
       log(`      ${lines.length} chunks in ${elapsed} ms → ${writes.length} terminal writes`);
 
@@ -178,7 +190,7 @@ describe("terminals", function () {
       for (let i = 0; i < 160; i++) pty.write(chunk); // ≈ 10 MB at once
       pty.write("the real tail\n");
       pty.finish();
-      await sleep(100);
+      await until(() => writes.join("").endsWith("the real tail\r\n"), "the flood's tail to be written");
       const shown = writes.join("");
       assert.ok(shown.startsWith("\x1b[2m[… 10.0 MB of output skipped; the last "), JSON.stringify(shown.slice(0, 80)));
       assert.match(shown.slice(0, 80), /the last 31\.\d KB follow …\]/);
@@ -209,18 +221,18 @@ describe("terminals", function () {
     let opened = 0;
     let closed = 0;
     let maxOpen = 0;
-    let lastChange = Date.now();
     const watch = [
-      vscode.window.onDidOpenTerminal(() => { opened++; lastChange = Date.now(); }),
-      vscode.window.onDidCloseTerminal(() => { closed++; lastChange = Date.now(); }),
+      vscode.window.onDidOpenTerminal(() => { opened++; }),
+      vscode.window.onDidCloseTerminal(() => { closed++; }),
     ];
     const sampler = setInterval(() => { maxOpen = Math.max(maxOpen, vscode.window.terminals.length); }, 20);
     const { r, elapsed, settled } = await (async () => {
       const started = Date.now();
       const result = await run("HundredRunner", { turns: [steps] });
       const turnDone = Date.now();
-      // Until the workbench has caught up: no terminal opened or closed for a second.
-      while (Date.now() - lastChange < 1000 && Date.now() - turnDone < 30_000) await sleep(100);
+      // Until the workbench has caught up: the last command's terminal open, the finished ones beyond keepOpen closed.
+      const keep = vscode.workspace.getConfiguration("agentThoughts").get<number>("terminals.keepOpen") ?? 0;
+      await until(() => vscode.window.terminals.length <= keep && vscode.window.terminals.some((t) => t.name === "Command 99"), `at most ${keep} terminals open, the last command's among them`, 30_000);
       return { r: result, elapsed: turnDone - started, settled: Date.now() - turnDone };
     })().finally(() => {
       clearInterval(sampler);
@@ -229,7 +241,7 @@ describe("terminals", function () {
     try {
       for (let i = 0; i < 100; i++) assert.ok(r.text.includes(`terminal:0:result-${i}\n`), `command ${i}'s result reached the agent`);
       const open = vscode.window.terminals.map((t) => t.name);
-      log(`      100 commands, one after another: turn ${(elapsed / 1000).toFixed(1)} s (${(elapsed / 100).toFixed(0)} ms per command); terminals opened ${opened}, closed ${closed}, open at most ${maxOpen}, open now ${open.length}; the workbench settled ${(settled / 1000).toFixed(1)} s after the turn (1 s of it waiting)`);
+      log(`      100 commands, one after another: turn ${(elapsed / 1000).toFixed(1)} s (${(elapsed / 100).toFixed(0)} ms per command); terminals opened ${opened}, closed ${closed}, open at most ${maxOpen}, open now ${open.length}; the workbench settled ${(settled / 1000).toFixed(1)} s after the turn`);
       const keepOpen = vscode.workspace.getConfiguration("agentThoughts").get<number>("terminals.keepOpen") ?? 0;
       assert.ok(keepOpen >= 1 && keepOpen <= 20, `keepOpen ${keepOpen}`);
       // vscode.window.terminals drops a closed terminal once the workbench confirms: +1 meanwhile.
@@ -243,8 +255,7 @@ describe("terminals", function () {
       assert.equal(a._test.terminals.outputOf(r.sessionId, "cmd-0"), undefined, "the oldest command's output is no longer kept");
       const pids = Array.from({ length: 100 }, (_, i) => Number(readFileSync(path.join(dir, `pid-${i}`), "utf8")));
       assert.ok(pids.every((p) => p > 0));
-      const end = Date.now() + 5000;
-      while (pids.some(alive) && Date.now() < end) await sleep(50);
+      await until(() => !pids.some(alive), "every command's process to be gone", 5000).catch(() => undefined);
       assert.deepEqual(pids.filter(alive), [], "no command outlives its terminal");
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -277,17 +288,18 @@ describe("terminals", function () {
       const a = await api();
       const turn = a.stream("run them", { agent: "Juggler", newSession: true });
       await until(() => ["r0", "r1", "r2"].every((id) => names().includes(`Agent runs ${id}`)), "three running commands' terminals");
-      await sleep(500);
+      // The host has had r3 and r4 (their output came after their start) and opened nothing for them.
+      const sessionId = await until(() => a._test.controller.activeSession, "the session");
+      await until(() => findToolEntry(a._test.controller.viewState, sessionId, "r4")?.terminalOutput?.includes("r4 is running"), "r4's output in the host");
       assert.deepEqual(names().sort(), ["Agent runs r0", "Agent runs r1", "Agent runs r2"], "no room for r3 and r4 while r0–r2 run, and none of those closes");
       // The user opens r4 from its card.
-      const sessionId = await until(() => a._test.controller.activeSession, "the session");
       const r4 = findToolEntry(a._test.controller.viewState, sessionId, "r4");
       assert.ok(r4);
       a._test.terminals.reveal(r4, sessionId);
       await until(() => names().includes("Agent runs r4"), "r4, opened by the user");
       await turn.result;
       await until(() => names().includes("Agent runs d3"), "the last command's terminal");
-      await sleep(1000);
+      await until(() => !names().includes("Agent runs r0") && names().length <= 4, `the finished terminals to make room (open: ${names().join(", ")})`);
       const open = names();
       log(`      open at the end: ${open.join(", ")}`);
       assert.ok(open.includes("Agent runs r4"), "the terminal the user opened stays");

@@ -1,6 +1,7 @@
 // Drives the real thought-panel webview DOM from extension-host tests, through the harness
 // (which owns the browser): evaluate a function in the webview, click, type, press keys.
 import * as assert from "node:assert/strict";
+import { until } from "../support/until";
 import { harnessRequest } from "./index";
 
 export type View = "sidebar" | "editor";
@@ -29,12 +30,9 @@ export async function press(selector: string, key: string, view?: View): Promise
 
 /** Polls `fn(arg)` in the webview until it returns a truthy value; returns that value. */
 export async function waitFor<A, R>(fn: (arg: A) => R, arg?: A, opts: { timeoutMs?: number; view?: View; what?: string } = {}): Promise<R> {
-  const until = Date.now() + (opts.timeoutMs ?? 15_000);
   let last: R | undefined;
-  for (;;) {
-    last = await evaluate(fn, arg, opts.view);
-    if (last) return last;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${opts.what ?? fn.toString().slice(0, 120)} (last: ${JSON.stringify(last)})`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const what = opts.what ?? fn.toString().slice(0, 120);
+  return until(async () => (last = await evaluate(fn, arg, opts.view)), what, opts.timeoutMs ?? 15_000, 25).catch((e: unknown) => {
+    throw new Error(`${e instanceof Error ? e.message : String(e)} (last: ${JSON.stringify(last)})`);
+  });
 }

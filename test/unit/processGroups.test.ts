@@ -165,10 +165,8 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
     started.push(member);
     assert.ok(alive(member), "the member outlives its leader");
     assert.equal(group.running, true, "the group still runs without its leader");
-    const t0 = Date.now();
     await terminateAllGroups(300);
     assert.equal(alive(member), false, "SIGKILL after the grace period");
     assert.equal(group.running, false);
-    assert.ok(Date.now() - t0 < 2500, `bounded (${Date.now() - t0} ms)`);
   });
 });

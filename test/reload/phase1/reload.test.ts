@@ -3,6 +3,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { until } from "../../support/until";
 import { alive, api, EDITED, EXTENSION_ID, file, leftovers, midTurn, ORIGINAL } from "../shared";
 
 describe("window reload, phase 1", function () {
@@ -44,12 +45,16 @@ describe("window reload, phase 1", function () {
     const a = await api();
     const turn = a.stream("build it", { agent: "MidTurn", newSession: true });
     turn.result.catch(() => undefined); // it never ends in this window
-    const deadline = Date.now() + 20_000;
-    while (!fs.existsSync(m.terminalPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(fs.existsSync(m.terminalPid), "the terminal command is running");
+    await until(() => fs.existsSync(m.terminalPid), "the terminal command to run", 20_000);
     assert.ok(a._test.changes.pendingFiles().some((f) => f.path === m.edit), "the edit is pending");
-    // Transcripts are written in 200 ms batches; the reload comes right after.
-    await new Promise((r) => setTimeout(r, 600));
+    // Transcripts are written in 200 ms batches and the reload comes right after: wait until every
+    // event of the session so far is on disk.
+    const state = a._test.controller.viewState;
+    const id = state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes(m.said))));
+    assert.ok(id, "the session is in the panel");
+    const transcript = a._test.transcripts.fileOf(id);
+    assert.ok(transcript, "the session has a transcript file");
+    await until(() => fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").split("\n").filter(Boolean).length >= a._test.controller.viewState.sessions[id]!.lastSeq, "the session's transcript on disk");
   });
 
   it("leaves an agent with a helper and a command with a background child running, both ignoring SIGTERM, when the window reloads", async () => {
@@ -71,8 +76,7 @@ describe("window reload, phase 1", function () {
     const turn = (await api()).stream("serve", { agent: "Leaver", newSession: true });
     turn.result.catch(() => undefined); // it never ends in this window
     const files = [l.agentPid, l.helperPid, l.commandChildPid];
-    const deadline = Date.now() + 20_000;
-    while (!files.every((f) => fs.existsSync(f) && Number(fs.readFileSync(f, "utf8")) > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until(() => files.every((f) => fs.existsSync(f) && Number(fs.readFileSync(f, "utf8")) > 0), "the agent, its helper and the command's child to write their pids", 20_000);
     for (const f of files) assert.ok(alive(Number(fs.readFileSync(f, "utf8"))), `${path.basename(f)} runs`);
   });
 });

@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as vscode from "vscode";
 import { alive, api, EDITED, file, leftovers, midTurn, ORIGINAL } from "../shared";
 import { evaluate, waitFor } from "../../integration/webview";
+import { until } from "../../support/until";
 
 describe("window reload, phase 2", function () {
   this.timeout(60_000);
@@ -21,14 +22,11 @@ describe("window reload, phase 2", function () {
 
   it("brings the earlier session's transcript back into the panel as history", async () => {
     const a = await api();
-    const deadline = Date.now() + 10_000;
     const find = (): string | undefined => {
       const state = a._test.controller.viewState;
       return state.order.find((id) => state.sessions[id]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes("REMEMBER-ME-42"))));
     };
-    while (!find() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const id = find();
-    assert.ok(id, "the transcript was restored");
+    const id = await until(find, "the transcript to be restored");
     const session = a._test.controller.viewState.sessions[id]!;
     assert.equal(session.restored, true);
     assert.equal(session.status, "ended");
@@ -47,18 +45,13 @@ describe("window reload, phase 2", function () {
     // 4. No process left: neither the agent nor the command its terminal ran survives the reload.
     const agentPid = Number(fs.readFileSync(m.agentPid, "utf8"));
     const terminalPid = Number(fs.readFileSync(m.terminalPid, "utf8"));
-    const deadline = Date.now() + 10_000;
-    while ((alive(agentPid) || alive(terminalPid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    assert.equal(alive(agentPid), false, `the agent (pid ${agentPid}) is gone`);
-    assert.equal(alive(terminalPid), false, `the terminal command (pid ${terminalPid}) is gone`);
+    await until(() => !alive(agentPid), `the agent (pid ${agentPid}) to be gone`);
+    await until(() => !alive(terminalPid), `the terminal command (pid ${terminalPid}) to be gone`);
     // 2. The transcript so far is back; 1. the turn says it was interrupted, naming the agent.
-    let id: string | undefined;
-    while (!id && Date.now() < deadline + 10_000) {
+    const id = await until(() => {
       const state = a._test.controller.viewState;
-      id = state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes(m.said))));
-      if (!id) await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.ok(id, "the interrupted session's transcript was restored");
+      return state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes(m.said))));
+    }, "the interrupted session's transcript to be restored", 20_000);
     const turn = a._test.controller.viewState.sessions[id]!.turns[0]!;
     assert.match(turn.failed ?? "", /Interrupted: VS Code reloaded or closed while MidTurn was working/);
     const card = turn.entries.find((e) => e.type === "tool");
@@ -88,9 +81,7 @@ describe("window reload, phase 2", function () {
     const l = leftovers();
     const pids = [l.agentPid, l.helperPid, l.commandChildPid].map((f) => ({ what: f.slice(l.dir.length + 1), pid: Number(fs.readFileSync(f, "utf8")) }));
     try {
-      const deadline = Date.now() + 10_000;
-      while (pids.some((p) => alive(p.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      for (const p of pids) assert.equal(alive(p.pid), false, `${p.what} (pid ${p.pid}) is gone`);
+      for (const p of pids) await until(() => !alive(p.pid), `${p.what} (pid ${p.pid}) to be gone`);
     } finally {
       for (const p of pids) if (alive(p.pid)) try { process.kill(p.pid, "SIGKILL"); } catch { /* gone */ }
       fs.rmSync(l.dir, { recursive: true, force: true });
