@@ -22,8 +22,10 @@ export const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
 export const MAX_OUTPUT_BYTE_LIMIT = 16 * 1024 * 1024;
 /** What a command left running when its shell exited gets this long after SIGTERM before SIGKILL. */
 export const LEFTOVER_GRACE_MS = 1000;
-/** After that, how long its output pipes may stay open (held by a process outside the group). */
+/** After that, how long its output pipes may stay open without output (held by a process outside the group). */
 const PIPE_CLOSE_MS = 500;
+/** …and at most this long in all, however much such a process writes. */
+const PIPE_CLOSE_MAX_MS = 5000;
 
 interface Term {
   sessionId: string;
@@ -34,6 +36,8 @@ interface Term {
   bytes: number;
   limit: number;
   truncated: boolean;
+  /** When output last arrived (ms since the epoch). */
+  lastOutputAt: number;
   exit?: TerminalExit;
   exited: Promise<TerminalExit>;
 }
@@ -152,7 +156,7 @@ export class NodeTerminals implements TerminalPort {
     const { proc } = startProcess(req.command, useShell ? undefined : req.args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const group = new ProcessGroup(proc);
     const term: Term = {
-      sessionId: req.sessionId, proc, group, chunks: [], bytes: 0, truncated: false,
+      sessionId: req.sessionId, proc, group, chunks: [], bytes: 0, truncated: false, lastOutputAt: 0,
       limit: Math.min(req.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT, MAX_OUTPUT_BYTE_LIMIT),
       exited: new Promise<TerminalExit>((resolve) => {
         let done = false;
@@ -177,12 +181,21 @@ export class NodeTerminals implements TerminalPort {
         proc.on("exit", (code, signal) => {
           status = { exitCode: code, signal };
           void group.terminate(LEFTOVER_GRACE_MS).then(() => {
-            if (done) return;
-            pipeTimer = setTimeout(() => {
-              proc.stdout?.destroy();
-              proc.stderr?.destroy();
-              finish(status!);
-            }, PIPE_CLOSE_MS);
+            const since = Date.now();
+            // Output already written is read before the pipes are given up on: the check runs after
+            // the event loop's next I/O poll (setImmediate), and waits on while output still comes —
+            // on a busy machine the timer can fire before the pipes' last bytes were read.
+            const settle = (): void => {
+              if (done) return;
+              pipeTimer = setTimeout(() => setImmediate(() => {
+                if (done) return;
+                if (Date.now() - term.lastOutputAt < PIPE_CLOSE_MS && Date.now() - since < PIPE_CLOSE_MAX_MS) return settle();
+                proc.stdout?.destroy();
+                proc.stderr?.destroy();
+                finish(status!);
+              }), PIPE_CLOSE_MS);
+            };
+            settle();
           });
         });
         proc.on("close", (code, signal) => finish(status ?? { exitCode: code, signal }));
@@ -202,6 +215,7 @@ export class NodeTerminals implements TerminalPort {
   private append(terminalId: string, term: Term, b: Buffer, decoder?: StringDecoder): void {
     term.chunks.push(b);
     term.bytes += b.length;
+    term.lastOutputAt = Date.now();
     // Compact lazily (at twice the limit) so streaming stays linear.
     if (term.bytes > term.limit * 2 + 65536) this.compact(term);
     const text = decoder ? decoder.write(b) : b.toString("utf8");
