@@ -11,7 +11,8 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ThoughtEvent, ToolContent } from "../shared/events";
-import { applyChanges, changesBetween, computeHunks, EditLedger, keepHunk, mapSpans, rebaseUserChanges, refineChange, reconstructBefore, spansInHunks, summarize, undoKeepingUserText, userTextIn, type FileReviewState, type Hunk, type Span, type TextChange, type TrackedFile } from "../core/editReview";
+import { applyChanges, changesBetween, computeHunks, keepHunk, mapSpans, rebaseUserChanges, refineChange, reconstructBefore, spansInHunks, summarize, undoKeepingUserText, userTextIn, type Hunk, type Span, type TextChange } from "../core/editReview";
+import { EditLedger, parseStoredLedger, type FileReviewState, type TrackedFile } from "../core/editLedger";
 import { diskFile, openDocument, readCurrent, regularDocument, replaceRanges } from "./documents";
 import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
 import type { Modal } from "./modal";
@@ -93,7 +94,9 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     private readonly guard: Pick<WorkspaceGuard, "inWorkspace" | "reasonForPath">,
     private readonly modal: Modal,
   ) {
-    this.ledger = new EditLedger(state.get<TrackedFile[]>(STORAGE_KEY, []));
+    const stored = parseStoredLedger(state.get<unknown>(STORAGE_KEY));
+    for (const problem of stored.problems) logger.warn(`Agent Changes: ignored part of the stored review (${problem})`);
+    this.ledger = new EditLedger(stored.files);
     // Pending agent lines in the normal editor: a gutter mark, a bar at the line start and the line's background, and an overview-ruler mark, in the theme's diff colours.
     const icon = (kind: string, theme: string): vscode.Uri => vscode.Uri.joinPath(extensionUri, "media", `review-${kind}-${theme}.svg`);
     const lines = (kind: "added" | "modified", ruler: string): vscode.TextEditorDecorationType => vscode.window.createTextEditorDecorationType({

@@ -1,6 +1,7 @@
 /** Edit review: hunks from baseline vs current; keep/undo per hunk restore exact text. */
 import * as assert from "node:assert/strict";
-import { computeHunks, EditLedger, keepHunk, summarize, undoHunk } from "../../src/core/editReview";
+import { computeHunks, keepHunk, summarize, undoHunk } from "../../src/core/editReview";
+import { EditLedger } from "../../src/core/editLedger";
 
 const base = ["line 1", "line 2", "line 3", "line 4", "line 5", "line 6", "line 7", "line 8", ""].join("\n");
 const current = ["line 1", "LINE 2 changed", "line 3", "line 4", "inserted a", "inserted b", "line 5", "line 6", "line 8", ""].join("\n");
