@@ -10,7 +10,8 @@ import { SessionManager } from "./acp/sessionManager";
 import type { AgentThoughtsApi, StreamOptions } from "./api";
 import type { ContentBlock } from "./shared/events";
 import type { TurnResult } from "./core/thoughtStream";
-import { AgentChanges, PROPOSAL_SCHEME } from "./vscode/agentChanges";
+import { AgentChanges } from "./vscode/agentChanges";
+import { PROPOSAL_SCHEME } from "./vscode/diffDocuments";
 import { AgentRegistry } from "./vscode/agents";
 import { VscodeFileSystem } from "./vscode/fileSystem";
 import { WorkspaceGuard } from "./vscode/guard";
@@ -89,7 +90,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsInterna
     if (!controller.anyVisible) await sidebar.reveal();
     controller.reveal(sessionId, toolCallId);
   };
-  const changesView = vscode.window.createTreeView("agentThoughts.changes", { treeDataProvider: changes, showCollapseAll: true });
+  const changesView = vscode.window.createTreeView("agentThoughts.changes", { treeDataProvider: changes.tree, showCollapseAll: true });
   changes.attachView(changesView);
   outputs.review = (file) => changes.openReview(file);
   context.subscriptions.push(

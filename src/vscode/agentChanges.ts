@@ -18,10 +18,10 @@ import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
 import type { Modal } from "./modal";
 import type { Logger } from "../acp/ports";
 import { plainText } from "../core/plainText";
+import { BASE_SCHEME, DiffDocuments, PROPOSAL_SCHEME } from "./diffDocuments";
+import { ChangesTree, type ChangeNode } from "./changesTree";
+import { ReviewDecorations } from "./reviewDecorations";
 
-export const BASE_SCHEME = "agent-thoughts-base";
-/** Both sides of an edit proposed in a permission request, before anything is written. */
-export const PROPOSAL_SCHEME = "agent-thoughts-proposal";
 export const STORAGE_KEY = "agentThoughts.review.ledger.v1";
 /**
  * A disk change of a file under review this soon after an agent's turn ended is still the agent's
@@ -44,16 +44,14 @@ function quote(pieces: readonly string[]): string {
   return shown.join(", ") + (pieces.length > 3 ? ` and ${pieces.length - 3} more` : "");
 }
 
-type Node = { kind: "file"; file: TrackedFile } | { kind: "hunk"; file: TrackedFile; hunk: Hunk };
-
-export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextDocumentContentProvider, vscode.CodeLensProvider, vscode.Disposable {
+export class AgentChanges implements vscode.Disposable {
   private readonly ledger: EditLedger;
-  private readonly treeChanged = new vscode.EventEmitter<Node | undefined>();
-  readonly onDidChangeTreeData = this.treeChanged.event;
-  private readonly baseChanged = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.baseChanged.event;
-  private readonly lensChanged = new vscode.EventEmitter<void>();
-  readonly onDidChangeCodeLenses = this.lensChanged.event;
+  /** The Agent Changes view. */
+  readonly tree: ChangesTree;
+  /** Pending lines and Keep / Undo lenses in the editors of files under review. */
+  private readonly decorations: ReviewDecorations;
+  /** Review baselines (read live from the ledger) and proposed edits. */
+  private readonly documents: DiffDocuments;
   /** Text of files when a diff for them was first seen (before the agent may have written). */
   private readonly preEdit = new Map<string, string | null>();
   /** Folders missing when a file was first seen missing (the agent's write will create them). */
@@ -66,13 +64,11 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
    * to the agent, the user or the review): the "before" of the next change.
    */
   private readonly known = new Map<string, string | null>();
-  private readonly proposals = new Map<string, string>();
   /** Permission request → files whose proposed edit was opened for it. */
   private readonly proposalFiles = new Map<string, string[]>();
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer: NodeJS.Timeout | undefined;
   private readonly edited = new Set<string>();
-  private view: vscode.TreeView<Node> | undefined;
   /** Files the agent is writing through us right now (fs/write_text_file): their changes are the agent's. */
   private readonly agentWriting = new Map<string, number>();
   /** Files we are editing for the review (undo): their changes are neither the agent's nor the user's. */
@@ -81,8 +77,6 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
   /** Sessions with a turn running, and when the last one ended: disk changes then are the agent's. */
   private readonly runningTurns = new Set<string>();
   private lastTurnEnd = 0;
-  private readonly decorationTypes: { added: vscode.TextEditorDecorationType; modified: vscode.TextEditorDecorationType; deleted: vscode.TextEditorDecorationType };
-  private readonly shownDecorations = new Map<string, { added: vscode.Range[]; modified: vscode.Range[]; deleted: vscode.Range[] }>();
 
   constructor(
     /** Where the gutter icons are (media/). */
@@ -97,51 +91,22 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     const stored = parseStoredLedger(state.get<unknown>(STORAGE_KEY));
     for (const problem of stored.problems) logger.warn(`Agent Changes: ignored part of the stored review (${problem})`);
     this.ledger = new EditLedger(stored.files);
-    // Pending agent lines in the normal editor: a gutter mark, a bar at the line start and the line's background, and an overview-ruler mark, in the theme's diff colours.
-    const icon = (kind: string, theme: string): vscode.Uri => vscode.Uri.joinPath(extensionUri, "media", `review-${kind}-${theme}.svg`);
-    const lines = (kind: "added" | "modified", ruler: string): vscode.TextEditorDecorationType => vscode.window.createTextEditorDecorationType({
-      isWholeLine: true,
-      backgroundColor: new vscode.ThemeColor("diffEditor.insertedLineBackground"),
-      borderColor: new vscode.ThemeColor(`editorGutter.${kind}Background`),
-      borderStyle: "solid",
-      borderWidth: "0 0 0 2px",
-      overviewRulerColor: new vscode.ThemeColor(ruler),
-      overviewRulerLane: vscode.OverviewRulerLane.Left,
-      light: { gutterIconPath: icon(kind, "light"), gutterIconSize: "contain" },
-      dark: { gutterIconPath: icon(kind, "dark"), gutterIconSize: "contain" },
-    });
-    this.decorationTypes = {
-      added: lines("added", "editorOverviewRuler.addedForeground"),
-      modified: lines("modified", "editorOverviewRuler.modifiedForeground"),
-      // Lines the agent deleted: a mark on the line after them.
-      deleted: vscode.window.createTextEditorDecorationType({
-        isWholeLine: true,
-        borderColor: new vscode.ThemeColor("editorGutter.deletedBackground"),
-        borderStyle: "solid",
-        borderWidth: "2px 0 0 0",
-        overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.deletedForeground"),
-        overviewRulerLane: vscode.OverviewRulerLane.Left,
-        light: { gutterIconPath: icon("deleted", "light"), gutterIconSize: "contain" },
-        dark: { gutterIconPath: icon("deleted", "dark"), gutterIconSize: "contain" },
-      }),
-    };
+    this.tree = new ChangesTree({ files: () => this.ledger.all(), currentText: (file) => this.current.get(file) ?? null, hunksOf: (file) => this.hunksOf(file) });
+    this.decorations = new ReviewDecorations(extensionUri, (file) => { const tracked = this.ledger.get(file); return tracked ? tracked.base ?? "" : undefined; });
+    this.documents = new DiffDocuments([BASE_SCHEME, PROPOSAL_SCHEME], (uri) => uri.scheme === BASE_SCHEME ? this.ledger.get(uri.fsPath)?.base ?? this.ledger.get(uri.path)?.base ?? "" : undefined);
     const watcher = vscode.workspace.createFileSystemWatcher("**/*");
     this.disposables.push(
-      vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
-      vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, { provideTextDocumentContent: (uri) => this.proposals.get(uri.toString()) ?? "", onDidChange: this.baseChanged.event }),
-      vscode.languages.registerCodeLensProvider({ scheme: "file" }, this),
+      this.documents,
+      this.tree,
+      this.decorations,
       vscode.workspace.onDidChangeTextDocument((e) => this.documentChanged(e)),
       vscode.workspace.onDidSaveTextDocument((d) => { if (d.uri.scheme === "file" && this.ledger.get(d.uri.fsPath)) this.scheduleRefresh(d.uri.fsPath); }),
-      vscode.window.onDidChangeVisibleTextEditors(() => this.decorate()),
       // Closed without saving: what counts from now on is the disk.
       vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === "file" && this.ledger.get(d.uri.fsPath)) void readCurrent(d.uri.fsPath).then((t) => { if (!openDocument(d.uri.fsPath)) this.known.set(d.uri.fsPath, t); }); }),
       watcher,
       watcher.onDidChange((uri) => void this.diskChanged(uri)),
       watcher.onDidCreate((uri) => void this.diskChanged(uri)),
       watcher.onDidDelete((uri) => void this.diskChanged(uri)),
-      this.decorationTypes.added,
-      this.decorationTypes.modified,
-      this.decorationTypes.deleted,
     );
     void this.refresh();
   }
@@ -286,9 +251,8 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     this.reviewEdits.set(tracked.path, history);
   }
 
-  attachView(view: vscode.TreeView<Node>): void {
-    this.view = view;
-    this.updateBadge();
+  attachView(view: vscode.TreeView<ChangeNode>): void {
+    this.tree.attachView(view);
   }
 
   // ——— where edits come from ———
@@ -414,14 +378,9 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     return vscode.Uri.from({ scheme: BASE_SCHEME, path: file });
   }
 
-  /** Tells an open baseline document (the left side of a review diff) that its text changed; closed ones are read fresh anyway. */
+  /** Tells an open baseline document (the left side of a review diff) that its text changed. */
   private baseMoved(file: string): void {
-    const uri = this.baseUri(file);
-    if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString())) this.baseChanged.fire(uri);
-  }
-
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.ledger.get(uri.fsPath)?.base ?? this.ledger.get(uri.path)?.base ?? "";
+    this.documents.liveChanged(this.baseUri(file));
   }
 
   /**
@@ -469,10 +428,8 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     }
     const left = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: file, query: "now" });
     const right = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: file, query: "proposed" });
-    this.proposals.set(left.toString(), now ?? "");
-    this.proposals.set(right.toString(), after);
-    this.baseChanged.fire(left);
-    this.baseChanged.fire(right);
+    this.documents.set(left, now ?? "");
+    this.documents.set(right, after);
     await vscode.commands.executeCommand("vscode.diff", left, right, `${path.basename(file)} (proposed by the agent, awaiting your permission)`, { preview: true, preserveFocus: true });
   }
 
@@ -729,56 +686,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     await this.reveal(origin.sessionId, origin.toolCallId);
   }
 
-  // ——— tree view, CodeLens, refresh ———
-
-  getTreeItem(node: Node): vscode.TreeItem {
-    if (node.kind === "file") {
-      const f = node.file;
-      const s = summarize(f, this.current.get(f.path) ?? null);
-      const item = new vscode.TreeItem(vscode.Uri.file(f.path), s.hunks > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-      const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(f.path));
-      item.description = `${folder ? path.dirname(path.relative(folder.uri.fsPath, f.path)).replace(/^\.$/, "") : path.dirname(f.path)}  +${s.added} −${s.removed} · ${s.state === "pending" ? "pending review" : s.state}`;
-      const byCommand = f.origins[f.origins.length - 1]?.by === "command";
-      if (byCommand) item.description += " · by a command";
-      item.tooltip = `${f.path}\n${s.hunks} pending hunk(s), +${s.added} −${s.removed}${f.base === null ? "\nCreated by the agent" : ""}${byCommand ? "\nChanged while the agent's turn ran, by a command it ran (or another program): seen by the turn's checkpoint" : ""}`;
-      item.contextValue = `agentChange.file.${s.state}${s.state === "undone" && f.base === null && f.deletedText !== undefined ? ".restorable" : ""}`;
-      item.command = { command: "agentThoughts.openChange", title: "Open Diff", arguments: [f.path] };
-      item.id = f.path;
-      return item;
-    }
-    const h = node.hunk;
-    const item = new vscode.TreeItem(`Lines ${h.curLine + 1}–${h.curLine + Math.max(1, h.added)}`, vscode.TreeItemCollapsibleState.None);
-    item.description = `+${h.added} −${h.removed}`;
-    item.tooltip = new vscode.MarkdownString().appendCodeblock(`${h.baseText.split("\n").map((l) => (l ? `- ${l}` : "")).join("\n")}${h.curText.split("\n").map((l) => (l ? `+ ${l}` : "")).join("\n")}`.slice(0, 4000), "diff");
-    item.contextValue = "agentChange.hunk";
-    item.iconPath = new vscode.ThemeIcon("diff");
-    item.command = { command: "agentThoughts.openChange", title: "Open Diff", arguments: [node.file.path] };
-    item.id = `${node.file.path}#${h.index}:${h.curStart}`;
-    return item;
-  }
-
-  async getChildren(node?: Node): Promise<Node[]> {
-    if (!node) return this.ledger.all().sort((a, b) => a.path.localeCompare(b.path)).map((file) => ({ kind: "file", file }));
-    if (node.kind === "hunk") return [];
-    const { hunks } = await this.hunksOf(node.file.path);
-    return hunks.map((hunk) => ({ kind: "hunk", file: node.file, hunk }));
-  }
-
-  async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
-    const tracked = this.ledger.get(doc.uri.fsPath);
-    if (!tracked) return [];
-    const hunks = computeHunks(tracked.base ?? "", doc.getText());
-    await Promise.resolve();
-    return hunks.flatMap((h) => {
-      const range = new vscode.Range(Math.min(h.curLine, Math.max(0, doc.lineCount - 1)), 0, Math.min(h.curLine, Math.max(0, doc.lineCount - 1)), 0);
-      const args = [doc.uri.fsPath, h.index];
-      return [
-        new vscode.CodeLens(range, { title: "$(check) Keep", command: "agentThoughts.keepHunk", arguments: args, tooltip: "Keep this agent change" }),
-        new vscode.CodeLens(range, { title: "$(discard) Undo", command: "agentThoughts.undoHunk", arguments: args, tooltip: "Restore the original text of this change" }),
-        new vscode.CodeLens(range, { title: `+${h.added} −${h.removed} · Why this change?`, command: "agentThoughts.whyChange", arguments: [doc.uri.fsPath], tooltip: "Show the tool call that made it in the thought panel" }),
-      ];
-    });
-  }
+  // ——— refresh ———
 
   /** Typing in a reviewed file: re-read just the files edited since the last refresh (baselines are unchanged). */
   private scheduleRefresh(file: string): void {
@@ -792,33 +700,9 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     }, 150);
   }
 
-  /** Marks pending agent hunks in every visible editor of a file under review. */
-  private decorate(): void {
-    const seen = new Set<string>();
-    for (const editor of vscode.window.visibleTextEditors) {
-      const doc = editor.document;
-      if (doc.uri.scheme !== "file") continue;
-      const tracked = this.ledger.get(doc.uri.fsPath);
-      const shown: { added: vscode.Range[]; modified: vscode.Range[]; deleted: vscode.Range[] } = { added: [], modified: [], deleted: [] };
-      for (const h of tracked ? computeHunks(tracked.base ?? "", doc.getText()) : []) {
-        const last = Math.max(0, doc.lineCount - 1);
-        if (h.added === 0) shown.deleted.push(new vscode.Range(Math.min(h.curLine, last), 0, Math.min(h.curLine, last), 0));
-        else (h.removed === 0 ? shown.added : shown.modified).push(new vscode.Range(h.curLine, 0, Math.min(h.curLine + h.added - 1, last), 0));
-      }
-      editor.setDecorations(this.decorationTypes.added, shown.added);
-      editor.setDecorations(this.decorationTypes.modified, shown.modified);
-      editor.setDecorations(this.decorationTypes.deleted, shown.deleted);
-      if (tracked) {
-        this.shownDecorations.set(doc.uri.fsPath, shown);
-        seen.add(doc.uri.fsPath);
-      }
-    }
-    for (const file of [...this.shownDecorations.keys()]) if (!seen.has(file)) this.shownDecorations.delete(file);
-  }
-
   /** What the editors of a file show as pending agent lines (for tests): added, modified, and where lines were deleted. */
-  decorationsOf(file: string): { added: vscode.Range[]; modified: vscode.Range[]; deleted: vscode.Range[] } | undefined {
-    return this.shownDecorations.get(file);
+  decorationsOf(file: string): ReturnType<ReviewDecorations["decorationsOf"]> {
+    return this.decorations.decorationsOf(file);
   }
 
   private async persistAndRefresh(): Promise<void> {
@@ -836,25 +720,15 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       if (openDocument(f.path) || typeof this.known.get(f.path) !== "string") this.known.set(f.path, text);
     }
     if (!only) for (const f of files) this.baseMoved(f.path);
-    this.treeChanged.fire(undefined);
-    this.lensChanged.fire();
-    this.decorate();
-    this.updateBadge();
-    await vscode.commands.executeCommand("setContext", "agentThoughts.hasPendingChanges", this.pendingFiles().length > 0);
-  }
-
-  private updateBadge(): void {
-    if (!this.view) return;
-    const n = this.pendingFiles().length;
-    this.view.badge = n ? { value: n, tooltip: `${n} file(s) with agent changes to review` } : undefined;
+    const pending = this.pendingFiles().length;
+    this.tree.refresh(pending);
+    this.decorations.refresh();
+    await vscode.commands.executeCommand("setContext", "agentThoughts.hasPendingChanges", pending > 0);
   }
 
   dispose(): void {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     for (const d of this.disposables) d.dispose();
-    this.treeChanged.dispose();
-    this.baseChanged.dispose();
-    this.lensChanged.dispose();
     this.logger.debug("Agent Changes disposed");
   }
 }
