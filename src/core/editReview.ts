@@ -109,6 +109,17 @@ export function reconstructBefore(now: string | null, oldText: string | null, ne
   return oldText ?? null;
 }
 
+/**
+ * The file as an edit the agent proposes would leave it, from the file now and the diff: a
+ * fragment diff (old/new snippet found in the file) is applied in place, so the proposal shows in
+ * context; otherwise the diff's new text is the whole file.
+ */
+export function proposedText(now: string | null, oldText: string | null, newText: string): string {
+  if (now === null || oldText === null || oldText === "" || oldText === now || !now.includes(oldText)) return newText;
+  const at = now.indexOf(oldText);
+  return now.slice(0, at) + newText + now.slice(at + oldText.length);
+}
+
 // ——— telling the agent's text from the user's ———
 
 /** A half-open range of character offsets. */

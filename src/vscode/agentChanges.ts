@@ -275,7 +275,7 @@ export class AgentChanges implements vscode.Disposable {
 
   // ——— the native diff editor ———
 
-  baseUri(file: string): vscode.Uri {
+  private baseUri(file: string): vscode.Uri {
     return vscode.Uri.from({ scheme: BASE_SCHEME, path: file });
   }
 
@@ -545,7 +545,7 @@ export class AgentChanges implements vscode.Disposable {
     return this.ledger.all();
   }
 
-  stateOf(f: TrackedFile): FileReviewState {
+  private stateOf(f: TrackedFile): FileReviewState {
     return summarize(f, this.current.get(f.path) ?? null).state;
   }
 

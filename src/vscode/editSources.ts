@@ -7,7 +7,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Logger } from "../acp/ports";
-import { reconstructBefore } from "../core/editReview";
+import { proposedText, reconstructBefore } from "../core/editReview";
 import type { EditLedger } from "../core/editLedger";
 import type { ThoughtEvent, ToolContent } from "../shared/events";
 import { type DiffDocuments, PROPOSAL_SCHEME } from "./diffDocuments";
@@ -179,12 +179,7 @@ export class EditSources {
   private async openProposal(file: string, oldText: string | null, newText: string): Promise<void> {
     if (!path.isAbsolute(file)) return;
     const now = await readCurrent(file);
-    let after = newText;
-    if (now !== null && oldText !== null && oldText !== now && oldText && now.includes(oldText)) {
-      // A fragment edit: apply it to the whole file so the diff shows it in context.
-      const at = now.indexOf(oldText);
-      after = now.slice(0, at) + newText + now.slice(at + oldText.length);
-    }
+    const after = proposedText(now, oldText, newText);
     const left = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: file, query: "now" });
     const right = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: file, query: "proposed" });
     this.documents.set(left, now ?? "");
