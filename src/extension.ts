@@ -86,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     if (!controller.anyVisible) await sidebar.reveal();
     controller.reveal(sessionId, toolCallId);
   };
-  const changesView = vscode.window.createTreeView("agentThoughts.changes", { treeDataProvider: changes, showCollapseAll: true });
+  const changesView = vscode.window.createTreeView("agentThoughts.changes", { treeDataProvider: changes.tree, showCollapseAll: true });
   changes.attachView(changesView);
   outputs.review = (file) => changes.openReview(file);
   context.subscriptions.push(

@@ -15,6 +15,7 @@
  * that holds some asks first and names it. Closing a diff tab never decides anything.
  */
 import { diffLines } from "diff";
+import type { FileReviewState, TrackedFile } from "./editLedger";
 
 /** One pending change: char offsets into the baseline and the current text, plus line numbers for display. */
 export interface Hunk {
@@ -85,38 +86,6 @@ export function undoHunk(current: string, hunk: Hunk): string {
   return current.slice(0, hunk.curStart) + hunk.baseText + current.slice(hunk.curEnd);
 }
 
-export type FileReviewState = "pending" | "kept" | "undone";
-
-/** Who changed a file: a session, the tool call when one is known, and `command` when only the turn's snapshots saw it (a command the agent ran). */
-export interface EditOrigin { sessionId: string; toolCallId?: string; at: number; by?: "command" }
-
-/** What we remember about one changed file (persisted across reloads). */
-export interface TrackedFile {
-  path: string;
-  /** The accepted text; null while the file did not exist before the agent created it. */
-  base: string | null;
-  /** Sessions and tool calls that changed it, oldest first ("why this change?"). */
-  origins: EditOrigin[];
-  /** Set once the user decided everything (kept or undone); cleared by a new agent edit. */
-  decided?: Exclude<FileReviewState, "pending">;
-  /**
-   * The baseline was rebuilt from the agent's own report of the edit, because we never saw the
-   * file before it changed: `whole` when it is the diff's old text alone, `fragment` when the
-   * agent's old snippet was put back into the file as it is. Undo then asks first where it would
-   * write text only the agent vouches for (see AgentChanges.mayUndo).
-   */
-  baseReported?: "whole" | "fragment";
-  /**
-   * Text the user typed inside agent hunks, as spans of the current text (kept in step with every
-   * edit). Undoing a hunk that holds some asks first. Absent in ledgers stored before it existed.
-   */
-  userEdits?: Span[];
-  /** Folders that did not exist before the agent created this file (deepest last); undoing the file removes those left empty. */
-  createdDirs?: string[];
-  /** The text of a file the agent created when an undo deleted it (to restore it). */
-  deletedText?: string;
-}
-
 /** Counts for a file, from its baseline and current text (current null = file missing). */
 export function summarize(file: TrackedFile, current: string | null): { added: number; removed: number; hunks: number; state: FileReviewState } {
   const hunks = computeHunks(file.base ?? "", current ?? "");
@@ -124,69 +93,6 @@ export function summarize(file: TrackedFile, current: string | null): { added: n
   const removed = hunks.reduce((n, h) => n + h.removed, 0);
   const state: FileReviewState = hunks.length > 0 ? "pending" : file.decided ?? "kept";
   return { added, removed, hunks: hunks.length, state };
-}
-
-/**
- * All files under review, keyed by path. Pure bookkeeping: the editor adapter reads files and
- * applies edits; this decides what the baselines are.
- */
-export class EditLedger {
-  private readonly files = new Map<string, TrackedFile>();
-
-  constructor(initial: readonly TrackedFile[] = []) {
-    for (const f of initial) this.files.set(f.path, { ...f, origins: [...f.origins] });
-  }
-
-  get(path: string): TrackedFile | undefined {
-    return this.files.get(path);
-  }
-
-  all(): TrackedFile[] {
-    return [...this.files.values()];
-  }
-
-  /**
-   * An agent edit to `path`. `before` is the text before this edit (null: the file did not exist);
-   * the first edit of a file fixes its baseline, later ones only add an origin.
-   */
-  recordEdit(path: string, before: string | null, origin: EditOrigin, baseReported?: "whole" | "fragment"): TrackedFile {
-    const existing = this.files.get(path);
-    if (existing && existing.decided === undefined) {
-      existing.origins.push(origin);
-      return existing;
-    }
-    // New, or decided earlier: what is on disk now is what the user accepted, so it is the baseline.
-    const file: TrackedFile = { path, base: before, origins: [...(existing?.origins ?? []), origin], ...(baseReported ? { baseReported } : {}) };
-    this.files.set(path, file);
-    return file;
-  }
-
-  /** Sets the baseline (after keeping hunks). */
-  setBase(path: string, base: string | null): void {
-    const f = this.files.get(path);
-    if (f) f.base = base;
-  }
-
-  /** Marks a file decided; it stays listed (as kept or undone) until forgotten. */
-  decide(path: string, state: Exclude<FileReviewState, "pending">): void {
-    const f = this.files.get(path);
-    if (f) f.decided = state;
-  }
-
-  /** Clears `decided` when a file has pending hunks again. */
-  reopen(path: string): void {
-    const f = this.files.get(path);
-    if (f) delete f.decided;
-  }
-
-  forget(path: string): void {
-    this.files.delete(path);
-  }
-
-  /** Serialisable form for workspace storage. */
-  toJSON(): TrackedFile[] {
-    return this.all();
-  }
 }
 
 /**
@@ -201,6 +107,17 @@ export function reconstructBefore(now: string | null, oldText: string | null, ne
     return now.slice(0, at) + oldText + now.slice(at + newText.length);
   }
   return oldText ?? null;
+}
+
+/**
+ * The file as an edit the agent proposes would leave it, from the file now and the diff: a
+ * fragment diff (old/new snippet found in the file) is applied in place, so the proposal shows in
+ * context; otherwise the diff's new text is the whole file.
+ */
+export function proposedText(now: string | null, oldText: string | null, newText: string): string {
+  if (now === null || oldText === null || oldText === "" || oldText === now || !now.includes(oldText)) return newText;
+  const at = now.indexOf(oldText);
+  return now.slice(0, at) + newText + now.slice(at + oldText.length);
 }
 
 // ——— telling the agent's text from the user's ———

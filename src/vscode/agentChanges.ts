@@ -1,32 +1,30 @@
 /**
  * Agent Changes: every file an agent changed in this workspace, reviewable in VS Code's native diff
- * editor against its pre-edit baseline, with Keep / Undo per hunk (CodeLens), per file and for
- * everything. Edits are noticed from all three sources — `fs/write_text_file`, tool-call diff
- * content after the agent wrote the file itself, and diffs in permission requests (snapshotted
- * before anything is written). Baselines persist in workspace storage, so a crash or a reload
- * loses no pending review.
+ * editor against its baseline, with Keep / Undo per hunk, per file and for everything. This file
+ * owns the review's state and actions: the ledger (persisted in workspace storage, so a crash or a
+ * reload loses no pending review), who made each change to a file under review (the agent, the
+ * review's own undo, or the user, whose edits move into the baseline), the review diff, and keep,
+ * undo and restore. Where edits come from is `EditSources`; the view is `ChangesTree`; the editor
+ * marks and lenses are `ReviewDecorations`; the virtual documents are `DiffDocuments`.
  */
 import { readFileSync, statSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { ThoughtEvent, ToolContent } from "../shared/events";
-import { applyChanges, changesBetween, computeHunks, EditLedger, keepHunk, mapSpans, rebaseUserChanges, refineChange, reconstructBefore, spansInHunks, summarize, undoKeepingUserText, userTextIn, type FileReviewState, type Hunk, type Span, type TextChange, type TrackedFile } from "../core/editReview";
+import type { ThoughtEvent } from "../shared/events";
+import { applyChanges, changesBetween, computeHunks, keepHunk, mapSpans, rebaseUserChanges, refineChange, spansInHunks, summarize, undoKeepingUserText, userTextIn, type Hunk, type Span, type TextChange } from "../core/editReview";
+import { EditLedger, parseStoredLedger, type FileReviewState, type TrackedFile } from "../core/editLedger";
 import { diskFile, openDocument, readCurrent, regularDocument, replaceRanges } from "./documents";
 import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
 import type { Modal } from "./modal";
 import type { Logger } from "../acp/ports";
 import { plainText } from "../core/plainText";
+import { BASE_SCHEME, DiffDocuments, PROPOSAL_SCHEME } from "./diffDocuments";
+import { ChangesTree, type ChangeNode } from "./changesTree";
+import { EditSources } from "./editSources";
+import { ReviewDecorations } from "./reviewDecorations";
 
-export const BASE_SCHEME = "agent-thoughts-base";
-/** Both sides of an edit proposed in a permission request, before anything is written. */
-export const PROPOSAL_SCHEME = "agent-thoughts-proposal";
 export const STORAGE_KEY = "agentThoughts.review.ledger.v1";
-/**
- * A disk change of a file under review this soon after an agent's turn ended is still the agent's
- * (file watchers report late); later ones, with no turn running, are the user's (a git checkout).
- */
-const AGENT_DISK_GRACE_MS = 2000;
 /** Review edits remembered per file, so Ctrl+Z / redo of one restores the review state with the text. */
 const REVIEW_EDIT_HISTORY = 20;
 
@@ -43,45 +41,28 @@ function quote(pieces: readonly string[]): string {
   return shown.join(", ") + (pieces.length > 3 ? ` and ${pieces.length - 3} more` : "");
 }
 
-type Node = { kind: "file"; file: TrackedFile } | { kind: "hunk"; file: TrackedFile; hunk: Hunk };
-
-export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextDocumentContentProvider, vscode.CodeLensProvider, vscode.Disposable {
+export class AgentChanges implements vscode.Disposable {
   private readonly ledger: EditLedger;
-  private readonly treeChanged = new vscode.EventEmitter<Node | undefined>();
-  readonly onDidChangeTreeData = this.treeChanged.event;
-  private readonly baseChanged = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.baseChanged.event;
-  private readonly lensChanged = new vscode.EventEmitter<void>();
-  readonly onDidChangeCodeLenses = this.lensChanged.event;
-  /** Text of files when a diff for them was first seen (before the agent may have written). */
-  private readonly preEdit = new Map<string, string | null>();
-  /** Folders missing when a file was first seen missing (the agent's write will create them). */
-  private readonly preEditDirs = new Map<string, string[]>();
-  /** Latest diff content per tool call, recorded when the call completes. */
-  private readonly toolDiffs = new Map<string, { sessionId: string; diffs: Extract<ToolContent, { type: "diff" }>[] }>();
+  /** The Agent Changes view. */
+  readonly tree: ChangesTree;
+  /** Pending lines and Keep / Undo lenses in the editors of files under review. */
+  private readonly decorations: ReviewDecorations;
+  /** Review baselines (read live from the ledger) and proposed edits. */
+  private readonly documents: DiffDocuments;
+  /** Where edits come from, and whether a change now is the agent's. */
+  private readonly sources: EditSources;
   private readonly current = new Map<string, string | null>();
   /**
    * The text of each file under review as last accounted for (every change since was attributed
    * to the agent, the user or the review): the "before" of the next change.
    */
   private readonly known = new Map<string, string | null>();
-  private readonly proposals = new Map<string, string>();
-  /** Permission request → files whose proposed edit was opened for it. */
-  private readonly proposalFiles = new Map<string, string[]>();
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer: NodeJS.Timeout | undefined;
   private readonly edited = new Set<string>();
-  private view: vscode.TreeView<Node> | undefined;
-  /** Files the agent is writing through us right now (fs/write_text_file): their changes are the agent's. */
-  private readonly agentWriting = new Map<string, number>();
   /** Files we are editing for the review (undo): their changes are neither the agent's nor the user's. */
   private readonly reviewEditing = new Set<string>();
   private readonly reviewEdits = new Map<string, ReviewEdit[]>();
-  /** Sessions with a turn running, and when the last one ended: disk changes then are the agent's. */
-  private readonly runningTurns = new Set<string>();
-  private lastTurnEnd = 0;
-  private readonly decorationTypes: { added: vscode.TextEditorDecorationType; modified: vscode.TextEditorDecorationType; deleted: vscode.TextEditorDecorationType };
-  private readonly shownDecorations = new Map<string, { added: vscode.Range[]; modified: vscode.Range[]; deleted: vscode.Range[] }>();
 
   constructor(
     /** Where the gutter icons are (media/). */
@@ -93,52 +74,30 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     private readonly guard: Pick<WorkspaceGuard, "inWorkspace" | "reasonForPath">,
     private readonly modal: Modal,
   ) {
-    this.ledger = new EditLedger(state.get<TrackedFile[]>(STORAGE_KEY, []));
-    // Pending agent lines in the normal editor: a gutter mark, a bar at the line start and the line's background, and an overview-ruler mark, in the theme's diff colours.
-    const icon = (kind: string, theme: string): vscode.Uri => vscode.Uri.joinPath(extensionUri, "media", `review-${kind}-${theme}.svg`);
-    const lines = (kind: "added" | "modified", ruler: string): vscode.TextEditorDecorationType => vscode.window.createTextEditorDecorationType({
-      isWholeLine: true,
-      backgroundColor: new vscode.ThemeColor("diffEditor.insertedLineBackground"),
-      borderColor: new vscode.ThemeColor(`editorGutter.${kind}Background`),
-      borderStyle: "solid",
-      borderWidth: "0 0 0 2px",
-      overviewRulerColor: new vscode.ThemeColor(ruler),
-      overviewRulerLane: vscode.OverviewRulerLane.Left,
-      light: { gutterIconPath: icon(kind, "light"), gutterIconSize: "contain" },
-      dark: { gutterIconPath: icon(kind, "dark"), gutterIconSize: "contain" },
-    });
-    this.decorationTypes = {
-      added: lines("added", "editorOverviewRuler.addedForeground"),
-      modified: lines("modified", "editorOverviewRuler.modifiedForeground"),
-      // Lines the agent deleted: a mark on the line after them.
-      deleted: vscode.window.createTextEditorDecorationType({
-        isWholeLine: true,
-        borderColor: new vscode.ThemeColor("editorGutter.deletedBackground"),
-        borderStyle: "solid",
-        borderWidth: "2px 0 0 0",
-        overviewRulerColor: new vscode.ThemeColor("editorOverviewRuler.deletedForeground"),
-        overviewRulerLane: vscode.OverviewRulerLane.Left,
-        light: { gutterIconPath: icon("deleted", "light"), gutterIconSize: "contain" },
-        dark: { gutterIconPath: icon("deleted", "dark"), gutterIconSize: "contain" },
-      }),
-    };
+    const stored = parseStoredLedger(state.get<unknown>(STORAGE_KEY));
+    for (const problem of stored.problems) logger.warn(`Agent Changes: ignored part of the stored review (${problem})`);
+    this.ledger = new EditLedger(stored.files);
+    this.tree = new ChangesTree({ files: () => this.ledger.all(), currentText: (file) => this.current.get(file) ?? null, hunksOf: (file) => this.hunksOf(file) });
+    this.decorations = new ReviewDecorations(extensionUri, (file) => { const tracked = this.ledger.get(file); return tracked ? tracked.base ?? "" : undefined; });
+    this.documents = new DiffDocuments([BASE_SCHEME, PROPOSAL_SCHEME], (uri) => uri.scheme === BASE_SCHEME ? this.ledger.get(uri.fsPath)?.base ?? this.ledger.get(uri.path)?.base ?? "" : undefined);
+    this.sources = new EditSources(this.ledger, {
+      accountFor: (file, text) => this.known.set(file, text),
+      persistAndRefresh: () => this.persistAndRefresh(),
+      openDiff: (file, preserveFocus) => this.openDiff(file, preserveFocus),
+    }, this.documents, logger);
     const watcher = vscode.workspace.createFileSystemWatcher("**/*");
     this.disposables.push(
-      vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
-      vscode.workspace.registerTextDocumentContentProvider(PROPOSAL_SCHEME, { provideTextDocumentContent: (uri) => this.proposals.get(uri.toString()) ?? "", onDidChange: this.baseChanged.event }),
-      vscode.languages.registerCodeLensProvider({ scheme: "file" }, this),
+      this.documents,
+      this.tree,
+      this.decorations,
       vscode.workspace.onDidChangeTextDocument((e) => this.documentChanged(e)),
       vscode.workspace.onDidSaveTextDocument((d) => { if (d.uri.scheme === "file" && this.ledger.get(d.uri.fsPath)) this.scheduleRefresh(d.uri.fsPath); }),
-      vscode.window.onDidChangeVisibleTextEditors(() => this.decorate()),
       // Closed without saving: what counts from now on is the disk.
       vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === "file" && this.ledger.get(d.uri.fsPath)) void readCurrent(d.uri.fsPath).then((t) => { if (!openDocument(d.uri.fsPath)) this.known.set(d.uri.fsPath, t); }); }),
       watcher,
       watcher.onDidChange((uri) => void this.diskChanged(uri)),
       watcher.onDidCreate((uri) => void this.diskChanged(uri)),
       watcher.onDidDelete((uri) => void this.diskChanged(uri)),
-      this.decorationTypes.added,
-      this.decorationTypes.modified,
-      this.decorationTypes.deleted,
     );
     void this.refresh();
   }
@@ -147,7 +106,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
 
   /** Whether a change that came from the disk now is the agent's: a turn is running, or just ended, or it writes through us. */
   agentBusy(file: string): boolean {
-    return this.agentWriting.has(file) || this.runningTurns.size > 0 || Date.now() - this.lastTurnEnd < AGENT_DISK_GRACE_MS;
+    return this.sources.agentBusy(file);
   }
 
   /**
@@ -167,7 +126,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     this.known.set(file, after);
     this.current.set(file, after);
     if (typeof before === "string" && before !== after) {
-      const author: Author = this.agentWriting.has(file) ? "agent"
+      const author: Author = this.sources.isAgentWriting(file) ? "agent"
         : this.reviewEditing.has(file) ? "review"
         // While the agent works, a document that now reads as the disk does was reloaded: the agent wrote the file on its own.
         : e.reason === undefined && this.agentBusy(file) && matchesDisk(file, after) ? "agent"
@@ -283,142 +242,46 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     this.reviewEdits.set(tracked.path, history);
   }
 
-  attachView(view: vscode.TreeView<Node>): void {
-    this.view = view;
-    this.updateBadge();
+  attachView(view: vscode.TreeView<ChangeNode>): void {
+    this.tree.attachView(view);
   }
 
-  // ——— where edits come from ———
+  // ——— where edits come from (see EditSources) ———
 
   /** Source 1: the agent writes through `fs/write_text_file`; called just before the write. */
-  async beforeAgentWrite(file: string, sessionId: string, toolCallId?: string): Promise<void> {
-    this.agentWriting.set(file, (this.agentWriting.get(file) ?? 0) + 1);
-    const before = await readCurrent(file);
-    const preEdit = this.preEdit.get(file);
-    const tracked = this.ledger.recordEdit(file, preEdit === undefined ? before : preEdit, { sessionId, ...(toolCallId ? { toolCallId } : {}), at: Date.now() });
-    this.ledger.reopen(file);
-    this.preEdit.delete(file);
-    this.known.set(file, before);
-    if (tracked.base === null && before === null && tracked.createdDirs === undefined) tracked.createdDirs = await missingFolders(file);
+  beforeAgentWrite(file: string, sessionId: string, toolCallId?: string): Promise<void> {
+    return this.sources.beforeAgentWrite(file, sessionId, toolCallId);
   }
 
   /** Called after a write through us so the review and the auto-opened diff show it. */
-  async afterAgentWrite(file: string): Promise<void> {
-    const n = (this.agentWriting.get(file) ?? 1) - 1;
-    if (n > 0) this.agentWriting.set(file, n);
-    else this.agentWriting.delete(file);
-    await this.persistAndRefresh();
-    await this.maybeOpen(file);
+  afterAgentWrite(file: string): Promise<void> {
+    return this.sources.afterAgentWrite(file);
   }
 
-  /**
-   * Source 4: a file a turn changed that no write through us and no tool diff reported — a command
-   * the agent ran (`sed -i`, a generator), seen by the turn's checkpoint snapshots. `before` is the
-   * snapshot's text (null: it did not exist), so the baseline is ours, never the agent's word.
-   */
-  async recordTurnChange(file: string, before: string | null, sessionId: string, turnStartedAt: number): Promise<void> {
-    const tracked = this.ledger.get(file);
-    // Already reviewed through a known source during this turn (pending, or decided since).
-    if (tracked && (tracked.decided === undefined || tracked.origins.some((o) => o.at >= turnStartedAt))) return;
-    const now = await readCurrent(file);
-    if (now === before) return;
-    this.ledger.recordEdit(file, before, { sessionId, at: Date.now(), by: "command" });
-    this.ledger.reopen(file);
-    this.known.set(file, now);
-    await this.persistAndRefresh();
+  /** Source 4: a file a turn changed that only the turn's checkpoint saw (a command the agent ran). */
+  recordTurnChange(file: string, before: string | null, sessionId: string, turnStartedAt: number): Promise<void> {
+    return this.sources.recordTurnChange(file, before, sessionId, turnStartedAt);
   }
 
-  /** Sources 2 and 3: diff content in tool calls and permission requests, from the thought stream. */
+  /** Sources 2 and 3 (diffs in tool calls and permission requests), and turns starting and ending. */
   onEvent(e: ThoughtEvent): void {
-    if (e.kind === "turn_start") this.runningTurns.add(e.sessionId);
-    else if (e.kind === "turn_end" || (e.kind === "error" && e.fatal)) {
-      if (this.runningTurns.delete(e.sessionId)) this.lastTurnEnd = Date.now();
-    }
-    if (e.kind === "tool_start" || e.kind === "tool_update") {
-      const diffs = (e.content ?? []).filter((c): c is Extract<ToolContent, { type: "diff" }> => c.type === "diff");
-      if (diffs.length === 0) return;
-      this.toolDiffs.set(e.toolCallId, { sessionId: e.sessionId, diffs });
-      // Recorded on tool_done: the mapper emits it right after any update that completes the call.
-      for (const d of diffs) void this.snapshotBeforeEdit(d.path);
-    } else if (e.kind === "permission_request") {
-      for (const c of e.toolCall.content ?? []) {
-        if (c.type !== "diff") continue;
-        void this.snapshotBeforeEdit(c.path);
-        // A write to a file that configures tools always shows its diff, whatever the setting.
-        if (e.guard || vscode.workspace.getConfiguration("agentThoughts").get<string>("review.openDiffs") === "auto") {
-          this.proposalFiles.set(e.requestId, [...(this.proposalFiles.get(e.requestId) ?? []), c.path]);
-          this.openProposal(c.path, c.oldText, c.newText).catch((err: unknown) => this.logger.warn(`Could not show the proposed edit of ${c.path}: ${String(err)}`));
-        }
-      }
-    } else if (e.kind === "permission_outcome") {
-      // Decided: the proposal's tab has served its purpose (the real edit, if any, gets its own review tab).
-      const files = this.proposalFiles.get(e.requestId);
-      this.proposalFiles.delete(e.requestId);
-      if (files) void this.closeProposals(files);
-    } else if (e.kind === "tool_done") {
-      if (e.outcome === "completed") void this.recordToolDiffs(e.toolCallId);
-      else this.toolDiffs.delete(e.toolCallId);
-    }
+    this.sources.onEvent(e);
   }
 
-  private async snapshotBeforeEdit(file: string): Promise<void> {
-    if (!path.isAbsolute(file) || this.preEdit.has(file)) return;
-    const tracked = this.ledger.get(file);
-    if (tracked && tracked.decided === undefined) return; // already under review: its baseline stands
-    const before = await readCurrent(file);
-    this.preEdit.set(file, before);
-    if (before === null) this.preEditDirs.set(file, await missingFolders(file));
-  }
-
-  private async recordToolDiffs(toolCallId: string): Promise<void> {
-    const entry = this.toolDiffs.get(toolCallId);
-    if (!entry) return;
-    this.toolDiffs.delete(toolCallId);
-    for (const d of entry.diffs) {
-      if (!path.isAbsolute(d.path)) continue;
-      const now = await readCurrent(d.path);
-      const tracked = this.ledger.get(d.path);
-      if (tracked && tracked.decided === undefined) {
-        if (!tracked.origins.some((o) => o.toolCallId === toolCallId)) tracked.origins.push({ sessionId: entry.sessionId, toolCallId, at: Date.now() });
-        continue;
-      }
-      let before = this.preEdit.get(d.path);
-      this.preEdit.delete(d.path);
-      let reported: "whole" | "fragment" | undefined;
-      if (before === undefined || before === now) {
-        // First seen after the write: rebuild the text before it from the diff (whole file or a fragment).
-        before = reconstructBefore(now, d.oldText, d.newText);
-        if (now !== null) reported = before === d.oldText ? "whole" : "fragment";
-      }
-      if (before === now) continue; // nothing actually changed (e.g. the write was refused)
-      const recorded = this.ledger.recordEdit(d.path, before, { sessionId: entry.sessionId, toolCallId, at: Date.now() }, reported);
-      const dirs = this.preEditDirs.get(d.path);
-      this.preEditDirs.delete(d.path);
-      if (recorded.base === null && dirs?.length) recorded.createdDirs = dirs;
-      this.ledger.reopen(d.path);
-      await this.persistAndRefresh();
-      await this.maybeOpen(d.path);
-    }
-  }
-
-  private async maybeOpen(file: string): Promise<void> {
-    if (vscode.workspace.getConfiguration("agentThoughts").get<string>("review.openDiffs") === "auto") await this.openDiff(file, true);
+  /** The permission request whose proposed edit of `file` is showing (the newest), for Allow / Reject in the diff's title. */
+  proposalRequest(file: string): string | undefined {
+    return this.sources.proposalRequest(file);
   }
 
   // ——— the native diff editor ———
 
-  baseUri(file: string): vscode.Uri {
+  private baseUri(file: string): vscode.Uri {
     return vscode.Uri.from({ scheme: BASE_SCHEME, path: file });
   }
 
-  /** Tells an open baseline document (the left side of a review diff) that its text changed; closed ones are read fresh anyway. */
+  /** Tells an open baseline document (the left side of a review diff) that its text changed. */
   private baseMoved(file: string): void {
-    const uri = this.baseUri(file);
-    if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString())) this.baseChanged.fire(uri);
-  }
-
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.ledger.get(uri.fsPath)?.base ?? this.ledger.get(uri.path)?.base ?? "";
+    this.documents.liveChanged(this.baseUri(file));
   }
 
   /**
@@ -452,36 +315,6 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     await this.refresh([file]);
     await this.openDiff(file, true);
     return true;
-  }
-
-  /** Shows an edit the agent asks permission for: the file now (left) and the file as it would be (right). */
-  async openProposal(file: string, oldText: string | null, newText: string): Promise<void> {
-    if (!path.isAbsolute(file)) return;
-    const now = await readCurrent(file);
-    let after = newText;
-    if (now !== null && oldText !== null && oldText !== now && oldText && now.includes(oldText)) {
-      // A fragment edit: apply it to the whole file so the diff shows it in context.
-      const at = now.indexOf(oldText);
-      after = now.slice(0, at) + newText + now.slice(at + oldText.length);
-    }
-    const left = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: file, query: "now" });
-    const right = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: file, query: "proposed" });
-    this.proposals.set(left.toString(), now ?? "");
-    this.proposals.set(right.toString(), after);
-    this.baseChanged.fire(left);
-    this.baseChanged.fire(right);
-    await vscode.commands.executeCommand("vscode.diff", left, right, `${path.basename(file)} (proposed by the agent, awaiting your permission)`, { preview: true, preserveFocus: true });
-  }
-
-  /** The permission request whose proposed edit of `file` is showing (the newest), for Allow / Reject in the diff's title. */
-  proposalRequest(file: string): string | undefined {
-    return [...this.proposalFiles.entries()].reverse().find(([, files]) => files.includes(file))?.[0];
-  }
-
-  private async closeProposals(files: readonly string[]): Promise<void> {
-    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) =>
-      t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === PROPOSAL_SCHEME && files.includes(t.input.modified.path));
-    if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
   }
 
   // ——— keep and undo ———
@@ -712,7 +545,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     return this.ledger.all();
   }
 
-  stateOf(f: TrackedFile): FileReviewState {
+  private stateOf(f: TrackedFile): FileReviewState {
     return summarize(f, this.current.get(f.path) ?? null).state;
   }
 
@@ -726,56 +559,7 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     await this.reveal(origin.sessionId, origin.toolCallId);
   }
 
-  // ——— tree view, CodeLens, refresh ———
-
-  getTreeItem(node: Node): vscode.TreeItem {
-    if (node.kind === "file") {
-      const f = node.file;
-      const s = summarize(f, this.current.get(f.path) ?? null);
-      const item = new vscode.TreeItem(vscode.Uri.file(f.path), s.hunks > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-      const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(f.path));
-      item.description = `${folder ? path.dirname(path.relative(folder.uri.fsPath, f.path)).replace(/^\.$/, "") : path.dirname(f.path)}  +${s.added} −${s.removed} · ${s.state === "pending" ? "pending review" : s.state}`;
-      const byCommand = f.origins[f.origins.length - 1]?.by === "command";
-      if (byCommand) item.description += " · by a command";
-      item.tooltip = `${f.path}\n${s.hunks} pending hunk(s), +${s.added} −${s.removed}${f.base === null ? "\nCreated by the agent" : ""}${byCommand ? "\nChanged while the agent's turn ran, by a command it ran (or another program): seen by the turn's checkpoint" : ""}`;
-      item.contextValue = `agentChange.file.${s.state}${s.state === "undone" && f.base === null && f.deletedText !== undefined ? ".restorable" : ""}`;
-      item.command = { command: "agentThoughts.openChange", title: "Open Diff", arguments: [f.path] };
-      item.id = f.path;
-      return item;
-    }
-    const h = node.hunk;
-    const item = new vscode.TreeItem(`Lines ${h.curLine + 1}–${h.curLine + Math.max(1, h.added)}`, vscode.TreeItemCollapsibleState.None);
-    item.description = `+${h.added} −${h.removed}`;
-    item.tooltip = new vscode.MarkdownString().appendCodeblock(`${h.baseText.split("\n").map((l) => (l ? `- ${l}` : "")).join("\n")}${h.curText.split("\n").map((l) => (l ? `+ ${l}` : "")).join("\n")}`.slice(0, 4000), "diff");
-    item.contextValue = "agentChange.hunk";
-    item.iconPath = new vscode.ThemeIcon("diff");
-    item.command = { command: "agentThoughts.openChange", title: "Open Diff", arguments: [node.file.path] };
-    item.id = `${node.file.path}#${h.index}:${h.curStart}`;
-    return item;
-  }
-
-  async getChildren(node?: Node): Promise<Node[]> {
-    if (!node) return this.ledger.all().sort((a, b) => a.path.localeCompare(b.path)).map((file) => ({ kind: "file", file }));
-    if (node.kind === "hunk") return [];
-    const { hunks } = await this.hunksOf(node.file.path);
-    return hunks.map((hunk) => ({ kind: "hunk", file: node.file, hunk }));
-  }
-
-  async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
-    const tracked = this.ledger.get(doc.uri.fsPath);
-    if (!tracked) return [];
-    const hunks = computeHunks(tracked.base ?? "", doc.getText());
-    await Promise.resolve();
-    return hunks.flatMap((h) => {
-      const range = new vscode.Range(Math.min(h.curLine, Math.max(0, doc.lineCount - 1)), 0, Math.min(h.curLine, Math.max(0, doc.lineCount - 1)), 0);
-      const args = [doc.uri.fsPath, h.index];
-      return [
-        new vscode.CodeLens(range, { title: "$(check) Keep", command: "agentThoughts.keepHunk", arguments: args, tooltip: "Keep this agent change" }),
-        new vscode.CodeLens(range, { title: "$(discard) Undo", command: "agentThoughts.undoHunk", arguments: args, tooltip: "Restore the original text of this change" }),
-        new vscode.CodeLens(range, { title: `+${h.added} −${h.removed} · Why this change?`, command: "agentThoughts.whyChange", arguments: [doc.uri.fsPath], tooltip: "Show the tool call that made it in the thought panel" }),
-      ];
-    });
-  }
+  // ——— refresh ———
 
   /** Typing in a reviewed file: re-read just the files edited since the last refresh (baselines are unchanged). */
   private scheduleRefresh(file: string): void {
@@ -789,33 +573,9 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
     }, 150);
   }
 
-  /** Marks pending agent hunks in every visible editor of a file under review. */
-  private decorate(): void {
-    const seen = new Set<string>();
-    for (const editor of vscode.window.visibleTextEditors) {
-      const doc = editor.document;
-      if (doc.uri.scheme !== "file") continue;
-      const tracked = this.ledger.get(doc.uri.fsPath);
-      const shown: { added: vscode.Range[]; modified: vscode.Range[]; deleted: vscode.Range[] } = { added: [], modified: [], deleted: [] };
-      for (const h of tracked ? computeHunks(tracked.base ?? "", doc.getText()) : []) {
-        const last = Math.max(0, doc.lineCount - 1);
-        if (h.added === 0) shown.deleted.push(new vscode.Range(Math.min(h.curLine, last), 0, Math.min(h.curLine, last), 0));
-        else (h.removed === 0 ? shown.added : shown.modified).push(new vscode.Range(h.curLine, 0, Math.min(h.curLine + h.added - 1, last), 0));
-      }
-      editor.setDecorations(this.decorationTypes.added, shown.added);
-      editor.setDecorations(this.decorationTypes.modified, shown.modified);
-      editor.setDecorations(this.decorationTypes.deleted, shown.deleted);
-      if (tracked) {
-        this.shownDecorations.set(doc.uri.fsPath, shown);
-        seen.add(doc.uri.fsPath);
-      }
-    }
-    for (const file of [...this.shownDecorations.keys()]) if (!seen.has(file)) this.shownDecorations.delete(file);
-  }
-
   /** What the editors of a file show as pending agent lines (for tests): added, modified, and where lines were deleted. */
-  decorationsOf(file: string): { added: vscode.Range[]; modified: vscode.Range[]; deleted: vscode.Range[] } | undefined {
-    return this.shownDecorations.get(file);
+  decorationsOf(file: string): ReturnType<ReviewDecorations["decorationsOf"]> {
+    return this.decorations.decorationsOf(file);
   }
 
   private async persistAndRefresh(): Promise<void> {
@@ -833,37 +593,17 @@ export class AgentChanges implements vscode.TreeDataProvider<Node>, vscode.TextD
       if (openDocument(f.path) || typeof this.known.get(f.path) !== "string") this.known.set(f.path, text);
     }
     if (!only) for (const f of files) this.baseMoved(f.path);
-    this.treeChanged.fire(undefined);
-    this.lensChanged.fire();
-    this.decorate();
-    this.updateBadge();
-    await vscode.commands.executeCommand("setContext", "agentThoughts.hasPendingChanges", this.pendingFiles().length > 0);
-  }
-
-  private updateBadge(): void {
-    if (!this.view) return;
-    const n = this.pendingFiles().length;
-    this.view.badge = n ? { value: n, tooltip: `${n} file(s) with agent changes to review` } : undefined;
+    const pending = this.pendingFiles().length;
+    this.tree.refresh(pending);
+    this.decorations.refresh();
+    await vscode.commands.executeCommand("setContext", "agentThoughts.hasPendingChanges", pending > 0);
   }
 
   dispose(): void {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     for (const d of this.disposables) d.dispose();
-    this.treeChanged.dispose();
-    this.baseChanged.dispose();
-    this.lensChanged.dispose();
     this.logger.debug("Agent Changes disposed");
   }
-}
-
-/** The folders above `file` that do not exist yet, outermost first (a write there creates them). */
-async function missingFolders(file: string): Promise<string[]> {
-  const out: string[] = [];
-  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    if ((await diskFile(dir)).kind !== "missing") break;
-    out.unshift(dir);
-  }
-  return out;
 }
 
 /**

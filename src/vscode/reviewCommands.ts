@@ -6,7 +6,8 @@
 import * as vscode from "vscode";
 import type { PermissionOption } from "../shared/events";
 import { plainText } from "../core/plainText";
-import { PROPOSAL_SCHEME, type AgentChanges } from "./agentChanges";
+import type { AgentChanges } from "./agentChanges";
+import { PROPOSAL_SCHEME } from "./diffDocuments";
 import type { Modal } from "./modal";
 import type { PermissionBroker } from "./permissionBroker";
 

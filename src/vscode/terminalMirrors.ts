@@ -14,252 +14,21 @@
 import * as vscode from "vscode";
 import type { TerminalExit, TerminalListener } from "../acp/ports";
 import type { ThoughtEvent } from "../shared/events";
-import { stringifyJson } from "../core/json";
 import type { ToolEntry } from "../shared/viewModel";
 import { plainText } from "../core/plainText";
+import { TailBuffer } from "../core/tailBuffer";
+import { exitLine, rawOutputText } from "../core/terminalText";
+import { ReadOnlyPty } from "./readOnlyPty";
 
 // Sizes are in characters (UTF-16 code units); for terminal output, nearly always bytes.
 /** What a mirror keeps: the last megabyte, like a terminal's scrollback. */
 const KEEP_CHARS = 1_048_576;
-/** Writes into a terminal are coalesced: at most one per this many ms. */
-const WRITE_INTERVAL_MS = 32;
-/** At most this much per write (≈ 2 MB/s into the terminal); beyond it the middle is skipped. */
-const MAX_WRITE_CHARS = 64 * 1024;
-/** After a skip, the tail written below the marker: short enough to stay in xterm's scrollback. */
-const TAIL_CHARS = 32 * 1024;
-const TAIL_LINES = 400;
-/** After a skip the output is flooding: the next write waits this long (unless the command ends). */
-const FLOOD_INTERVAL_MS = 1000;
 /** Finished commands that keep their output (for Show terminal after their terminal was closed). */
 const KEEP_FINISHED_OUTPUTS = 20;
 /** Commands remembered at all (name and exit status); the oldest finished ones are forgotten. */
 const MAX_MIRRORS = 500;
 /** Tool call titles remembered to name terminals. */
 const MAX_TITLES = 2000;
-/** Texts shorter than this are gathered and joined before they are kept, so tiny deltas cost no more than big ones. */
-const SMALL_CHARS = 8192;
-
-/** The last `limit` characters of a stream. Appending never copies what is kept. */
-export class TailBuffer {
-  private chunks: string[] = [];
-  private head = 0;
-  private small: string[] = [];
-  private smallChars = 0;
-  /** Characters in chunks[head…] and small. */
-  private chars = 0;
-  /** Every character ever appended (since the last clear). */
-  private total = 0;
-
-  constructor(private readonly limit: number) {}
-
-  append(text: string): void {
-    if (!text) return;
-    this.total += text.length;
-    if (text.length >= this.limit) {
-      // Copy the tail: a slice would keep the whole (possibly huge) string alive.
-      const tail = copyOf(dropBrokenStart(text.slice(text.length - this.limit)));
-      this.chunks = [tail];
-      this.head = 0;
-      this.small = [];
-      this.smallChars = 0;
-      this.chars = tail.length;
-      return;
-    }
-    this.chars += text.length;
-    if (text.length < SMALL_CHARS) {
-      this.small.push(text);
-      this.smallChars += text.length;
-      if (this.smallChars >= SMALL_CHARS) this.sealSmall();
-    } else {
-      this.sealSmall();
-      this.chunks.push(text);
-    }
-    while (this.head < this.chunks.length && this.chars - this.chunks[this.head]!.length >= this.limit) {
-      this.chars -= this.chunks[this.head]!.length;
-      this.chunks[this.head++] = "";
-    }
-    if (this.head > 64 && this.head * 2 > this.chunks.length) {
-      this.chunks = this.chunks.slice(this.head);
-      this.head = 0;
-    }
-  }
-
-  private sealSmall(): void {
-    if (!this.small.length) return;
-    this.chunks.push(this.small.length === 1 ? this.small[0]! : this.small.join(""));
-    this.small = [];
-    this.smallChars = 0;
-  }
-
-  /** The last `limit` characters appended (all of them when fewer arrived). */
-  text(): string {
-    const parts = this.head ? this.chunks.slice(this.head) : this.chunks.slice();
-    if (this.small.length) parts.push(...this.small);
-    const all = parts.join("");
-    return all.length > this.limit ? dropBrokenStart(all.slice(all.length - this.limit)) : all;
-  }
-
-  /** Characters appended that `text()` no longer has. */
-  get skipped(): number {
-    return this.total - Math.min(this.chars, this.limit);
-  }
-
-  get isEmpty(): boolean {
-    return this.total === 0;
-  }
-
-  clear(): void {
-    this.chunks = [];
-    this.head = 0;
-    this.small = [];
-    this.smallChars = 0;
-    this.chars = 0;
-    this.total = 0;
-  }
-}
-
-/** A fresh flat copy (V8 slices share, and keep alive, their parent string). */
-function copyOf(s: string): string {
-  return Buffer.from(s, "utf16le").toString("utf16le");
-}
-
-/** Drops a low surrogate left at the start by cutting a character in two. */
-function dropBrokenStart(s: string): string {
-  const c = s.charCodeAt(0);
-  return c >= 0xdc00 && c <= 0xdfff ? s.slice(1) : s;
-}
-
-/** The end of `text`: at most `maxChars` characters and `maxLines` lines, from a line start when one is near. */
-function tailOf(text: string, maxChars: number, maxLines: number): string {
-  let start = Math.max(0, text.length - maxChars);
-  let lines = 0;
-  for (let p = text.lastIndexOf("\n", text.length - 2); p >= start && p > 0; p = text.lastIndexOf("\n", p - 1)) {
-    if (++lines >= maxLines) {
-      start = p + 1;
-      break;
-    }
-  }
-  if (start > 0 && text[start - 1] !== "\n") {
-    const nl = text.indexOf("\n", start);
-    if (nl !== -1 && nl - start < 4096 && nl < text.length - 1) start = nl + 1;
-  }
-  return dropBrokenStart(text.slice(start));
-}
-
-function formatSize(chars: number): string {
-  if (chars < 1024) return `${chars} B`;
-  if (chars < 1024 * 1024) return `${(chars / 1024).toFixed(1)} KB`;
-  if (chars < 1024 * 1024 * 1024) return `${(chars / 1024 / 1024).toFixed(1)} MB`;
-  return `${(chars / 1024 / 1024 / 1024).toFixed(1)} GB`;
-}
-
-/**
- * A read-only pseudoterminal that writes at most once per `WRITE_INTERVAL_MS` and at most
- * `MAX_WRITE_CHARS` per write: output arriving faster than that is skipped in the middle, with a
- * marker, and while it keeps flooding the terminal is updated once a second.
- */
-export class ReadOnlyPty implements vscode.Pseudoterminal {
-  private readonly writer = new vscode.EventEmitter<string>();
-  readonly onDidWrite = this.writer.event;
-  private readonly closer = new vscode.EventEmitter<void>();
-  readonly onDidClose = this.closer.event;
-  private opened = false;
-  private disposed = false;
-  /** Set when we close the terminal ourselves: not a user's close, nothing to ask. */
-  private closingQuietly = false;
-  private readonly pending = new TailBuffer(MAX_WRITE_CHARS);
-  /** Output skipped before what is pending (it went by before this terminal existed). */
-  private skippedBefore = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private lastWrite = 0;
-  private holdUntil = 0;
-  private atLineStart = true;
-
-  constructor(private readonly onUserClose: () => void) {}
-
-  open(): void {
-    this.opened = true;
-    this.schedule();
-  }
-
-  close(): void {
-    this.opened = false;
-    if (!this.closingQuietly) this.onUserClose();
-  }
-
-  write(text: string): void {
-    this.pending.append(text);
-    this.schedule();
-  }
-
-  /** Output that went by and will not be written (shown in the next marker). */
-  skipped(chars: number): void {
-    this.skippedBefore += chars;
-  }
-
-  /** Clears the screen and forgets anything not written yet (the output was replaced). */
-  reset(): void {
-    this.pending.clear();
-    this.skippedBefore = 0;
-    this.write("\x1bc");
-  }
-
-  /** The command is over: write what is left soon, even while flooding. */
-  finish(): void {
-    this.holdUntil = 0;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.schedule();
-  }
-
-  /** We are about to close this terminal: its close is not the user's. */
-  closeQuietly(): void {
-    this.closingQuietly = true;
-  }
-
-  private schedule(): void {
-    if (this.timer || this.disposed || !this.opened || (this.pending.isEmpty && !this.skippedBefore)) return;
-    const now = Date.now();
-    const delay = Math.max(0, this.lastWrite + WRITE_INTERVAL_MS - now, this.holdUntil - now);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flush();
-    }, delay);
-  }
-
-  private flush(): void {
-    if (this.disposed || !this.opened) return;
-    let text = this.pending.text();
-    let skipped = this.pending.skipped + this.skippedBefore;
-    this.pending.clear();
-    this.skippedBefore = 0;
-    let out = "";
-    if (skipped > 0) {
-      const tail = tailOf(text, TAIL_CHARS, TAIL_LINES);
-      skipped += text.length - tail.length;
-      text = tail;
-      out = `${this.atLineStart ? "" : "\r\n"}\x1b[2m[… ${formatSize(skipped)} of output skipped; the last ${formatSize(text.length)} follow …]\x1b[0m\r\n`;
-      this.holdUntil = Date.now() + FLOOD_INTERVAL_MS;
-      this.atLineStart = true;
-    }
-    if (text) {
-      out += text.replace(/\r?\n/g, "\r\n");
-      this.atLineStart = text.endsWith("\n");
-    }
-    if (!out) return;
-    this.lastWrite = Date.now();
-    this.writer.fire(out);
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.pending.clear();
-    this.writer.dispose();
-    this.closer.dispose();
-  }
-}
 
 interface Mirror {
   name: string;
@@ -273,10 +42,6 @@ interface Mirror {
   autoRevealed?: boolean;
   /** `auto`: opened by itself (may be closed again once finished); otherwise the user asked for it. */
   view?: { terminal: vscode.Terminal; pty: ReadOnlyPty; auto: boolean; opened: number };
-}
-
-function exitLine(exit: { exitCode?: number | null; signal?: string | null }): string {
-  return `\n[process exited ${exit.signal ? `by signal ${exit.signal}` : `with code ${exit.exitCode ?? "?"}`}]\n`;
 }
 
 function newOutput(text = ""): TailBuffer {
@@ -542,17 +307,5 @@ export class TerminalMirrors implements vscode.Disposable {
       m.view.pty.dispose();
     }
     this.mirrors.clear();
-  }
-}
-
-function rawOutputText(raw: unknown): string {
-  if (raw === undefined) return "";
-  if (typeof raw === "string") return raw;
-  const r = raw as { output?: unknown; stdout?: unknown; formatted_output?: unknown; aggregated_output?: unknown };
-  for (const v of [r.formatted_output, r.aggregated_output, r.output, r.stdout]) if (typeof v === "string") return v;
-  try {
-    return JSON.stringify(raw, null, 2);
-  } catch {
-    return stringifyJson(raw); // nested too deep to indent
   }
 }

@@ -17,6 +17,7 @@ import type { Logger } from "../acp/ports";
 import type { PermissionBroker } from "./permissionBroker";
 import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
+import { nextPatch } from "../core/panelPatches";
 import type { AgentLinks } from "./links";
 import type { Checkpoints } from "./checkpoints";
 
@@ -37,21 +38,6 @@ interface View {
   /** Failed posts since the last delivered snapshot, and the pending re-sync. */
   failures: number;
   resync?: NodeJS.Timeout;
-}
-
-/** Merges runs of text chunks (same session, turn, kind, message) into one event. */
-export function coalesce(events: readonly ThoughtEvent[]): ThoughtEvent[] {
-  const out: ThoughtEvent[] = [];
-  for (const e of events) {
-    const last = out[out.length - 1];
-    if (last && (e.kind === "thought" || e.kind === "message") && last.kind === e.kind && last.sessionId === e.sessionId && last.turnId === e.turnId
-      && (e.kind !== "message" || last.kind !== "message" || last.messageId === e.messageId)) {
-      out[out.length - 1] = { ...last, text: last.text + e.text, content: { type: "text", text: last.text + e.text } };
-      continue;
-    }
-    out.push(e);
-  }
-  return out;
 }
 
 /**
@@ -129,17 +115,13 @@ export class ThoughtPanelController implements vscode.Disposable {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending.length === 0) return;
-    // The panel gets bounded events (huge or deeply nested raw data, plans, lists are cut with a
-    // marker); the session log, the transcript and exports keep the whole ones.
-    const events = coalesce(this.pending).map(boundEvent);
+    const next = nextPatch(this.state, this.pending);
+    if (!next) return;
     this.pending = [];
-    const from = this.state.version;
-    this.state = reduce(this.state, events);
-    const msg: HostMessage = { type: "patch", from, to: this.state.version, events };
+    this.state = next.state;
     this.stats.patches++;
-    this.stats.eventsPosted += events.length;
-    for (const v of this.views) if (v.ready) this.post(v, msg);
+    this.stats.eventsPosted += next.patch.events.length;
+    for (const v of this.views) if (v.ready) this.post(v, next.patch);
   }
 
   private hostInfo(): HostInfo {

@@ -6,24 +6,14 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { findToolEntry, type ViewState } from "../shared/viewModel";
 import type { TerminalMirrors } from "./terminalMirrors";
+import { DIFF_SCHEME, DiffDocuments } from "./diffDocuments";
 
-export const DIFF_SCHEME = "agent-thoughts-diff";
-
-export class ToolOutputs implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly texts = new Map<string, string>();
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.changed.event;
-  private readonly disposables: vscode.Disposable[] = [];
+export class ToolOutputs implements vscode.Disposable {
+  private readonly documents = new DiffDocuments([DIFF_SCHEME]);
   /** Opens the review of a file under review; resolves false when the file is not tracked. Set once Agent Changes exists. */
   review: ((file: string) => Promise<boolean>) | undefined;
 
-  constructor(private readonly terminals: TerminalMirrors) {
-    this.disposables.push(vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, this));
-  }
-
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.toString()) ?? "";
-  }
+  constructor(private readonly terminals: TerminalMirrors) {}
 
   async openDiff(state: ViewState, sessionId: string, toolCallId: string, index: number): Promise<void> {
     const tool = findToolEntry(state, sessionId, toolCallId);
@@ -35,8 +25,7 @@ export class ToolOutputs implements vscode.TextDocumentContentProvider, vscode.D
     const name = path.basename(content.path);
     // One left document per file, so repeated opens reuse one diff tab.
     const left = vscode.Uri.from({ scheme: DIFF_SCHEME, path: content.path, query: "original" });
-    this.texts.set(left.toString(), content.oldText ?? "");
-    this.changed.fire(left);
+    this.documents.set(left, content.oldText ?? "");
     let right = file;
     try {
       const onDisk = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
@@ -44,8 +33,7 @@ export class ToolOutputs implements vscode.TextDocumentContentProvider, vscode.D
     } catch {
       // The file is missing or has moved on since this edit: show the edit's own new text.
       right = vscode.Uri.from({ scheme: DIFF_SCHEME, path: content.path, query: "proposed" });
-      this.texts.set(right.toString(), content.newText);
-      this.changed.fire(right);
+      this.documents.set(right, content.newText);
     }
     await vscode.commands.executeCommand("vscode.diff", left, right, `${name} (${content.oldText == null ? "new file" : "agent edit"}) — ${tool.title}`, { preview: true, preserveFocus: true });
   }
@@ -57,7 +45,6 @@ export class ToolOutputs implements vscode.TextDocumentContentProvider, vscode.D
   }
 
   dispose(): void {
-    for (const d of this.disposables) d.dispose();
-    this.changed.dispose();
+    this.documents.dispose();
   }
 }

@@ -5,7 +5,8 @@
  * The host owns the view state. On load the webview says `ready`, replaces its replica with the
  * `snapshot` it gets back, and then folds every `patch` with the same pure `reduce` the host uses
  * — a patch whose `from` is not our version means a gap, so it is dropped and a snapshot is asked
- * for. Rendering happens at most once per animation frame, whatever the number of messages.
+ * for (the decision is `apply` in `shared/replica.ts`). Rendering happens at most once per
+ * animation frame, whatever the number of messages.
  * Only UI state (draft, folding, filters, scroll) is kept in `setState`.
  *
  * Safety: agent text reaches the DOM as text nodes, except markdown, which goes through
@@ -17,9 +18,8 @@
  * `[data-tool-call-id][data-status]` with permission buttons `[data-option-id]`, `#prompt`,
  * `#send`, `#stop`, `#jump-latest`, `.banner`, `#live`, `#session-status[data-status]`.
  */
-import type { ThoughtEvent } from "../shared/events";
-import { EMPTY_STATE, reduce, type ViewState } from "../shared/viewModel";
-import type { HostInfo, HostMessage } from "../shared/protocol";
+import type { HostMessage } from "../shared/protocol";
+import { apply, EMPTY_REPLICA, type Replica } from "../shared/replica";
 import { connect } from "./bridge";
 import { h } from "./dom";
 import { Panel } from "./render/panel";
@@ -28,8 +28,6 @@ import { UiState } from "./uiState";
 /** How long to wait for an asked-for snapshot before asking again. */
 const SNAPSHOT_RETRY_MS = 3000;
 const TICK_MS = 100;
-
-const DEFAULT_HOST: HostInfo = { agents: [], defaultAgent: "the agent", thinkingDisplay: "auto" };
 
 function isHostMessage(data: unknown): data is HostMessage {
   if (!data || typeof data !== "object") return false;
@@ -41,10 +39,7 @@ const bridge = connect();
 const ui = new UiState(bridge);
 const root = document.getElementById("root") ?? document.body.appendChild(h("div", { id: "root" }));
 
-let state: ViewState = EMPTY_STATE;
-let host: HostInfo = DEFAULT_HOST;
-let version = 0;
-let synced = false;
+let replica: Replica = EMPTY_REPLICA;
 let askedAt = 0;
 let retry: ReturnType<typeof setTimeout> | undefined;
 let frame = 0;
@@ -58,7 +53,7 @@ const panel = new Panel(root, ui, (m) => bridge.post(m), requestRender);
 
 function render(): void {
   frame = 0;
-  panel.render(state, host);
+  panel.render(replica.state, replica.host);
   // Elapsed-time labels ("Thinking… 2.1 s") tick between frames, only while something streams.
   if (panel.tickers.size > 0 && ticker === undefined) {
     ticker = setInterval(() => {
@@ -77,21 +72,9 @@ function askForSnapshot(): void {
   const now = Date.now();
   if (now - askedAt < SNAPSHOT_RETRY_MS) return;
   askedAt = now;
-  bridge.post({ type: "requestSnapshot", have: version });
+  bridge.post({ type: "requestSnapshot", have: replica.version });
   clearTimeout(retry);
   retry = setTimeout(askForSnapshot, SNAPSHOT_RETRY_MS);
-}
-
-function applyPatch(from: number, to: number, events: ThoughtEvent[]): void {
-  if (!synced) return;
-  if (from !== version) {
-    askForSnapshot();
-    return;
-  }
-  state = reduce(state, events);
-  version = to;
-  panel.observe(events, state, host);
-  requestRender();
 }
 
 window.addEventListener("message", (ev: MessageEvent<unknown>) => {
@@ -99,28 +82,38 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
   if (!isHostMessage(msg)) return;
   switch (msg.type) {
     case "snapshot":
-      state = msg.state;
-      version = msg.version;
-      host = msg.host;
-      synced = true;
-      askedAt = 0;
-      clearTimeout(retry);
-      retry = undefined;
-      panel.resetAnnouncements();
-      requestRender();
-      return;
     case "patch":
-      applyPatch(msg.from, msg.to, msg.events);
+    case "host": {
+      const r = apply(replica, msg);
+      replica = r.replica;
+      switch (r.outcome) {
+        case "replaced":
+          askedAt = 0;
+          clearTimeout(retry);
+          retry = undefined;
+          panel.resetAnnouncements();
+          requestRender();
+          return;
+        case "applied":
+          panel.observe(r.events, replica.state, replica.host);
+          requestRender();
+          return;
+        case "host":
+          requestRender();
+          return;
+        case "resync":
+          askForSnapshot();
+          return;
+        case "ignored":
+          return;
+      }
       return;
-    case "host":
-      host = msg.host;
-      requestRender();
-      return;
+    }
     case "focusPrompt":
       panel.focusPrompt();
       return;
     case "reveal":
-      panel.reveal(state, host, { sessionId: msg.sessionId, ...(msg.entryId ? { entryId: msg.entryId } : {}), ...(msg.toolCallId ? { toolCallId: msg.toolCallId } : {}) });
+      panel.reveal(replica.state, replica.host, { sessionId: msg.sessionId, ...(msg.entryId ? { entryId: msg.entryId } : {}), ...(msg.toolCallId ? { toolCallId: msg.toolCallId } : {}) });
       return;
   }
 });
@@ -150,7 +143,7 @@ document.addEventListener("keydown", (e) => {
 });
 window.addEventListener("pagehide", () => ui.flush());
 
-bridge.post({ type: "ready", version });
+bridge.post({ type: "ready", version: replica.version });
 // Should the snapshot answering `ready` go missing, ask again.
 retry = setTimeout(askForSnapshot, SNAPSHOT_RETRY_MS);
 requestRender();

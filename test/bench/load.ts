@@ -14,7 +14,7 @@ import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
 import { SessionLog } from "../../src/core/sessionLog";
 import { EMPTY_STATE, reduce, type SessionView, type TurnView } from "../../src/shared/viewModel";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
-import { coalesce } from "../../src/vscode/thoughtPanel";
+import { coalesce } from "../../src/core/panelPatches";
 import type { Step } from "../fixtures/agents/scenario";
 import { log } from "../integration/index";
 import { evaluate } from "../integration/webview";

@@ -12,7 +12,8 @@ import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { alive } from "../support/processes";
 import { sleep } from "../support/until";
 import { findToolEntry } from "../../src/shared/viewModel";
-import { ReadOnlyPty, TailBuffer } from "../../src/vscode/terminalMirrors";
+import { TailBuffer } from "../../src/core/tailBuffer";
+import { ReadOnlyPty } from "../../src/vscode/readOnlyPty";
 import { harnessRequest, log, screenshot } from "./index";
 import { api, scriptedAgent, until } from "./helpers";
 

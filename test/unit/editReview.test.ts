@@ -1,6 +1,7 @@
 /** Edit review: hunks from baseline vs current; keep/undo per hunk restore exact text. */
 import * as assert from "node:assert/strict";
-import { computeHunks, EditLedger, keepHunk, summarize, undoHunk } from "../../src/core/editReview";
+import { computeHunks, keepHunk, proposedText, summarize, undoHunk } from "../../src/core/editReview";
+import { EditLedger } from "../../src/core/editLedger";
 
 const base = ["line 1", "line 2", "line 3", "line 4", "line 5", "line 6", "line 7", "line 8", ""].join("\n");
 const current = ["line 1", "LINE 2 changed", "line 3", "line 4", "inserted a", "inserted b", "line 5", "line 6", "line 8", ""].join("\n");
@@ -72,5 +73,19 @@ describe("edit review", () => {
     assert.deepEqual(summarize(created.get("/w/new.ts")!, "x\n"), { added: 1, removed: 0, hunks: 1, state: "pending" });
     created.decide("/w/new.ts", "undone");
     assert.equal(summarize(created.get("/w/new.ts")!, null).state, "undone");
+  });
+});
+
+describe("proposed edits", () => {
+  it("applies a fragment diff in place, so the proposal shows in context", () => {
+    assert.equal(proposedText("a\nb\nc\n", "b\n", "B\nB2\n"), "a\nB\nB2\nc\n");
+  });
+
+  it("takes a whole-file diff, a new file, or a fragment not in the file as the whole new text", () => {
+    assert.equal(proposedText("a\nb\n", "a\nb\n", "x\n"), "x\n");
+    assert.equal(proposedText(null, null, "new\n"), "new\n");
+    assert.equal(proposedText("a\n", null, "x\n"), "x\n");
+    assert.equal(proposedText("a\n", "", "x\n"), "x\n");
+    assert.equal(proposedText("a\n", "zzz", "x\n"), "x\n");
   });
 });

@@ -8,7 +8,7 @@ import { truncatedNote } from "../../shared/bound";
 import type { ContentBlock, Cuts, ToolContent, ToolKind } from "../../shared/events";
 import type { Entry, ToolEntry, ToolViewStatus } from "../../shared/viewModel";
 import { button, cleanBlock, cleanInline, displayPath, h, icon, setAttr, setText, stripAnsi, toggleHidden, uid } from "../dom";
-import { cachedLineDiffStats } from "../lineDiff";
+import { cachedLineDiffStats } from "../../shared/lineDiff";
 import { entryKey, type RenderCtx } from "./context";
 import { entryShell, type EntryComp } from "./entryBase";
 

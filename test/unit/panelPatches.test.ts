@@ -1,0 +1,70 @@
+/** The panel's patches: text chunks coalesced per session, turn, kind and message; versions carried from old to new. */
+import * as assert from "node:assert/strict";
+import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
+import { coalesce, nextPatch } from "../../src/core/panelPatches";
+import { EMPTY_STATE, reduce } from "../../src/shared/viewModel";
+import { TITLE_TEXT } from "../../src/shared/bound";
+
+let seq = 0;
+function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {
+  seq++;
+  return { ...body, seq, at: 1000 + seq, sessionId, ...(turnId !== undefined ? { turnId } : {}) };
+}
+const text = (t: string): { text: string; content: { type: "text"; text: string } } => ({ text: t, content: { type: "text", text: t } });
+const texts = (events: readonly ThoughtEvent[]): string[] => events.map((e) => (e.kind === "thought" || e.kind === "message" ? `${e.kind}:${e.text}` : e.kind));
+
+describe("panel patches", () => {
+  beforeEach(() => { seq = 0; });
+
+  it("joins a run of thought chunks, and of message chunks, into one event each", () => {
+    const out = coalesce([ev({ kind: "thought", ...text("a") }, 1), ev({ kind: "thought", ...text("b") }, 1), ev({ kind: "message", ...text("c") }, 1), ev({ kind: "message", ...text("d") }, 1)]);
+    assert.deepEqual(texts(out), ["thought:ab", "message:cd"]);
+    const first = out[0]!;
+    assert.ok(first.kind === "thought");
+    assert.deepEqual(first.content, { type: "text", text: "ab" });
+    assert.equal(first.seq, 1, "the merged event keeps the first chunk's seq");
+  });
+
+  it("keeps chunks apart across sessions, turns, messages and other events", () => {
+    const out = coalesce([
+      ev({ kind: "thought", ...text("a") }, 1, "s1"),
+      ev({ kind: "thought", ...text("b") }, 1, "s2"),
+      ev({ kind: "thought", ...text("c") }, 2, "s2"),
+      ev({ kind: "message", ...text("d"), messageId: "m1" }, 2, "s2"),
+      ev({ kind: "message", ...text("e"), messageId: "m2" }, 2, "s2"),
+      ev({ kind: "turn_end", turnId: 2, stopReason: "end_turn" }, 2, "s2"),
+      ev({ kind: "message", ...text("f"), messageId: "m2" }, 2, "s2"),
+    ]);
+    assert.deepEqual(texts(out), ["thought:a", "thought:b", "thought:c", "message:d", "message:e", "turn_end", "message:f"]);
+  });
+
+  it("does not change its input", () => {
+    const input = [ev({ kind: "thought", ...text("a") }, 1), ev({ kind: "thought", ...text("b") }, 1)];
+    const copy = structuredClone(input);
+    coalesce(input);
+    assert.deepEqual(input, copy);
+  });
+
+  it("has no patch when nothing is pending", () => {
+    assert.equal(nextPatch(EMPTY_STATE, []), undefined);
+  });
+
+  it("carries the state from its version to the new one, with the coalesced, bounded events", () => {
+    const start = reduce(EMPTY_STATE, [ev({ kind: "session_start", agentName: "Demo", cwd: "/w" })]);
+    const pending = [
+      ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "hi" }] }, 1),
+      ev({ kind: "thought", ...text("x") }, 1),
+      ev({ kind: "thought", ...text("y") }, 1),
+      ev({ kind: "tool_start", toolCallId: "t1", announced: true, title: "T".repeat(TITLE_TEXT + 10) }, 1),
+    ];
+    const next = nextPatch(start, pending)!;
+    assert.equal(next.patch.type, "patch");
+    assert.equal(next.patch.from, start.version);
+    assert.equal(next.patch.to, next.state.version);
+    assert.deepEqual(texts(next.patch.events), ["turn_start", "thought:xy", "tool_start"]);
+    const tool = next.patch.events[2]!;
+    assert.ok(tool.kind === "tool_start" && tool.cuts?.title, "the title is bounded for the panel");
+    // The webview folds the same events onto the same state and gets the same result.
+    assert.deepEqual(reduce(start, next.patch.events), next.state);
+  });
+});

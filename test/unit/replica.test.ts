@@ -1,0 +1,73 @@
+/** The webview's replica: a snapshot replaces it, a patch applies only at its own version, a gap asks for a snapshot. */
+import * as assert from "node:assert/strict";
+import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
+import type { HostInfo } from "../../src/shared/protocol";
+import { apply, EMPTY_REPLICA, type Replica } from "../../src/shared/replica";
+import { EMPTY_STATE, reduce } from "../../src/shared/viewModel";
+import { nextPatch } from "../../src/core/panelPatches";
+
+let seq = 0;
+function ev(body: ThoughtEventBody, turnId?: number): ThoughtEvent {
+  seq++;
+  return { ...body, seq, at: 1000 + seq, sessionId: "s1", ...(turnId !== undefined ? { turnId } : {}) };
+}
+const host: HostInfo = { agents: ["Demo"], defaultAgent: "Demo", thinkingDisplay: "auto" };
+
+describe("webview replica", () => {
+  beforeEach(() => { seq = 0; });
+
+  const start = (): { state: ReturnType<typeof reduce>; events: ThoughtEvent[] } => {
+    const events = [ev({ kind: "session_start", agentName: "Demo", cwd: "/w" }), ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "hi" }] }, 1)];
+    return { state: reduce(EMPTY_STATE, events), events };
+  };
+
+  it("ignores patches before the first snapshot (the snapshot will include them)", () => {
+    const r = apply(EMPTY_REPLICA, { type: "patch", from: 0, to: 2, events: start().events });
+    assert.equal(r.outcome, "ignored");
+    assert.equal(r.replica, EMPTY_REPLICA);
+  });
+
+  it("takes a snapshot whole, whatever it had", () => {
+    const { state } = start();
+    const r = apply({ ...EMPTY_REPLICA, version: 99, synced: true }, { type: "snapshot", version: state.version, state, host });
+    assert.equal(r.outcome, "replaced");
+    assert.deepEqual(r.replica, { state, host, version: state.version, synced: true });
+  });
+
+  it("folds a patch that starts at its version, as the host did", () => {
+    const { state } = start();
+    let replica: Replica = apply(EMPTY_REPLICA, { type: "snapshot", version: state.version, state, host }).replica;
+    const next = nextPatch(state, [ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1), ev({ kind: "thought", text: "b", content: { type: "text", text: "b" } }, 1)])!;
+    const r = apply(replica, next.patch);
+    assert.equal(r.outcome, "applied");
+    assert.ok(r.outcome === "applied" && r.events === next.patch.events);
+    replica = r.replica;
+    assert.equal(replica.version, next.state.version);
+    assert.deepEqual(replica.state, next.state);
+  });
+
+  it("a patch from another version is a gap: nothing changes and a snapshot is needed", () => {
+    const { state } = start();
+    const replica = apply(EMPTY_REPLICA, { type: "snapshot", version: state.version, state, host }).replica;
+    for (const from of [state.version + 1, state.version - 1]) {
+      const r = apply(replica, { type: "patch", from, to: from + 1, events: [ev({ kind: "thought", text: "x", content: { type: "text", text: "x" } }, 1)] });
+      assert.equal(r.outcome, "resync");
+      assert.equal(r.replica, replica);
+    }
+  });
+
+  it("new host facts replace the old ones and leave the state alone, synced or not", () => {
+    const other: HostInfo = { ...host, activeSessionId: "s1" };
+    const r = apply(EMPTY_REPLICA, { type: "host", host: other });
+    assert.equal(r.outcome, "host");
+    assert.deepEqual(r.replica, { ...EMPTY_REPLICA, host: other });
+  });
+
+  it("never changes the replica it is given", () => {
+    const { state } = start();
+    const replica = Object.freeze(apply(EMPTY_REPLICA, { type: "snapshot", version: state.version, state, host }).replica);
+    const next = nextPatch(state, [ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1)])!;
+    assert.doesNotThrow(() => apply(replica, next.patch));
+    assert.equal(replica.version, state.version);
+  });
+});
