@@ -41,21 +41,18 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const registry = new AgentRegistry(context.extensionPath, logger);
   const version = (context.extension.packageJSON as { version?: string }).version ?? "0.0.0";
 
-  const mirrors = new TerminalMirrors();
-  const outputs = new ToolOutputs(mirrors);
   // Agent commands run in their session's folder or a workspace folder (see resolveTerminalCwd).
-  // (`manager` is declared below; terminals are only asked for once a session exists.)
-  const terminals = new NodeTerminals((sessionId): string => manager.sessionById(sessionId)?.cwd ?? registry.resolve(undefined).cwd, mirrors.listener, {
+  const terminals = new NodeTerminals({
     allowedRoots: () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath),
     logger,
   });
-  mirrors.kill = (sessionId, terminalId) => terminals.kill(sessionId, terminalId);
-  let revealTool = (_sessionId: string, _toolCallId: string): Promise<void> => Promise.resolve();
+  const mirrors = new TerminalMirrors((sessionId, terminalId) => terminals.kill(sessionId, terminalId));
   const guard = new WorkspaceGuard();
   const settingsGuard = new SettingsGuard(context.workspaceState, logger);
   context.subscriptions.push(guard, settingsGuard);
   const modal = new Modal(logger);
-  const changes = new AgentChanges(context.extensionUri, context.workspaceState, logger, (sessionId, toolCallId) => revealTool(sessionId, toolCallId), guard, modal);
+  const changes = new AgentChanges(context.extensionUri, context.workspaceState, logger, guard, modal);
+  const outputs = new ToolOutputs(mirrors, (file) => changes.openReview(file));
   const broker = new PermissionBroker(logger);
   const checkpoints = new Checkpoints(context.storageUri?.fsPath, context.workspaceState, logger, changes);
   const manager = new SessionManager(
@@ -82,14 +79,13 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const transcript = new EventTranscript(channel);
   const controller = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger), checkpoints);
   const sidebar = new ThoughtViewProvider(controller);
-  revealTool = async (sessionId, toolCallId) => {
+  /** Shows a tool call in the panel (Why this change?). */
+  const revealTool = async (sessionId: string, toolCallId: string): Promise<void> => {
     if (!controller.anyVisible) await sidebar.reveal();
     controller.reveal(sessionId, toolCallId);
   };
-  const changesView = vscode.window.createTreeView("agentThoughts.changes", { treeDataProvider: changes.tree, showCollapseAll: true });
-  changes.attachView(changesView);
-  outputs.review = (file) => changes.openReview(file);
   context.subscriptions.push(
+    terminals.listen(mirrors.listener),
     { dispose: () => manager.dispose() },
     { dispose: () => terminals.dispose() },
     broker,
@@ -98,7 +94,6 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     transcript,
     manager.onEvent((e) => transcript.write(e)),
     changes,
-    changesView,
     manager.onEvent((e) => changes.onEvent(e)),
     mirrors,
     manager.onEvent((e) => mirrors.onEvent(e)),
@@ -140,7 +135,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     }),
     vscode.commands.registerCommand("agentThoughts.showLog", () => channel.show()),
     ...registerPermissionCommands(broker),
-    ...registerReviewCommands(changes, modal),
+    ...registerReviewCommands(changes, modal, revealTool),
     ...registerProposalCommands(changes, broker),
   );
 

@@ -175,11 +175,11 @@ export class AgentConnection {
         return {};
       }))
       .onRequest(acp.methods.client.terminal.create, explained((p) => `run ${p.command}${p.args?.length ? ` ${p.args.join(" ")}` : ""}`, async ({ params }) => {
-        const key = this.session(params.sessionId).sessionId;
+        const session = this.session(params.sessionId);
         const terminalId = await this.ports.terminal.create({
-          sessionId: key, command: params.command,
+          sessionId: session.sessionId, sessionCwd: session.cwd, command: params.command,
           ...(params.args ? { args: params.args } : {}), ...(params.env ? { env: params.env } : {}),
-          cwd: params.cwd ?? this.spec.cwd,
+          cwd: params.cwd ?? session.cwd,
           ...(params.outputByteLimit != null ? { outputByteLimit: params.outputByteLimit } : {}),
         });
         return { terminalId };

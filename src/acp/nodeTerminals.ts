@@ -131,20 +131,32 @@ export interface NodeTerminalsOptions {
 
 export class NodeTerminals implements TerminalPort {
   private readonly terms = new Map<string, Term>();
+  private readonly listeners = new Set<TerminalListener>();
   private next = 1;
 
-  constructor(
-    /** The session's folder: commands may run in it, and a relative `cwd` resolves against it. */
-    private readonly sessionCwd: (sessionId: string) => string,
-    private readonly listener: TerminalListener = {},
-    private readonly options: NodeTerminalsOptions = {},
-  ) {}
+  constructor(private readonly options: NodeTerminalsOptions = {}) {}
+
+  /** Tells `listener` what the terminals do from now on (the editor mirrors them); dispose to stop. */
+  listen(listener: TerminalListener): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => { this.listeners.delete(listener); } };
+  }
+
+  private tell(call: (l: TerminalListener) => void): void {
+    for (const l of this.listeners) {
+      try {
+        call(l);
+      } catch (err) {
+        this.options.logger?.warn(`A terminal listener failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
 
   async create(req: TerminalCreateRequest): Promise<string> {
     const { logger } = this.options;
     let cwd: string;
     try {
-      cwd = await resolveTerminalCwd(req.cwd, this.sessionCwd(req.sessionId), this.options.allowedRoots?.() ?? []);
+      cwd = await resolveTerminalCwd(req.cwd, req.sessionCwd, this.options.allowedRoots?.() ?? []);
     } catch (err) {
       logger?.warn(`Refused terminal/create "${req.command.slice(0, 200)}": ${err instanceof Error ? err.message : String(err)}`);
       throw err;
@@ -167,7 +179,7 @@ export class NodeTerminals implements TerminalPort {
           done = true;
           clearTimeout(pipeTimer);
           term.exit = exit;
-          this.listener.exited?.(terminalId, exit);
+          this.tell((l) => l.exited?.(terminalId, exit));
           resolve(exit);
         };
         proc.on("error", (err) => {
@@ -203,7 +215,7 @@ export class NodeTerminals implements TerminalPort {
     };
     this.terms.set(terminalId, term);
     const commandLine = useShell ? req.command : [req.command, ...req.args!].join(" ");
-    this.listener.created?.({ sessionId: req.sessionId, terminalId, commandLine, cwd });
+    this.tell((l) => l.created?.({ sessionId: req.sessionId, terminalId, commandLine, cwd }));
     // One decoder per stream, so a character split across chunks reaches the mirror whole.
     const out = new StringDecoder("utf8");
     const err = new StringDecoder("utf8");
@@ -219,7 +231,7 @@ export class NodeTerminals implements TerminalPort {
     // Compact lazily (at twice the limit) so streaming stays linear.
     if (term.bytes > term.limit * 2 + 65536) this.compact(term);
     const text = decoder ? decoder.write(b) : b.toString("utf8");
-    if (text) this.listener.output?.(terminalId, text);
+    if (text) this.tell((l) => l.output?.(terminalId, text));
   }
 
   private compact(term: Term): void {

@@ -51,6 +51,8 @@ export interface PermissionPort {
 
 export interface TerminalCreateRequest {
   sessionId: string;
+  /** The session's folder: commands may run in it, and a relative `cwd` resolves against it. */
+  sessionCwd: string;
   command: string;
   args?: string[];
   env?: { name: string; value: string }[];

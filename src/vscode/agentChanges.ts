@@ -20,7 +20,7 @@ import type { Modal } from "./modal";
 import type { Logger } from "../acp/ports";
 import { plainText } from "../core/plainText";
 import { BASE_SCHEME, DiffDocuments, PROPOSAL_SCHEME } from "./diffDocuments";
-import { ChangesTree, type ChangeNode } from "./changesTree";
+import { ChangesTree } from "./changesTree";
 import { EditSources } from "./editSources";
 import { ReviewDecorations } from "./reviewDecorations";
 
@@ -69,7 +69,6 @@ export class AgentChanges implements vscode.Disposable {
     extensionUri: vscode.Uri,
     private readonly state: vscode.Memento,
     private readonly logger: Logger,
-    private readonly reveal: (sessionId: string, toolCallId: string) => Promise<void>,
     /** Whether a file (symlinks resolved) is inside the workspace, or configures tools: undoing there asks first. */
     private readonly guard: Pick<WorkspaceGuard, "inWorkspace" | "reasonForPath">,
     private readonly modal: Modal,
@@ -240,10 +239,6 @@ export class AgentChanges implements vscode.Disposable {
     entry.post = this.snapshot(tracked);
     const history = [...(this.reviewEdits.get(tracked.path) ?? []), entry].slice(-REVIEW_EDIT_HISTORY);
     this.reviewEdits.set(tracked.path, history);
-  }
-
-  attachView(view: vscode.TreeView<ChangeNode>): void {
-    this.tree.attachView(view);
   }
 
   // ——— where edits come from (see EditSources) ———
@@ -549,14 +544,14 @@ export class AgentChanges implements vscode.Disposable {
     return summarize(f, this.current.get(f.path) ?? null).state;
   }
 
-  /** "Why this change?": the panel reveals the tool call (and the thought before it) that made it. */
-  async why(file: string): Promise<void> {
+  /** "Why this change?": the tool call that made the file's latest change (the panel reveals it, and the thought before it). */
+  why(file: string): { sessionId: string; toolCallId: string } | undefined {
     const origin = this.ledger.get(file)?.origins.findLast((o) => o.toolCallId);
     if (!origin?.toolCallId) {
       void vscode.window.showInformationMessage(plainText(`No tool call is recorded for ${path.basename(file)}.`));
-      return;
+      return undefined;
     }
-    await this.reveal(origin.sessionId, origin.toolCallId);
+    return { sessionId: origin.sessionId, toolCallId: origin.toolCallId };
   }
 
   // ——— refresh ———

@@ -20,14 +20,12 @@ export interface ChangesSource {
 export class ChangesTree implements vscode.TreeDataProvider<ChangeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<ChangeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private view: vscode.TreeView<ChangeNode> | undefined;
+  /** The `agentThoughts.changes` view this tree fills. */
+  private readonly view: vscode.TreeView<ChangeNode>;
   private pending = 0;
 
-  constructor(private readonly source: ChangesSource) {}
-
-  attachView(view: vscode.TreeView<ChangeNode>): void {
-    this.view = view;
-    this.updateBadge();
+  constructor(private readonly source: ChangesSource) {
+    this.view = vscode.window.createTreeView("agentThoughts.changes", { treeDataProvider: this, showCollapseAll: true });
   }
 
   /** The review changed: every item is read again, and the badge shows `pending` files. */
@@ -38,7 +36,6 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangeNode>, vscode.
   }
 
   private updateBadge(): void {
-    if (!this.view) return;
     const n = this.pending;
     this.view.badge = n ? { value: n, tooltip: `${n} file(s) with agent changes to review` } : undefined;
   }
@@ -77,6 +74,7 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangeNode>, vscode.
   }
 
   dispose(): void {
+    this.view.dispose();
     this.changed.dispose();
   }
 }

@@ -30,7 +30,7 @@ export function registerProposalCommands(changes: AgentChanges, broker: Permissi
 }
 
 /** Keep / Undo commands: arguments come from CodeLens (path, hunk index), tree items, or the palette (pick a file). */
-export function registerReviewCommands(changes: AgentChanges, modal: Modal): vscode.Disposable[] {
+export function registerReviewCommands(changes: AgentChanges, modal: Modal, revealTool: (sessionId: string, toolCallId: string) => Promise<void>): vscode.Disposable[] {
   const fileOf = (arg: unknown): string | undefined => {
     if (typeof arg === "string") return arg;
     const node = arg as { file?: { path?: unknown } } | undefined;
@@ -92,6 +92,10 @@ export function registerReviewCommands(changes: AgentChanges, modal: Modal): vsc
       await changes.openDiff(first.path, false);
     }),
     vscode.commands.registerCommand("agentThoughts.openChange", async (a: unknown) => { const f = await pickFile(a); if (f) await changes.openDiff(f, true); }),
-    vscode.commands.registerCommand("agentThoughts.whyChange", async (a: unknown) => { const f = await pickFile(a); if (f) await changes.why(f); }),
+    vscode.commands.registerCommand("agentThoughts.whyChange", async (a: unknown) => {
+      const f = await pickFile(a);
+      const origin = f ? changes.why(f) : undefined;
+      if (origin) await revealTool(origin.sessionId, origin.toolCallId);
+    }),
   ];
 }

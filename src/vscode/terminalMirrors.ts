@@ -65,10 +65,10 @@ export class TerminalMirrors implements vscode.Disposable {
    */
   private revealQueue: string[] = [];
   private opening: { terminal: vscode.Terminal; timer: ReturnType<typeof setTimeout> } | undefined;
-  /** Set by the composition root: stops a client terminal's process. */
-  kill: ((sessionId: string, terminalId: string) => Promise<void>) | undefined;
-
-  constructor() {
+  constructor(
+    /** Stops a client terminal's process (Stop It on a terminal the user closes while its command runs). */
+    private readonly kill: (sessionId: string, terminalId: string) => Promise<void>,
+  ) {
     this.disposables.push(
       vscode.window.onDidOpenTerminal((t) => {
         if (this.opening?.terminal === t) this.openingDone();
@@ -83,6 +83,13 @@ export class TerminalMirrors implements vscode.Disposable {
         if (this.opening?.terminal === t) this.openingDone();
       }),
     );
+  }
+
+  /** How many terminals this extension has open now (disposed ones are not counted, whether or not the workbench has closed them yet). */
+  get openTerminals(): number {
+    let n = 0;
+    for (const m of this.mirrors.values()) if (m.view) n++;
+    return n;
   }
 
   private get settings(): { autoReveal: boolean; keepOpen: number } {
@@ -267,7 +274,7 @@ export class TerminalMirrors implements vscode.Disposable {
     const m = this.mirrors.get(key);
     if (!m?.clientTerminal || m.exit) return;
     const choice = await vscode.window.showWarningMessage(plainText(`"${m.name}" is still running.`), { detail: "Closing its terminal does not stop it." }, "Stop It", "Keep Running");
-    if (choice === "Stop It") await this.kill?.(m.clientTerminal.sessionId, m.clientTerminal.terminalId);
+    if (choice === "Stop It") await this.kill(m.clientTerminal.sessionId, m.clientTerminal.terminalId);
   }
 
   /** Show terminal from a tool card: the client terminal it names, or the agent's own output. */

@@ -10,17 +10,18 @@ import { DIFF_SCHEME, DiffDocuments } from "./diffDocuments";
 
 export class ToolOutputs implements vscode.Disposable {
   private readonly documents = new DiffDocuments([DIFF_SCHEME]);
-  /** Opens the review of a file under review; resolves false when the file is not tracked. Set once Agent Changes exists. */
-  review: ((file: string) => Promise<boolean>) | undefined;
-
-  constructor(private readonly terminals: TerminalMirrors) {}
+  constructor(
+    private readonly terminals: TerminalMirrors,
+    /** Opens the review of a file under review; resolves false when the file is not tracked. */
+    private readonly review: (file: string) => Promise<boolean>,
+  ) {}
 
   async openDiff(state: ViewState, sessionId: string, toolCallId: string, index: number): Promise<void> {
     const tool = findToolEntry(state, sessionId, toolCallId);
     const content = tool?.content[index];
     if (!tool || content?.type !== "diff") throw new Error(`No diff for tool call ${toolCallId}`);
     // A file under review: the same reviewable diff as the Agent Changes view (Keep/Undo, and kept or undone once decided).
-    if (this.review && (await this.review(content.path))) return;
+    if (await this.review(content.path)) return;
     const file = vscode.Uri.file(content.path);
     const name = path.basename(content.path);
     // One left document per file, so repeated opens reuse one diff tab.

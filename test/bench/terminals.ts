@@ -27,8 +27,8 @@ const live = (): void => { collectGarbage(); collectGarbage(); };
 
 async function hundredMegabytes(dir: string): Promise<void> {
   const limit = 64 * 1024;
-  const t = new NodeTerminals(() => dir);
-  await t.waitForExit("s", await t.create({ sessionId: "s", command: "head -c 1048576 /dev/zero | tr '\\0' 'x'", outputByteLimit: limit }));
+  const t = new NodeTerminals();
+  await t.waitForExit("s", await t.create({ sessionId: "s", sessionCwd: dir, command: "head -c 1048576 /dev/zero | tr '\\0' 'x'", outputByteLimit: limit }));
   live();
   const base = held();
   let peakLive = 0;
@@ -45,7 +45,7 @@ async function hundredMegabytes(dir: string): Promise<void> {
     }
   })();
   const started = Date.now();
-  const id = await t.create({ sessionId: "s", command: "head -c 104857600 /dev/zero | tr '\\0' 'x'", outputByteLimit: limit });
+  const id = await t.create({ sessionId: "s", sessionCwd: dir, command: "head -c 104857600 /dev/zero | tr '\\0' 'x'", outputByteLimit: limit });
   await t.waitForExit("s", id);
   const elapsed = Date.now() - started;
   sampling = false;
@@ -59,9 +59,9 @@ async function hundredMegabytes(dir: string): Promise<void> {
 }
 
 async function hundredReleased(dir: string): Promise<void> {
-  const t = new NodeTerminals(() => dir);
+  const t = new NodeTerminals();
   const ids = await Promise.all(Array.from({ length: 100 }, (_, i) =>
-    t.create({ sessionId: "s", command: `echo $$ > pid-${i}; sleep 60 & echo $! > child-${i}; echo started-${i}; wait` })));
+    t.create({ sessionId: "s", sessionCwd: dir, command: `echo $$ > pid-${i}; sleep 60 & echo $! > child-${i}; echo started-${i}; wait` })));
   for (const [i, id] of ids.entries()) await until(async () => (await t.output("s", id)).output.includes(`started-${i}`), `terminal ${i} to start`, 20_000);
   const pids = ids.flatMap((_, i) => [`pid-${i}`, `child-${i}`].map((f) => Number(readFileSync(path.join(dir, f), "utf8"))));
   const started = Date.now();
@@ -72,8 +72,8 @@ async function hundredReleased(dir: string): Promise<void> {
 }
 
 async function killLatency(dir: string): Promise<void> {
-  const t = new NodeTerminals(() => dir);
-  const id = await t.create({ sessionId: "s", command: "echo started; sleep 30 & wait" });
+  const t = new NodeTerminals();
+  const id = await t.create({ sessionId: "s", sessionCwd: dir, command: "echo started; sleep 30 & wait" });
   await until(async () => (await t.output("s", id)).output.includes("started"), "the command to start");
   const started = Date.now();
   await t.kill("s", id);

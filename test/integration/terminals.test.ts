@@ -222,11 +222,16 @@ describe("terminals", function () {
     let opened = 0;
     let closed = 0;
     let maxOpen = 0;
+    let maxOwn = 0;
+    const mirrors = (await api())._test.terminals;
     const watch = [
       vscode.window.onDidOpenTerminal(() => { opened++; }),
       vscode.window.onDidCloseTerminal(() => { closed++; }),
     ];
-    const sampler = setInterval(() => { maxOpen = Math.max(maxOpen, vscode.window.terminals.length); }, 20);
+    const sampler = setInterval(() => {
+      maxOpen = Math.max(maxOpen, vscode.window.terminals.length);
+      maxOwn = Math.max(maxOwn, mirrors.openTerminals);
+    }, 20);
     const { r, elapsed, settled } = await (async () => {
       const started = Date.now();
       const result = await run("HundredRunner", { turns: [steps] });
@@ -242,11 +247,13 @@ describe("terminals", function () {
     try {
       for (let i = 0; i < 100; i++) assert.ok(r.text.includes(`terminal:0:result-${i}\n`), `command ${i}'s result reached the agent`);
       const open = vscode.window.terminals.map((t) => t.name);
-      log(`      100 commands, one after another: turn ${(elapsed / 1000).toFixed(1)} s (${(elapsed / 100).toFixed(0)} ms per command); terminals opened ${opened}, closed ${closed}, open at most ${maxOpen}, open now ${open.length}; the workbench settled ${(settled / 1000).toFixed(1)} s after the turn`);
+      log(`      100 commands, one after another: turn ${(elapsed / 1000).toFixed(1)} s (${(elapsed / 100).toFixed(0)} ms per command); terminals opened ${opened}, closed ${closed}, open at most ${maxOwn} (the workbench listed at most ${maxOpen}), open now ${open.length}; the workbench settled ${(settled / 1000).toFixed(1)} s after the turn`);
       const keepOpen = vscode.workspace.getConfiguration("agentThoughts").get<number>("terminals.keepOpen") ?? 0;
       assert.ok(keepOpen >= 1 && keepOpen <= 20, `keepOpen ${keepOpen}`);
-      // vscode.window.terminals drops a closed terminal once the workbench confirms: +1 meanwhile.
-      assert.ok(maxOpen <= keepOpen + 1, `at most ${keepOpen} terminals at a time (+1 while one closes), saw ${maxOpen}`);
+      assert.ok(maxOwn <= keepOpen, `at most ${keepOpen} terminals open at a time, saw ${maxOwn}`);
+      // vscode.window.terminals drops a disposed terminal only once the workbench confirms; on a
+      // loaded machine a second close may still be on its way when the next terminal opens.
+      assert.ok(maxOpen <= keepOpen + 2, `the workbench listed at most ${keepOpen} terminals (+2 closing), saw ${maxOpen}`);
       assert.ok(open.length <= keepOpen, `${open.length} open`);
       assert.ok(open.includes("Command 99"), `the last command's terminal is open: ${open.join(", ")}`);
       // The newest finished commands keep their output for Show terminal; older ones let it go.

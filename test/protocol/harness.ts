@@ -56,7 +56,7 @@ export async function harness(scenario: Scenario, extraEnv: Record<string, strin
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "at-proto-"));
   const logger = new MemoryLogger();
   const permissions = new ScriptedPermissions();
-  const terminals = new NodeTerminals(() => dir);
+  const terminals = new NodeTerminals();
   const ports: ClientPorts = { fs: new DiskFs(), permission: permissions, terminal: terminals, logger };
   const spec: AgentSpec = { name: "Scripted", command: process.execPath, args: [AGENT_JS], env: { [SCENARIO_ENV]: JSON.stringify(scenario), ...extraEnv }, cwd: dir };
   const connections: AgentConnection[] = [];

@@ -30,10 +30,11 @@ describe("NodeTerminals", () => {
   it("a character split across output chunks reaches the mirror whole; an agent's outputByteLimit is capped", async () => {
     const seen: string[] = [];
     const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "at-term-utf8-")));
-    const t = new NodeTerminals(() => dir, { output: (_id, text) => seen.push(text) });
+    const t = new NodeTerminals();
+    t.listen({ output: (_id, text) => seen.push(text) });
     try {
       // "€" is e2 82 ac: print its first byte, pause, then the rest.
-      const id = await t.create({ sessionId: "s", command: "printf '\\342'; sleep 0.2; printf '\\202\\254ok'", outputByteLimit: 2 ** 40 });
+      const id = await t.create({ sessionId: "s", sessionCwd: dir, command: "printf '\\342'; sleep 0.2; printf '\\202\\254ok'", outputByteLimit: 2 ** 40 });
       await t.waitForExit("s", id);
       assert.equal(seen.join(""), "€ok");
       assert.ok(!seen.some((x) => x.includes("\ufffd")), `no replacement characters: ${JSON.stringify(seen)}`);
@@ -47,8 +48,9 @@ describe("NodeTerminals", () => {
 
   it("kill ends a running command (and its children); release frees the id", async () => {
     const seen: string[] = [];
-    const t = new NodeTerminals(() => os.tmpdir(), { output: (_id, text) => seen.push(text) });
-    const id = await t.create({ sessionId: "s", command: "echo started; sleep 30 & wait" });
+    const t = new NodeTerminals();
+    t.listen({ output: (_id, text) => seen.push(text) });
+    const id = await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: "echo started; sleep 30 & wait" });
     const deadline = Date.now() + 5000;
     while (!seen.join("").includes("started") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await t.kill("s", id);
@@ -63,8 +65,8 @@ describe("NodeTerminals", () => {
   });
 
   it("release of a running command kills it; other sessions cannot touch a terminal", async () => {
-    const t = new NodeTerminals(() => os.tmpdir());
-    const id = await t.create({ sessionId: "s", command: process.execPath, args: ["-e", "setInterval(() => {}, 1000); console.log(process.pid)"] });
+    const t = new NodeTerminals();
+    const id = await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: process.execPath, args: ["-e", "setInterval(() => {}, 1000); console.log(process.pid)"] });
     let pid = 0;
     const deadline = Date.now() + 5000;
     while (!pid && Date.now() < deadline) {
@@ -82,8 +84,8 @@ describe("NodeTerminals", () => {
 });
 
 /** Runs a shell command to its end and returns what it printed. */
-async function run(t: NodeTerminals, command: string, extra: { cwd?: string; env?: { name: string; value: string }[] } = {}): Promise<string> {
-  const id = await t.create({ sessionId: "s", command, ...extra });
+async function run(t: NodeTerminals, sessionCwd: string, command: string, extra: { cwd?: string; env?: { name: string; value: string }[] } = {}): Promise<string> {
+  const id = await t.create({ sessionId: "s", sessionCwd, command, ...extra });
   await t.waitForExit("s", id);
   const { output } = await t.output("s", id);
   await t.release("s", id);
@@ -128,10 +130,10 @@ describe("NodeTerminals: PATH from the agent", () => {
   it("a command run with PATH=\"\" still finds the user's tools", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "at-env-"));
     const logged: string[] = [];
-    const t = new NodeTerminals(() => dir, {}, { baseEnv: { PATH: USER_PATH }, logger: { info: (m) => logged.push(m), warn: (m) => logged.push(m) } });
+    const t = new NodeTerminals({ baseEnv: { PATH: USER_PATH }, logger: { info: (m) => logged.push(m), warn: (m) => logged.push(m) } });
     try {
-      assert.equal(await run(t, "printf %s \"$PATH\"", { env: [{ name: "PATH", value: "" }] }), USER_PATH);
-      assert.equal(await run(t, "printf %s \"$PATH\"", { env: [{ name: "PATH", value: "/agent/bin" }] }), ["/agent/bin", USER_PATH].join(path.delimiter));
+      assert.equal(await run(t, dir, "printf %s \"$PATH\"", { env: [{ name: "PATH", value: "" }] }), USER_PATH);
+      assert.equal(await run(t, dir, "printf %s \"$PATH\"", { env: [{ name: "PATH", value: "/agent/bin" }] }), ["/agent/bin", USER_PATH].join(path.delimiter));
       assert.match(logged.join("\n"), /empty PATH/);
     } finally {
       t.dispose();
@@ -154,7 +156,7 @@ describe("NodeTerminals: where commands may run", () => {
     for (const d of [path.join(ws, "sub"), other, path.join(root, "outside"), path.join(root, "ws-sibling")]) mkdirSync(d, { recursive: true });
     symlinkSync(path.join(root, "outside"), path.join(ws, "escape"));
     symlinkSync(path.join(ws, "sub"), path.join(root, "outside", "back-in"));
-    t = new NodeTerminals(() => ws, {}, { allowedRoots: () => [other], logger: { info: () => undefined, warn: (m) => warnings.push(m) } });
+    t = new NodeTerminals({ allowedRoots: () => [other], logger: { info: () => undefined, warn: (m) => warnings.push(m) } });
   });
   after(() => {
     t.dispose();
@@ -162,17 +164,17 @@ describe("NodeTerminals: where commands may run", () => {
   });
 
   it("runs in the session folder, a folder below it (relative cwds resolve against it) and another workspace folder", async () => {
-    assert.equal(await run(t, "pwd -P"), `${ws}\n`, "no cwd: the session folder");
-    assert.equal(await run(t, "pwd -P", { cwd: "sub" }), `${path.join(ws, "sub")}\n`);
-    assert.equal(await run(t, "pwd -P", { cwd: `${ws}/sub/../sub/.` }), `${path.join(ws, "sub")}\n`);
-    assert.equal(await run(t, "pwd -P", { cwd: other }), `${other}\n`);
+    assert.equal(await run(t, ws, "pwd -P"), `${ws}\n`, "no cwd: the session folder");
+    assert.equal(await run(t, ws, "pwd -P", { cwd: "sub" }), `${path.join(ws, "sub")}\n`);
+    assert.equal(await run(t, ws, "pwd -P", { cwd: `${ws}/sub/../sub/.` }), `${path.join(ws, "sub")}\n`);
+    assert.equal(await run(t, ws, "pwd -P", { cwd: other }), `${other}\n`);
     // A symlink from outside that points back in is judged by where it leads.
-    assert.equal(await run(t, "pwd -P", { cwd: path.join(root, "outside", "back-in") }), `${path.join(ws, "sub")}\n`);
+    assert.equal(await run(t, ws, "pwd -P", { cwd: path.join(root, "outside", "back-in") }), `${path.join(ws, "sub")}\n`);
   });
 
   const refused = async (cwd: string, message: RegExp): Promise<void> => {
     const before = warnings.length;
-    await assert.rejects(t.create({ sessionId: "s", command: "echo should not run", cwd }), (err: unknown) => {
+    await assert.rejects(t.create({ sessionId: "s", sessionCwd: ws, command: "echo should not run", cwd }), (err: unknown) => {
       assert.ok(err instanceof RequestError, String(err));
       assert.equal(err.code, -32602);
       assert.match(err.message, message);

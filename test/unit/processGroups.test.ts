@@ -47,7 +47,7 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
   const started: number[] = [];
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), "at-groups-"));
-    t = new NodeTerminals(() => os.tmpdir());
+    t = new NodeTerminals();
   });
   afterEach(async () => {
     t.dispose();
@@ -57,7 +57,7 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
   });
 
   it("a command that leaves `sleep &` behind reports its exit promptly, and the background process is gone", async () => {
-    const id = await t.create({ sessionId: "s", command: "sleep 300 & echo $!; echo hi" });
+    const id = await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: "sleep 300 & echo $!; echo hi" });
     const bg = await printedPid(t, id);
     started.push(bg);
     const exit = await within(3000, t.waitForExit("s", id), "the exit of a command whose shell has ended");
@@ -69,7 +69,7 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
   it("a background process that ignores SIGTERM and holds no pipe is killed after the grace period", async () => {
     const ready = path.join(dir, "ready.pid");
     // The command ends once the child ignores SIGTERM (so its end cannot beat the trap).
-    const id = await t.create({ sessionId: "s", command: `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' >/dev/null 2>&1 & while [ ! -s ${ready} ]; do sleep 0.05; done` });
+    const id = await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' >/dev/null 2>&1 & while [ ! -s ${ready} ]; do sleep 0.05; done` });
     const bg = await pidIn(ready);
     started.push(bg);
     await within(3000, t.waitForExit("s", id), "the exit");
@@ -79,7 +79,7 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
 
   it("kill of a running command ends its children that ignore SIGTERM", async () => {
     const ready = path.join(dir, "ready.pid");
-    const id = await t.create({ sessionId: "s", command: `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' & wait` });
+    const id = await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: `sh -c 'trap "" TERM; echo $$ > ${ready}; exec sleep 300' & wait` });
     const bg = await pidIn(ready);
     started.push(bg);
     await t.kill("s", id);
@@ -89,7 +89,7 @@ const within = async <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
 
   (process.platform === "linux" ? it : it.skip)("kill of a running command also ends what it started in a session of its own (setsid)", async () => {
     const script = "const c = require('child_process').spawn('sleep', ['300'], { detached: true, stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000);";
-    const id = await t.create({ sessionId: "s", command: process.execPath, args: ["-e", script] });
+    const id = await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: process.execPath, args: ["-e", script] });
     const escaped = await printedPid(t, id);
     started.push(escaped);
     await t.kill("s", id);

@@ -28,8 +28,9 @@ describe("terminals under load", function () {
   it("a command printing 16 MB: output() keeps ≤ outputByteLimit, flagged truncated, ending with the real tail; the listener sees it all", async () => {
     const limit = 64 * 1024;
     let streamed = 0;
-    const t = new NodeTerminals(() => dir, { output: (_id, text) => { streamed += text.length; } });
-    const id = await t.create({ sessionId: "s", command: "head -c 16777216 /dev/zero | tr '\\0' 'x'; printf '\\nthe real last line 7f3a\\n'", outputByteLimit: limit });
+    const t = new NodeTerminals();
+    t.listen({ output: (_id, text) => { streamed += text.length; } });
+    const id = await t.create({ sessionId: "s", sessionCwd: dir, command: "head -c 16777216 /dev/zero | tr '\\0' 'x'; printf '\\nthe real last line 7f3a\\n'", outputByteLimit: limit });
     const exit = await t.waitForExit("s", id);
     const out = await t.output("s", id);
     await t.release("s", id);
@@ -43,9 +44,9 @@ describe("terminals under load", function () {
   });
 
   it("100 terminals at once all run and exit with the right output; releasing leaves no process", async () => {
-    const t = new NodeTerminals(() => dir);
+    const t = new NodeTerminals();
     const ids = await Promise.all(Array.from({ length: 100 }, (_, i) =>
-      t.create({ sessionId: "s", command: `echo $$ > pid-${i}; sleep 0.2 & echo $! > child-${i}; wait; echo result-${i}` })));
+      t.create({ sessionId: "s", sessionCwd: dir, command: `echo $$ > pid-${i}; sleep 0.2 & echo $! > child-${i}; wait; echo result-${i}` })));
     assert.equal(new Set(ids).size, 100);
     const exits = await Promise.all(ids.map((id) => t.waitForExit("s", id)));
     assert.deepEqual(exits.map((e) => e.exitCode), Array(100).fill(0));
@@ -60,9 +61,9 @@ describe("terminals under load", function () {
   });
 
   it("100 long-running terminals at once: releasing them stops every shell and its children", async () => {
-    const t = new NodeTerminals(() => dir);
+    const t = new NodeTerminals();
     const ids = await Promise.all(Array.from({ length: 100 }, (_, i) =>
-      t.create({ sessionId: "s", command: `echo $$ > pid-${i}; sleep 60 & echo $! > child-${i}; echo started-${i}; wait` })));
+      t.create({ sessionId: "s", sessionCwd: dir, command: `echo $$ > pid-${i}; sleep 60 & echo $! > child-${i}; echo started-${i}; wait` })));
     for (const [i, id] of ids.entries()) await until(async () => (await t.output("s", id)).output.includes(`started-${i}`), `terminal ${i} to start`, 20_000);
     const pids = ids.flatMap((_, i) => [`pid-${i}`, `child-${i}`].map((f) => Number(readFileSync(path.join(dir, f), "utf8"))));
     assert.equal(pids.filter(alive).length, 200, "all 100 shells and their children run");
