@@ -9,14 +9,13 @@ import { SessionManager } from "./acp/sessionManager";
 import type { AgentThoughtsApi, StreamOptions } from "./api";
 import type { ContentBlock } from "./shared/events";
 import { AgentChanges } from "./vscode/agentChanges";
-import { AgentRegistry } from "./vscode/agents";
+import { AgentRegistry, clientOptions } from "./vscode/agents";
 import { VscodeFileSystem } from "./vscode/fileSystem";
 import { WorkspaceGuard } from "./vscode/guard";
 import { AgentLinks } from "./vscode/links";
 import { Checkpoints, registerCheckpointCommands } from "./vscode/checkpoints";
 import { Modal } from "./vscode/modal";
 import { SettingsGuard } from "./vscode/settingsGuard";
-import { plainText } from "./core/plainText";
 import { ChannelLogger, EventTranscript } from "./vscode/logger";
 import { PermissionBroker, registerPermissionCommands } from "./vscode/permissionBroker";
 import { registerProposalCommands, registerReviewCommands } from "./vscode/reviewCommands";
@@ -57,24 +56,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const checkpoints = new Checkpoints(context.storageUri?.fsPath, context.workspaceState, logger, changes);
   const manager = new SessionManager(
     { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, permission: broker, terminal: terminals, logger, checkpoint: checkpoints },
-    {
-      clientName: "agent-thoughts",
-      clientVersion: version,
-      // Read at each start, so a changed setting applies to the next agent started.
-      get initializeTimeoutMs() {
-        return Math.max(1, vscode.workspace.getConfiguration("agentThoughts").get<number>("initializeTimeoutSeconds") ?? 60) * 1000;
-      },
-      // Read at each cancel.
-      get cancelTimeoutMs() {
-        // At most a minute, whoever set it: a workspace must not be able to make Stop wait forever.
-        return Math.min(60, Math.max(0.1, vscode.workspace.getConfiguration("agentThoughts").get<number>("cancelTimeoutSeconds") ?? 5)) * 1000;
-      },
-      resolveAgent: (name) => registry.resolve(name),
-      chooseAuthMethod: async (agentName, methods) => {
-        const pick = await vscode.window.showQuickPick(methods.map((m) => ({ label: plainText(m.name), detail: m.description, id: m.id })), { title: `${agentName} needs you to sign in`, ignoreFocusOut: true });
-        return pick?.id;
-      },
-    },
+    clientOptions(registry, version),
   );
   const transcript = new EventTranscript(channel);
   const controller = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger), checkpoints);

@@ -112,10 +112,6 @@ export class ProcessGroup {
     if (!this.done) tracked.add(this);
   }
 
-  get pid(): number | undefined {
-    return this.proc.pid;
-  }
-
   private get leaderRuns(): boolean {
     return this.proc.exitCode === null && this.proc.signalCode === null;
   }

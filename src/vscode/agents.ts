@@ -7,6 +7,8 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { z } from "zod";
 import type { AgentSpec, Logger } from "../acp/ports";
+import type { SessionManagerOptions } from "../acp/sessionManager";
+import { plainText } from "../core/plainText";
 
 export const DEMO_AGENT = "Demo";
 
@@ -92,4 +94,26 @@ export class AgentRegistry {
     if (!a) throw new Error(`No agent named "${wanted}" in the agentThoughts.agents setting (known: ${this.names().join(", ")}).`);
     return { name: a.name, command: expand(a.command), args: (a.args ?? []).map(expand), env: a.env ?? {}, cwd: a.cwd ? expand(a.cwd) : workspaceCwd() };
   }
+}
+
+/** How the session manager starts agents: from these settings, read at each use so a changed setting applies next time. */
+export function clientOptions(registry: AgentRegistry, version: string): SessionManagerOptions {
+  const settings = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration("agentThoughts");
+  return {
+    clientName: "agent-thoughts",
+    clientVersion: version,
+    // Read at each start.
+    get initializeTimeoutMs() {
+      return Math.max(1, settings().get<number>("initializeTimeoutSeconds") ?? 60) * 1000;
+    },
+    // Read at each cancel. At most a minute, whoever set it: a workspace must not be able to make Stop wait forever.
+    get cancelTimeoutMs() {
+      return Math.min(60, Math.max(0.1, settings().get<number>("cancelTimeoutSeconds") ?? 5)) * 1000;
+    },
+    resolveAgent: (name) => registry.resolve(name),
+    chooseAuthMethod: async (agentName, methods) => {
+      const pick = await vscode.window.showQuickPick(methods.map((m) => ({ label: plainText(m.name), detail: m.description, id: m.id })), { title: `${agentName} needs you to sign in`, ignoreFocusOut: true });
+      return pick?.id;
+    },
+  };
 }

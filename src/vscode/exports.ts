@@ -87,12 +87,6 @@ export class TraceFile implements vscode.Disposable {
     this.stream?.write(stringifyJson(e) + "\n");
   }
 
-  /** Resolves when everything written so far is on disk. */
-  flushed(): Promise<void> {
-    const s = this.stream;
-    return s ? new Promise((resolve) => { if (s.writableLength === 0) resolve(); else s.once("drain", () => resolve()); }) : Promise.resolve();
-  }
-
   dispose(): void {
     this.sub.dispose();
     this.stream?.end();

@@ -442,10 +442,6 @@ export class ThoughtViewProvider implements vscode.WebviewViewProvider {
 
   constructor(private readonly controller: ThoughtPanelController) {}
 
-  get isVisible(): boolean {
-    return this.view?.visible ?? false;
-  }
-
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     const lifetime: vscode.Disposable[] = [];
