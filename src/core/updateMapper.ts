@@ -345,7 +345,7 @@ export class SessionUpdateMapper {
       // A fresh tool_call, an update for an id never announced, or a duplicate id after completion: a new card.
       out.push(...this.start(id, announced, fields, raw.toolCallId));
     } else {
-      if (announced) problems.push("duplicate tool_call for an open tool call id; treated as an update");
+      // A repeated tool_call for an open id (claude-code-acp announces calls again with more detail): an update, as Zed treats it.
       known.seen.push(fields);
       out.push({ kind: "tool_update", toolCallId: id, ...fields });
       if (fields.status) known.status = fields.status;

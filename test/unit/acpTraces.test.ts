@@ -25,11 +25,10 @@ const KNOWN_UPDATES = new Set([
 ]);
 
 /**
- * The one report the mapper makes on purpose for a known kind: claude-code-acp announces some tool
- * calls twice (`tool_call` again while the first is open). It is mapped as an update, and the
- * deviation is reported next to it. Anything else unknown for a known kind fails.
+ * Reports the mapper makes on purpose for a known kind (none today: claude-code-acp's repeated
+ * `tool_call` for an open call is an update, shown as nothing else). Anything unknown for a known kind fails.
  */
-const DELIBERATE_REPORTS = ["duplicate tool_call for an open tool call id; treated as an update"];
+const DELIBERATE_REPORTS: string[] = [];
 
 interface RpcMessage { id?: string | number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: unknown }
 interface TraceLine { ms: number; dir?: "client->agent" | "agent->client"; kind?: string; msg?: RpcMessage }
