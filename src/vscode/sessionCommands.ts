@@ -30,11 +30,21 @@ export interface SessionUi {
   showLog(): void;
 }
 
+/**
+ * The 1-based lines a selection covers: one that ends at the start of a line (whole lines selected
+ * with Shift+Down) does not cover that line.
+ */
+export function selectedLines(range: vscode.Range): { first: number; last: number } {
+  const endsAtLineStart = range.end.character === 0 && range.end.line > range.start.line;
+  return { first: range.start.line + 1, last: range.end.line + (endsAtLineStart ? 0 : 1) };
+}
+
 /** An embedded resource for a document range (1-based lines in the URI fragment, as editors link them). */
 export function selectionResource(doc: vscode.TextDocument, range?: vscode.Range): ContentBlock {
   const whole = !range || range.isEmpty;
   const text = whole ? doc.getText() : doc.getText(range);
-  const uri = doc.uri.toString() + (whole ? "" : `#L${range.start.line + 1}-L${range.end.line + 1}`);
+  const lines = whole ? undefined : selectedLines(range);
+  const uri = doc.uri.toString() + (lines ? `#L${lines.first}-L${lines.last}` : "");
   return { type: "resource", resource: { uri, text, mimeType: `text/x-${doc.languageId}` } };
 }
 
@@ -136,7 +146,8 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
         return undefined;
       }
       const sel = editor.selection;
-      const lines = sel.isEmpty ? "" : `:${sel.start.line + 1}-${sel.end.line + 1}`;
+      const span = selectedLines(sel);
+      const lines = sel.isEmpty ? "" : `:${span.first}-${span.last}`;
       const text = typeof questionArg === "string" ? questionArg : await question(`Ask ${registry.defaultName()} about ${path.basename(editor.document.fileName)}${lines}`);
       if (!text) return undefined;
       return ask([{ type: "text", text }, selectionResource(editor.document, sel)]);

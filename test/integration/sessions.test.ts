@@ -37,6 +37,11 @@ describe("session commands", function () {
     assert.match(r.text, /what does this do\?/);
     assert.ok(r.text.includes(`${vscode.Uri.file(file).toString()}#L1-L2`), r.text);
     assert.ok(r.text.includes(first2), "the selected text reached the agent");
+    // Whole lines selected with Shift+Down end at column 0 of the next line, which is not part of it.
+    editor.selection = new vscode.Selection(0, 0, 3, 0);
+    const lines13 = await vscode.commands.executeCommand<TurnResult>("agentThoughts.askAboutSelection", "and these?");
+    assert.ok(lines13.text.includes(`${vscode.Uri.file(file).toString()}#L1-L3`), lines13.text);
+    assert.ok(!lines13.text.includes("#L1-L4"), lines13.text);
     const whole = await vscode.commands.executeCommand<TurnResult>("agentThoughts.askAboutFile", vscode.Uri.file(file), "review it");
     assert.ok(whole.text.includes(fs.readFileSync(file, "utf8")), "the whole file reached the agent");
   });
