@@ -268,6 +268,8 @@ function setCuts(c: ToolEntry, e: { cuts?: Cuts } & Partial<Record<ToolCutField,
 }
 
 const isFinal = (s: ToolViewStatus): boolean => s === "completed" || s === "failed" || s === "rejected" || s === "canceled";
+/** A call the user rejected or whose turn was cancelled stays so when the agent then reports it failed (it did not run, or was stopped). */
+const stoppedByUser = (s: ToolViewStatus): boolean => s === "rejected" || s === "canceled";
 
 function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
   const v = session(d, s, e);
@@ -347,7 +349,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       if (!c) return;
       if (e.title !== undefined) c.title = e.title;
       if (e.toolKind !== undefined) c.toolKind = e.toolKind;
-      if (e.status !== undefined && !(isFinal(c.status) && (e.status === "pending" || e.status === "in_progress"))) {
+      if (e.status !== undefined && !(isFinal(c.status) && (e.status === "pending" || e.status === "in_progress")) && !(stoppedByUser(c.status) && e.status === "failed")) {
         if (c.status !== "awaiting_permission" || e.status !== "pending") c.status = e.status;
       }
       if (e.content !== undefined) c.content = e.content;
@@ -361,7 +363,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
     case "tool_done": {
       const c = tool(d, v, e.toolCallId);
       if (!c) return;
-      if (!(c.status === "rejected" && e.outcome !== "completed")) c.status = e.outcome;
+      if (!(stoppedByUser(c.status) && e.outcome !== "completed")) c.status = e.outcome;
       c.endedAt = e.at;
       if (e.rawOutput !== undefined) c.rawOutput = e.rawOutput;
       setCuts(c, e, ["rawOutput"]);

@@ -34,6 +34,29 @@ describe("view model reducer", () => {
     ]);
   }
 
+  it("a call the user rejected, or whose permission the turn's cancel answered, stays rejected / canceled when the agent then reports it failed", () => {
+    let s = turnOne();
+    s = reduce(s, [
+      ev({ kind: "permission_outcome", requestId: "p1", toolCallId: "t1", outcome: { outcome: "selected", optionId: "r" }, by: "user" }, 1),
+      ev({ kind: "tool_update", toolCallId: "t1", status: "failed" }, 1),
+      ev({ kind: "tool_done", toolCallId: "t1", outcome: "failed" }, 1),
+      ev({ kind: "tool_start", toolCallId: "t2", announced: true, title: "Write", toolKind: "edit", status: "pending" }, 1),
+      ev({ kind: "permission_request", requestId: "p2", toolCallId: "t2", title: "Write", options: [{ optionId: "a", name: "Allow", kind: "allow_once" }], toolCall: {} }, 1),
+      ev({ kind: "permission_outcome", requestId: "p2", toolCallId: "t2", outcome: { outcome: "cancelled" }, by: "cancel" }, 1),
+      ev({ kind: "tool_update", toolCallId: "t2", status: "failed" }, 1),
+      ev({ kind: "tool_done", toolCallId: "t2", outcome: "failed" }, 1),
+      ev({ kind: "tool_start", toolCallId: "t3", announced: true, title: "Run", toolKind: "execute", status: "in_progress" }, 1),
+      ev({ kind: "tool_update", toolCallId: "t3", status: "failed" }, 1),
+    ]);
+    const status = (id: string): string | undefined => {
+      for (const t of s.sessions.s1!.turns) for (const e of t.entries) if (e.type === "tool" && e.toolCallId === id) return e.status;
+      return undefined;
+    };
+    assert.equal(status("t1"), "rejected");
+    assert.equal(status("t2"), "canceled");
+    assert.equal(status("t3"), "failed", "a call that really failed still shows failed");
+  });
+
   it("keeps a bounded tail of a command's streamed _meta output (100 MB in, the real end kept)", () => {
     let s = turnOne();
     const chunk = "x".repeat(64 * 1024 - 1) + "\n";
