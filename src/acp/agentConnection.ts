@@ -19,6 +19,7 @@ import { ProcessGroup } from "./processGroups";
 import { startProcess } from "./spawn";
 import { AgentError } from "./agentError";
 import { Emitter } from "../core/emitter";
+import { count } from "../core/words";
 
 export interface ConnectOptions {
   initializeTimeoutMs: number;
@@ -271,7 +272,7 @@ export class AgentConnection {
         const held = this.pendingUpdates.get(sessionId)?.length;
         if (held === undefined) return;
         this.ports.logger.warn(`[${this.spec.name}] updates for unknown session ${sessionId} (${held} so far) are held until that session appears`);
-        this.notice("warning", `${this.spec.name} sent updates for a session Agent Thoughts does not know`, `${held} update(s) for session "${truncate(sessionId, 100)}" are not shown; they are kept in case that session appears. Show Log has them.`);
+        this.notice("warning", `${this.spec.name} sent updates for a session Agent Thoughts does not know`, `${count(held, "update")} for session "${truncate(sessionId, 100)}" are not shown; they are kept in case that session appears. Show Log has them.`);
       }, UNKNOWN_SESSION_NOTICE_MS).unref?.();
     }
   }

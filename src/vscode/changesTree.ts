@@ -6,6 +6,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { summarize, type Hunk } from "../core/editReview";
 import type { TrackedFile } from "../core/editLedger";
+import { count } from "../core/words";
 
 export type ChangeNode = { kind: "file"; file: TrackedFile } | { kind: "hunk"; file: TrackedFile; hunk: Hunk };
 
@@ -37,7 +38,7 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangeNode>, vscode.
 
   private updateBadge(): void {
     const n = this.pending;
-    this.view.badge = n ? { value: n, tooltip: `${n} file(s) with agent changes to review` } : undefined;
+    this.view.badge = n ? { value: n, tooltip: `${count(n, "file")} with agent changes to review` } : undefined;
   }
 
   getTreeItem(node: ChangeNode): vscode.TreeItem {
@@ -49,7 +50,7 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangeNode>, vscode.
       item.description = `${folder ? path.dirname(path.relative(folder.uri.fsPath, f.path)).replace(/^\.$/, "") : path.dirname(f.path)}  +${s.added} −${s.removed} · ${s.state === "pending" ? "pending review" : s.state}`;
       const byCommand = f.origins[f.origins.length - 1]?.by === "command";
       if (byCommand) item.description += " · by a command";
-      item.tooltip = `${f.path}\n${s.hunks} pending hunk(s), +${s.added} −${s.removed}${f.base === null ? "\nCreated by the agent" : ""}${byCommand ? "\nChanged while the agent's turn ran, by a command it ran (or another program): seen by the turn's checkpoint" : ""}`;
+      item.tooltip = `${f.path}\n${count(s.hunks, "pending hunk")}, +${s.added} −${s.removed}${f.base === null ? "\nCreated by the agent" : ""}${byCommand ? "\nChanged while the agent's turn ran, by a command it ran (or another program): seen by the turn's checkpoint" : ""}`;
       item.contextValue = `agentChange.file.${s.state}${s.state === "undone" && f.base === null && f.deletedText !== undefined ? ".restorable" : ""}`;
       item.command = { command: "agentThoughts.openChange", title: "Open Diff", arguments: [f.path] };
       item.id = f.path;

@@ -18,6 +18,7 @@ import type { AgentChanges } from "./agentChanges";
 import { readCurrent, writeWholeText } from "./documents";
 import { realpathOrParentSync } from "./guard";
 import { ShadowGit, type FileChange } from "./shadowGit";
+import { count } from "../core/words";
 
 export const CHECKPOINTS_KEY = "agentThoughts.checkpoints.v1";
 /** Larger files are not offered for review when a command changed them. */
@@ -204,7 +205,7 @@ export class Checkpoints implements vscode.Disposable {
     const chosen = picked.map((p) => p.item);
     for (const it of chosen) await this.writeBack(it.folder, c.before[it.folder]!, it.file);
     this.lastRestore = { snapshot: now, items: chosen };
-    this.logger.info(`Restored ${chosen.length} file(s) to before turn ${c.turnId} of ${c.sessionId}`);
+    this.logger.info(`Restored ${count(chosen.length, "file")} to before turn ${c.turnId} of ${c.sessionId}`);
     void vscode.window.showInformationMessage(`Restored ${chosen.length} file${chosen.length === 1 ? "" : "s"} to before turn ${c.turnId}.`, "Undo Restore").then((choice) => {
       if (choice) void vscode.commands.executeCommand("agentThoughts.undoRestoreCheckpoint");
     });

@@ -10,6 +10,7 @@ import type { AgentChanges } from "./agentChanges";
 import { PROPOSAL_SCHEME } from "./diffDocuments";
 import type { Modal } from "./modal";
 import type { PermissionBroker } from "./permissionBroker";
+import { count } from "../core/words";
 
 /**
  * Allow / Reject in the title of a proposed-edit diff: answers the permission request that showed
@@ -79,7 +80,7 @@ export function registerReviewCommands(changes: AgentChanges, modal: Modal, reve
     vscode.commands.registerCommand("agentThoughts.undoAll", async () => {
       const n = changes.pendingFiles().length;
       if (n === 0) return;
-      const ok = await modal.ask(`Undo the agent's changes in ${n} file(s)?`, "Each file goes back to its text before the agent changed it; files the agent created are deleted.", "Undo All");
+      const ok = await modal.ask(`Undo the agent's changes in ${count(n, "file")}?`, "Each file goes back to its text before the agent changed it; files the agent created are deleted.", "Undo All");
       if (ok === "Undo All") await changes.undoAll();
     }),
     vscode.commands.registerCommand("agentThoughts.reviewChanges", async () => {

@@ -13,6 +13,7 @@ import type { TurnResult } from "../core/thoughtStream";
 import type { ViewState } from "../shared/viewModel";
 import type { AgentRegistry } from "./agents";
 import { plainText } from "../core/plainText";
+import { count } from "../core/words";
 
 /** What the session commands need of the thought panel. */
 export interface SessionUi {
@@ -126,7 +127,7 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
           return {
             label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${plainText(v.title ?? last?.prompt.slice(0, 60) ?? "New session")}`,
             description: `${plainText(v.agentName)}${v.restored ? " · saved transcript" : ""}${waiting ? " · waiting for you" : ""}`,
-            detail: `${v.turns.length} turn(s)${last ? ` · last ${new Date(last.startedAt).toLocaleString()}` : ""}`,
+            detail: `${count(v.turns.length, "turn")}${last ? ` · last ${new Date(last.startedAt).toLocaleString()}` : ""}`,
             sid,
           };
         }),

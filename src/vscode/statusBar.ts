@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import type { ThoughtEvent } from "../shared/events";
 import { plainText } from "../core/plainText";
 import type { AgentRegistry } from "./agents";
+import { count } from "../core/words";
 
 type Activity = { state: "idle" | "thinking" | "tool" | "waiting" | "ended"; detail?: string; waiting: number };
 
@@ -46,7 +47,7 @@ export class AgentStatusBar implements vscode.Disposable {
     const what = !a || a.state === "idle" ? "" : a.state === "thinking" ? " thinking…" : a.state === "tool" ? ` ${a.detail ?? "running a tool"}` : a.state === "waiting" ? " waiting for you" : " stopped";
     // The agent's tool title is agent text: no `$(icon)` of its own in the status bar.
     this.item.text = `${icon} ${plainText(name)}${plainText(what.length > 40 ? what.slice(0, 39) + "…" : what)}${waitingElsewhere ? ` (+${waitingElsewhere} waiting)` : ""}`;
-    this.item.tooltip = `Agent Thoughts: ${name}${what}${waitingElsewhere ? `\n${waitingElsewhere} other session(s) wait for you` : ""}\nClick to ${a?.state === "waiting" ? "answer" : "open the panel"}`;
+    this.item.tooltip = `Agent Thoughts: ${name}${what}${waitingElsewhere ? `\n${count(waitingElsewhere, "other session waits", "other sessions wait")} for you` : ""}\nClick to ${a?.state === "waiting" ? "answer" : "open the panel"}`;
     this.item.backgroundColor = a?.state === "waiting" || waitingElsewhere ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
     this.item.command = a?.state === "waiting" ? "agentThoughts.respondToPermission" : "agentThoughts.focusPrompt";
   }
