@@ -197,6 +197,18 @@ describe("the thought panel", function () {
     assert.equal((await asking.result).text, "kept build/");
   });
 
+  it("a thought that starts with blank lines shows no empty gap; its indentation stays", async () => {
+    await useAgent("Blanks", { turns: [[{ thought: "\n\n" }, { thought: " \r\n" }, { thought: "  Planning the change\n\nthen testing" }]] });
+    const a = await api();
+    await a.stream("plan it", { agent: "Blanks", newSession: true }).result;
+    const shown = await waitFor(() => {
+      const texts = document.querySelectorAll(".thought-text");
+      const t = texts[texts.length - 1]?.textContent ?? "";
+      return t.includes("then testing") ? t : undefined;
+    }, undefined, { view: "sidebar", what: "the thought" });
+    assert.equal(shown, "  Planning the change\n\nthen testing");
+  });
+
   it("never posts more than one message per frame to a view while the agent floods", async () => {
     await useAgent("Flood", { turns: [[{ flood: { count: 5000 } }]] });
     const a = await api();

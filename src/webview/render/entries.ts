@@ -33,6 +33,20 @@ const SEGMENT_SOFT = 8 * 1024;
 /** …or here even mid-line, so appending re-lays out one small block, not the whole thought. */
 const SEGMENT_HARD = 64 * 1024;
 
+/**
+ * The text without the blank lines it starts with (the first line's indentation stays). Scans only
+ * the leading whitespace and slices (no copy of a long streaming thought at every update).
+ */
+function withoutLeadingBlankLines(text: string): string {
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) start = i + 1;
+    else if (c !== 32 && c !== 9 && c !== 13) break;
+  }
+  return start === 0 ? text : text.slice(start);
+}
+
 class ThoughtComp implements EntryComp, Ticker {
   readonly el: HTMLElement;
   private readonly head: HTMLButtonElement;
@@ -71,11 +85,13 @@ class ThoughtComp implements EntryComp, Ticker {
     this.entry = entry;
     this.ctx = ctx;
     this.version = ctx.version;
-    if (entry.text !== this.src) this.syncText(entry.text);
+    if (withoutLeadingBlankLines(entry.text) !== this.src) this.syncText(entry.text);
     this.syncOpen();
   }
 
-  private syncText(text: string): void {
+  private syncText(full: string): void {
+    // Agents often open a thought with blank lines; they would show as an empty gap at the top.
+    const text = withoutLeadingBlankLines(full);
     if (extendsText(this.src, text)) {
       this.append(text.slice(this.src.length));
     } else {
