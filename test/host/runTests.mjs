@@ -189,6 +189,8 @@ try {
       case "fill": await (await webviewFrame(req.view)).fill(req.selector, req.text, { timeout: 10_000 }); return {};
       case "press": await (await webviewFrame(req.view)).press(req.selector, req.key, { timeout: 10_000 }); return {};
       case "keyboard": await page.keyboard.press(req.key); return {};
+      // The browser window's size (the workbench lays itself out again).
+      case "viewport": await page.setViewportSize({ width: req.width, height: req.height }); return {};
       // The workbench page itself (terminal panel, notifications), as an expression string.
       case "workbench": return { value: await page.evaluate(`(${req.fn})(${JSON.stringify(req.arg ?? null)})`) };
       case "frames": return { value: await Promise.all(page.frames().map(async (f) => `${f.isDetached() ? "detached " : ""}${f.url().slice(0, 160)} view=${await f.evaluate("document.body && document.body.dataset.agentThoughtsView || ''").catch(() => "?")} root=${await f.evaluate("String(!!document.getElementById('root') && document.getElementById('root').childElementCount)").catch(() => "?")}`)) };

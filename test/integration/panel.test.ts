@@ -7,7 +7,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { log, screenshot } from "./index";
-import { click, evaluate, fill, press, waitFor } from "./webview";
+import { click, evaluate, fill, press, viewport, waitFor } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
 
 
@@ -207,6 +207,49 @@ describe("the thought panel", function () {
       return t.includes("then testing") ? t : undefined;
     }, undefined, { view: "sidebar", what: "the thought" });
     assert.equal(shown, "  Planning the change\n\nthen testing");
+  });
+
+  it("the open question is pinned in sight at 1600×1000 however far the transcript scrolled, and keys answer it", async () => {
+    await viewport(1600, 1000);
+    try {
+      const chatter = Array.from({ length: 40 }, (_, i) => ({ message: `Step ${i}: looked at something worth a line or two of explanation.\n\n` }));
+      const ask = (id: string, title: string) => ({
+        permission: { toolCall: { toolCallId: id, title, kind: "execute", status: "pending" }, options: [{ optionId: "yes", name: "Allow", kind: "allow_once" }, { optionId: "always", name: "Always allow", kind: "allow_always" }, { optionId: "no", name: "Reject", kind: "reject_once" }] },
+        onSelected: { yes: [{ message: `${id} allowed` }], no: [{ message: `${id} rejected` }] },
+      });
+      await useAgent("Asker", { turns: [[...chatter, ask("run-1", "npm run deploy"), ask("run-2", "rm -rf build")]] });
+      const a = await api();
+      await vscode.commands.executeCommand("agentThoughts.panel.focus");
+      const turn = a.stream("deploy it", { agent: "Asker", newSession: true });
+      // Scrolled up, as someone reading back would be.
+      await waitFor(() => document.querySelector("#question:not([hidden]) [data-answer]") !== null, undefined, { view: "sidebar", what: "the pinned question" });
+      await evaluate(() => { const t = document.querySelector(".entries"); if (t) t.scrollTop = 0; }, undefined, "sidebar");
+      const seen = await waitFor(() => {
+        const b = document.querySelector<HTMLElement>('#question [data-answer="yes"]');
+        if (!b) return undefined;
+        const r = b.getBoundingClientRect();
+        const x = r.left + r.width / 2;
+        const y = r.top + r.height / 2;
+        const inView = r.width > 0 && r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth;
+        const top = document.elementFromPoint(x, y);
+        return inView && top !== null && b.contains(top) ? { title: document.querySelector("#question .question-title")?.textContent ?? "", always: document.querySelector('#question [data-answer="always"]')?.className ?? "" } : undefined;
+      }, undefined, { view: "sidebar", what: "the Allow button inside the visible panel, not covered", timeoutMs: 2000 });
+      assert.ok(seen);
+      assert.match(seen.title, /asks: npm run deploy/);
+      assert.match(seen.always, /always/, "an always option looks different");
+      await screenshot("test-results/question-1600x1000.png");
+      // 1 answers with the first option; the next question takes its place.
+      await press("#question", "1", "sidebar");
+      await waitFor(() => /asks: rm -rf build/.test(document.querySelector("#question .question-title")?.textContent ?? ""), undefined, { view: "sidebar", what: "the second question" });
+      // Escape in the question rejects.
+      await press("#question", "Escape", "sidebar");
+      const r = await turn.result;
+      assert.match(r.text, /run-1 allowed/);
+      assert.match(r.text, /run-2 rejected/);
+      await waitFor(() => document.querySelector("#question")?.hasAttribute("hidden") === true, undefined, { view: "sidebar", what: "the question gone once answered" });
+    } finally {
+      await viewport(1400, 900);
+    }
   });
 
   it("never posts more than one message per frame to a view while the agent floods", async () => {

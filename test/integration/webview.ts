@@ -28,6 +28,11 @@ export async function press(selector: string, key: string, view?: View): Promise
   assert.ok(await harnessRequest({ op: "press", selector, key, view }));
 }
 
+/** Sets the workbench window's size (1400×900 at the start of a run). */
+export async function viewport(width: number, height: number): Promise<void> {
+  assert.ok(await harnessRequest({ op: "viewport", width, height }));
+}
+
 /** Polls `fn(arg)` in the webview until it returns a truthy value; returns that value. */
 export async function waitFor<A, R>(fn: (arg: A) => R, arg?: A, opts: { timeoutMs?: number; view?: View; what?: string } = {}): Promise<R> {
   let last: R | undefined;

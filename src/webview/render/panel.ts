@@ -1,6 +1,6 @@
 /**
- * The whole panel: lays out header, banners, pinned plan, filter bar, transcript, prompt box and
- * live region once, then renders one frame at a time from the replica state — measuring the
+ * The whole panel: lays out header, banners, pinned plan, filter bar, transcript, the open
+ * question, prompt box and live region once, then renders one frame at a time from the replica state — measuring the
  * scroll position first, writing the DOM, running post-write work, and settling the scroll last.
  */
 import type { ThoughtEvent } from "../../shared/events";
@@ -14,6 +14,7 @@ import { runAfterLayout } from "./frame";
 import { Banners, Header } from "./header";
 import { PinnedPlan } from "./plan";
 import { PromptBox } from "./promptBox";
+import { PinnedQuestion } from "./question";
 import { ScrollKeeper } from "./scroll";
 import { Toolbar } from "./toolbar";
 import { TURN_WINDOW, Transcript } from "./transcript";
@@ -33,6 +34,7 @@ export class Panel {
   private readonly transcript: Transcript;
   private readonly scroll: ScrollKeeper;
   private readonly prompt: PromptBox;
+  private readonly question: PinnedQuestion;
   private readonly announcer = new Announcer();
   private ctxVersion = 0;
   private ctxInputs: [number, string] = [-1, ""];
@@ -51,6 +53,7 @@ export class Panel {
     }, invalidate);
     this.scroll = new ScrollKeeper(this.transcript.el, ui, invalidate);
     this.prompt = new PromptBox(ui, post);
+    this.question = new PinnedQuestion(post);
     root.classList.add("panel");
     root.replaceChildren(
       this.header.el,
@@ -58,6 +61,7 @@ export class Panel {
       this.plan.el,
       this.toolbar.el,
       h("main", { class: "transcript-wrap" }, this.transcript.el, this.scroll.jump),
+      this.question.el,
       this.prompt.el,
       this.announcer.el,
     );
@@ -85,6 +89,7 @@ export class Panel {
     this.transcript.render(session, ctx, session?.agentName ?? host.defaultAgent);
     this.toolbar.render(this.transcript.matches);
     toggleHidden(this.toolbar.el, !session);
+    this.question.render(session);
     this.prompt.render(session, host);
     this.announcer.flush();
     if (session && ctx && this.pendingReveal?.sessionId === session.sessionId) {

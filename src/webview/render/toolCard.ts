@@ -194,7 +194,7 @@ export class ToolCard implements EntryComp {
     if (!p.outcome) {
       const buttons = p.options.map((o) => {
         const allow = o.kind.startsWith("allow");
-        const b = button({ class: `perm-btn ${allow ? "primary" : "secondary reject"}`, icon: OPTION_ICON[o.kind] ?? (allow ? "check" : "close"), label: cleanInline(o.name, 80) });
+        const b = button({ class: `perm-btn ${allow ? "primary" : "secondary reject"}${o.kind === "allow_always" ? " always" : ""}`, icon: OPTION_ICON[o.kind] ?? (allow ? "check" : "close"), label: cleanInline(o.name, 80) });
         b.setAttribute("data-option-id", o.optionId);
         b.setAttribute("data-kind", o.kind);
         b.addEventListener("click", () => this.answer(p.requestId, o.optionId, b));

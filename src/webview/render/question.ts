@@ -1,0 +1,113 @@
+/**
+ * The open question, pinned above the prompt box: the oldest permission request of the session
+ * the panel shows, with the tool's title, why it always asks (if it does) and the agent's options
+ * — where the user's eyes are, however far the transcript has scrolled. Keys answer it: 1–9 pick
+ * an option while focus is not in a text field; in the question, Enter allows once and Escape
+ * rejects. "Always" options look different from "once" options. The card in the transcript keeps
+ * its own buttons; both answer the same request.
+ */
+import type { PermissionOption } from "../../shared/events";
+import type { SessionView, ToolEntry } from "../../shared/viewModel";
+import type { WebviewMessage } from "../../shared/protocol";
+import { button, cleanInline, h, icon, setText, toggleHidden } from "../dom";
+
+const OPTION_ICON: Record<PermissionOption["kind"], string> = { allow_once: "check", allow_always: "check-all", reject_once: "close", reject_always: "circle-slash" };
+const MAX_KEYED = 9;
+
+/** The oldest open request of a session and its tool card. */
+function oldestRequest(session: SessionView): { tool: ToolEntry; requestId: string; waiting: number } | undefined {
+  const open = Object.entries(session.pendingPermissions);
+  for (const [requestId, toolCallId] of open) {
+    const pos = session.toolIndex[toolCallId];
+    const entry = pos ? session.turns[pos[0]]?.entries[pos[1]] : undefined;
+    if (entry?.type === "tool" && entry.permission?.requestId === requestId && !entry.permission.outcome) return { tool: entry, requestId, waiting: open.length };
+  }
+  return undefined;
+}
+
+export class PinnedQuestion {
+  readonly el: HTMLElement;
+  private readonly title: HTMLElement;
+  private readonly more: HTMLElement;
+  private readonly guard: HTMLElement;
+  private readonly buttons: HTMLElement;
+  /** What is drawn: the session and request (redrawn only when they change). */
+  private drawn: { sessionId: string; requestId: string; options: readonly PermissionOption[]; title: string; guard: string | undefined } | undefined;
+  private sending = false;
+
+  constructor(private readonly post: (m: WebviewMessage) => void) {
+    this.title = h("span", { class: "question-title" });
+    this.more = h("span", { class: "question-more" });
+    this.guard = h("div", { class: "perm-guard", attrs: { role: "note" } });
+    this.buttons = h("div", { class: "perm-buttons" });
+    this.el = h("section", { id: "question", class: "question", attrs: { role: "group", "aria-label": "The agent asks for permission", tabindex: "0" } },
+      h("div", { class: "question-head" }, icon("shield"), this.title, this.more),
+      this.guard,
+      this.buttons,
+    );
+    this.el.hidden = true;
+    this.el.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && !(ev.target instanceof HTMLButtonElement)) this.answerKind(ev, ["allow_once"]);
+      else if (ev.key === "Escape") this.answerKind(ev, ["reject_once", "reject_always"]);
+    });
+    document.addEventListener("keydown", (ev) => {
+      if (!this.drawn || ev.altKey || ev.ctrlKey || ev.metaKey || ev.isComposing) return;
+      const t = ev.target;
+      if (t instanceof HTMLTextAreaElement || t instanceof HTMLInputElement || t instanceof HTMLSelectElement || (t instanceof HTMLElement && t.isContentEditable)) return;
+      const n = Number(ev.key);
+      if (!Number.isInteger(n) || n < 1 || n > Math.min(MAX_KEYED, this.drawn.options.length)) return;
+      ev.preventDefault();
+      this.answer(this.drawn.options[n - 1]!);
+    });
+  }
+
+  render(session: SessionView | undefined): void {
+    const open = session ? oldestRequest(session) : undefined;
+    toggleHidden(this.el, !open);
+    if (!session || !open) {
+      this.drawn = undefined;
+      return;
+    }
+    const p = open.tool.permission!;
+    setText(this.more, open.waiting > 1 ? `+${open.waiting - 1} more waiting` : "");
+    const d = this.drawn;
+    if (d && d.sessionId === session.sessionId && d.requestId === open.requestId && d.options === p.options && d.title === open.tool.title && d.guard === p.guard) return;
+    this.drawn = { sessionId: session.sessionId, requestId: open.requestId, options: p.options, title: open.tool.title, guard: p.guard };
+    this.sending = false;
+    setText(this.title, `${cleanInline(session.agentName, 60)} asks: ${cleanInline(open.tool.title, 200)}`);
+    toggleHidden(this.guard, !p.guard);
+    this.guard.replaceChildren(...(p.guard ? [icon("warning"), h("span", null, `Always asked: ${cleanInline(p.guard, 300)}. Check the diff in its card before you allow it.`)] : []));
+    this.buttons.replaceChildren(...p.options.map((o, i) => {
+      const allow = o.kind.startsWith("allow");
+      const always = o.kind.endsWith("always");
+      const b = button({ class: `perm-btn ${allow && !always ? "primary" : "secondary"}${always ? " always" : ""}${allow ? "" : " reject"}`, icon: OPTION_ICON[o.kind], label: cleanInline(o.name, 80) });
+      b.setAttribute("data-answer", o.optionId);
+      b.setAttribute("data-kind", o.kind);
+      if (i < MAX_KEYED) {
+        b.setAttribute("aria-keyshortcuts", String(i + 1));
+        b.append(h("kbd", { class: "key", attrs: { "aria-hidden": "true" } }, String(i + 1)));
+      }
+      b.title = `${o.kind.replace("_", " ")}${i < MAX_KEYED ? ` (${i + 1})` : ""}`;
+      b.addEventListener("click", () => this.answer(o));
+      return b;
+    }));
+  }
+
+  private answerKind(ev: KeyboardEvent, kinds: readonly PermissionOption["kind"][]): void {
+    const option = this.drawn && kinds.map((k) => this.drawn!.options.find((o) => o.kind === k)).find((o) => o !== undefined);
+    if (!option) return;
+    ev.preventDefault();
+    this.answer(option);
+  }
+
+  private answer(option: PermissionOption): void {
+    const d = this.drawn;
+    if (!d || this.sending) return;
+    this.sending = true;
+    for (const b of this.buttons.querySelectorAll("button")) {
+      b.disabled = true;
+      if (b.getAttribute("data-answer") === option.optionId) b.classList.add("chosen");
+    }
+    this.post({ type: "resolvePermission", sessionId: d.sessionId, requestId: d.requestId, optionId: option.optionId });
+  }
+}
