@@ -238,6 +238,15 @@ describe("the thought panel", function () {
       assert.match(seen.title, /asks: npm run deploy/);
       assert.match(seen.always, /always/, "an always option looks different");
       await screenshot("test-results/question-1600x1000.png");
+      // Looked at in both themes and at a smaller window too.
+      const config = vscode.workspace.getConfiguration("workbench");
+      for (const [name, theme, w, hgt] of [["dark", "Default Dark Modern", 1280, 800], ["light", "Default Light Modern", 1280, 800]] as const) {
+        await viewport(w, hgt);
+        await config.update("colorTheme", theme, vscode.ConfigurationTarget.Global);
+        await waitFor((cls: string) => document.body.classList.contains(cls) && document.querySelector("#question [data-answer]") !== null, `vscode-${name}`, { view: "sidebar", what: `the question in the ${name} theme` });
+        await screenshot(`test-results/question-${w}x${hgt}-${name}.png`);
+      }
+      await config.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
       // 1 answers with the first option; the next question takes its place.
       await press("#question", "1", "sidebar");
       await waitFor(() => /asks: rm -rf build/.test(document.querySelector("#question .question-title")?.textContent ?? ""), undefined, { view: "sidebar", what: "the second question" });

@@ -74,7 +74,9 @@ export class PinnedQuestion {
     if (d && d.sessionId === session.sessionId && d.requestId === open.requestId && d.options === p.options && d.title === open.tool.title && d.guard === p.guard) return;
     this.drawn = { sessionId: session.sessionId, requestId: open.requestId, options: p.options, title: open.tool.title, guard: p.guard };
     this.sending = false;
-    setText(this.title, `${cleanInline(session.agentName, 60)} asks: ${cleanInline(open.tool.title, 200)}`);
+    const title = `${cleanInline(session.agentName, 60)} asks: ${cleanInline(open.tool.title, 200)}`;
+    setText(this.title, title);
+    this.title.title = title;
     toggleHidden(this.guard, !p.guard);
     this.guard.replaceChildren(...(p.guard ? [icon("warning"), h("span", null, `Always asked: ${cleanInline(p.guard, 300)}. Check the diff in its card before you allow it.`)] : []));
     this.buttons.replaceChildren(...p.options.map((o, i) => {
