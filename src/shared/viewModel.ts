@@ -140,7 +140,11 @@ function interrupted(s: SessionView, t: TurnView): TurnView {
     const at = e.type === "thought" || e.type === "tool" ? e.endedAt ?? e.startedAt : e.at;
     last = Math.max(last, at);
     if (e.type === "thought" && e.endedAt === undefined) return { ...e, endedAt: e.startedAt };
-    if (e.type === "tool" && OPEN_TOOL.has(e.status)) return { ...e, status: "canceled" };
+    if (e.type === "tool" && (OPEN_TOOL.has(e.status) || (e.permission && !e.permission.outcome))) {
+      // Nobody can answer a question of a turn that is over: no live buttons after a reload.
+      const permission = e.permission && !e.permission.outcome ? { ...e.permission, outcome: { outcome: "cancelled" as const }, by: "cancel" as const } : e.permission;
+      return { ...e, ...(OPEN_TOOL.has(e.status) ? { status: "canceled" as const } : {}), ...(permission ? { permission } : {}) };
+    }
     return e;
   });
   return { ...t, entries, endedAt: last, failed: `Interrupted: VS Code reloaded or closed while ${agentIdOf(s)} was working on this turn` };

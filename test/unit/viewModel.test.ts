@@ -34,6 +34,15 @@ describe("view model reducer", () => {
     ]);
   }
 
+  it("a session read back after a reload mid-question has no question left to answer", () => {
+    const s = markRestored(turnOne(), ["s1"]);
+    const card = s.sessions.s1!.turns[0]!.entries.find((e) => e.type === "tool");
+    assert.ok(card?.type === "tool");
+    assert.equal(card.status, "canceled");
+    assert.deepEqual(card.permission?.outcome, { outcome: "cancelled" });
+    assert.deepEqual(s.sessions.s1!.pendingPermissions, {});
+  });
+
   it("a call the user rejected, or whose permission the turn's cancel answered, stays rejected / canceled when the agent then reports it failed", () => {
     let s = turnOne();
     s = reduce(s, [
