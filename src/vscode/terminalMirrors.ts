@@ -40,6 +40,8 @@ interface Mirror {
   /** Client-run terminals can be stopped; agent-run ones belong to the agent. */
   clientTerminal?: { sessionId: string; terminalId: string };
   autoRevealed?: boolean;
+  /** The agent streamed output for it (`_meta`); without any, its `rawOutput` is the output. */
+  streamed?: boolean;
   /** `auto`: opened by itself (may be closed again once finished); otherwise the user asked for it. */
   view?: { terminal: vscode.Terminal; pty: ReadOnlyPty; auto: boolean; opened: number };
 }
@@ -110,6 +112,7 @@ export class TerminalMirrors implements vscode.Disposable {
   /** Agent-run command output in `_meta`, and tool calls that show a client terminal. */
   onEvent(e: ThoughtEvent): void {
     if (e.kind === "tool_done") {
+      this.outputFromRaw(`tool:${e.sessionId}:${e.toolCallId}`, e.rawOutput);
       this.finish(`tool:${e.sessionId}:${e.toolCallId}`);
       return;
     }
@@ -146,13 +149,31 @@ export class TerminalMirrors implements vscode.Disposable {
     }
     if (meta.output || meta.info) this.autoReveal(key, m);
     if (meta.output !== undefined) {
+      m.streamed = true;
       if (meta.replace) {
         m.output?.clear();
         m.view?.pty.reset();
       }
       this.append(key, meta.output);
     }
-    if (meta.exit) this.finish(key, meta.exit);
+    if (meta.exit) {
+      this.outputFromRaw(key, e.rawOutput);
+      this.finish(key, meta.exit);
+    }
+  }
+
+  /**
+   * A command the agent runs whose output comes only in `rawOutput` when it completes (codex-acp,
+   * when the client asked for `_meta.terminal_output`): that is its terminal's output, instead of
+   * a terminal empty but for the exit line.
+   */
+  private outputFromRaw(key: string, rawOutput: unknown): void {
+    const m = this.mirrors.get(key);
+    if (!m || m.streamed || m.clientTerminal || rawOutput === undefined || m.finished !== undefined) return;
+    const text = rawOutputText(rawOutput);
+    if (!text) return;
+    m.streamed = true;
+    this.append(key, text.endsWith("\n") ? text : `${text}\n`);
   }
 
   private append(key: string, text: string): void {

@@ -134,6 +134,20 @@ describe("terminals", function () {
     });
   });
 
+  it("a command whose output comes only in rawOutput when it completes fills its terminal", async () => {
+    const r = await run("RawOnly", {
+      turns: [[
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "raw1", title: "cat hello.txt", kind: "execute", status: "in_progress", _meta: { terminal_info: { terminal_id: "raw1" } } } },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "raw1", status: "completed", rawOutput: { stdout: "Hello from raw output\n", exit_code: 0 } } },
+      ]],
+    });
+    const a = await api();
+    await until(() => a._test.terminals.outputOf(r.sessionId, "raw1") === "Hello from raw output\n", "the rawOutput in the command's terminal");
+    const term = await until(() => vscode.window.terminals.find((t) => t.name === "cat hello.txt"), "the command's terminal");
+    term.show(true);
+    await until(async () => /Hello from raw output/.test(await terminalPanelText()), "the output on screen");
+  });
+
   it("a mirror's buffer keeps the last characters, for big and tiny chunks alike, in linear time", () => {
     const b = new TailBuffer(1000);
     let all = "";
