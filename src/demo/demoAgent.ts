@@ -713,14 +713,14 @@ function log(text: string): void {
 }
 
 const app = acp
-  .agent({ name: "Agent Thoughts Demo" })
+  .agent({ name: "Demo" })
   .onRequest(acp.methods.agent.initialize, ({ params }) => {
     clientCapabilities = params.clientCapabilities ?? {};
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: { loadSession: false, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
       authMethods: [],
-      agentInfo: { name: "agent-thoughts-demo", title: "Agent Thoughts Demo", version: AGENT_VERSION },
+      agentInfo: { name: "agent-thoughts-demo", title: "Demo", version: AGENT_VERSION },
     };
   })
   .onRequest(acp.methods.agent.authenticate, () => ({}))
