@@ -108,6 +108,15 @@ export function agentIdOf(s: SessionView): string {
   return s.agentId ?? s.agentName;
 }
 
+/**
+ * The agent the next prompt from the panel goes to: the shown session's, unless another agent has
+ * been selected since (then the prompt starts a new session with it). `switched` says which.
+ */
+export function nextAgent(s: SessionView | undefined, defaultAgent: string): { name: string; switched: boolean } {
+  if (!s || agentIdOf(s) === defaultAgent) return { name: s?.agentName ?? defaultAgent, switched: false };
+  return { name: defaultAgent, switched: true };
+}
+
 export const EMPTY_STATE: ViewState = { version: 0, sessions: {}, order: [] };
 
 /** The tool card of a tool call, read-only (the reducer keeps `toolIndex` pointing at it). */

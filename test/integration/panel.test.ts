@@ -261,6 +261,28 @@ describe("the thought panel", function () {
     }
   });
 
+  it("Select Agent changes the header and the prompt's placeholder at once; the next prompt goes to the new agent", async () => {
+    await useAgent("Echoer", { turns: [[{ message: "from Echoer" }], [{ message: "from Echoer again" }]] });
+    const a = await api();
+    await a.stream("hello", { agent: "Echoer", newSession: true }).result;
+    await waitFor(() => /^Ask .*\(\/ for commands\)$/.test(document.querySelector("#prompt")?.getAttribute("placeholder") ?? ""), undefined, { view: "sidebar", what: "the Echoer session shown" });
+    await vscode.commands.executeCommand("agentThoughts.selectAgent", "Demo");
+    const shown = await waitFor(() => {
+      const placeholder = document.querySelector("#prompt")?.getAttribute("placeholder") ?? "";
+      const agent = document.querySelector(".agent-name")?.textContent ?? "";
+      return placeholder.startsWith("Ask Demo") ? { placeholder, agent } : undefined;
+    }, undefined, { view: "sidebar", what: "the placeholder naming the newly selected agent" });
+    assert.ok(shown);
+    assert.match(shown.placeholder, /starts a new session/);
+    assert.equal(shown.agent, "Demo");
+    const sessionsBefore = Object.keys(a._test.controller.viewState.sessions).length;
+    await sendFromPanel("which agent?");
+    await until(() => Object.keys(a._test.controller.viewState.sessions).length > sessionsBefore, "a new session for the prompt");
+    const newest = a._test.controller.viewState.order.at(-1)!;
+    assert.equal(a._test.controller.viewState.sessions[newest]!.agentName, "Demo");
+    await vscode.commands.executeCommand("agentThoughts.cancel");
+  });
+
   it("never posts more than one message per frame to a view while the agent floods", async () => {
     await useAgent("Flood", { turns: [[{ flood: { count: 5000 } }]] });
     const a = await api();

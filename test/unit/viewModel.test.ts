@@ -1,7 +1,7 @@
 /** The panel's view model reducer: folding, purity (inputs never mutated), identity of untouched parts. */
 import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
-import { EMPTY_STATE, markRestored, reduce, TERMINAL_VIEW_CHARS, type ViewState } from "../../src/shared/viewModel";
+import { EMPTY_STATE, markRestored, nextAgent, reduce, TERMINAL_VIEW_CHARS, type ViewState } from "../../src/shared/viewModel";
 
 let seq = 0;
 function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {
@@ -33,6 +33,14 @@ describe("view model reducer", () => {
       ev({ kind: "permission_request", requestId: "p1", toolCallId: "t1", title: "Read", options: [{ optionId: "r", name: "Reject", kind: "reject_once" }], toolCall: {} }, 1),
     ]);
   }
+
+  it("the next prompt's agent is the shown session's, or the one selected since", () => {
+    const s = turnOne().sessions.s1!;
+    assert.deepEqual(nextAgent(s, "Demo"), { name: "Demo", switched: false });
+    assert.deepEqual(nextAgent({ ...s, agentId: "Claude", agentName: "Claude Code" }, "Claude"), { name: "Claude Code", switched: false }, "the agent's own name for itself while it stays");
+    assert.deepEqual(nextAgent({ ...s, agentId: "Claude", agentName: "Claude Code" }, "Gemini"), { name: "Gemini", switched: true });
+    assert.deepEqual(nextAgent(undefined, "Gemini"), { name: "Gemini", switched: false });
+  });
 
   it("a session read back after a reload mid-question has no question left to answer", () => {
     const s = markRestored(turnOne(), ["s1"]);

@@ -4,7 +4,7 @@
  * "New session". Banners (`.banner`): notices and errors outside turns, the session's fatal
  * error, the host's error and "starting" state, styled by severity and dismissible.
  */
-import { agentIdOf, type SessionStatus, type SessionView, type ViewState } from "../../shared/viewModel";
+import { agentIdOf, nextAgent, type SessionStatus, type SessionView, type ViewState } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { button, cleanInline, h, icon, setAttr, setText, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
@@ -72,7 +72,10 @@ export class Header {
   }
 
   render(state: ViewState, session: SessionView | undefined, host: HostInfo): void {
-    setText(this.agent, cleanInline(session?.agentName ?? host.starting ?? host.defaultAgent, 60));
+    // After Select Agent, the header names the agent the next prompt goes to at once.
+    const next = nextAgent(session, host.defaultAgent);
+    setText(this.agent, cleanInline(session && !next.switched ? session.agentName : host.starting ?? next.name, 60));
+    this.agent.title = next.switched && session ? `Next prompt: a new session with ${cleanInline(next.name, 60)} (this transcript is ${cleanInline(session.agentName, 60)}'s)` : "";
     const key: SessionStatus | "starting" | "none" = host.starting && (!session || session.status === "ended") ? "starting" : session?.status ?? "none";
     if (key !== this.statusKey) {
       this.statusKey = key;

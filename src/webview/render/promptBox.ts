@@ -5,7 +5,7 @@
  * and config options (model first) as selects and checkboxes. The draft survives a reload.
  */
 import type { AvailableCommand, ConfigOption } from "../../shared/events";
-import type { SessionView } from "../../shared/viewModel";
+import { nextAgent, type SessionView } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { button, cleanInline, h, setAttr, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
@@ -77,8 +77,9 @@ export class PromptBox {
 
   render(session: SessionView | undefined, host: HostInfo): void {
     this.session = session;
-    const agent = cleanInline(session?.agentName ?? host.defaultAgent, 60);
-    const placeholder = `Ask ${agent}… (/ for commands)`;
+    const next = nextAgent(session, host.defaultAgent);
+    const agent = cleanInline(next.name, 60);
+    const placeholder = next.switched ? `Ask ${agent}… (starts a new session)` : `Ask ${agent}… (/ for commands)`;
     if (placeholder !== this.placeholder) {
       this.placeholder = placeholder;
       this.textarea.placeholder = placeholder;
