@@ -179,6 +179,8 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     if (name === "Quitter") await screenshot("test-results/fault-start-banner.png");
     assert.match(seen, /Retry/, "the banner offers Retry");
     assert.match(seen, /Agent Settings/, "the banner offers the agent settings");
+    // The prompt that met the failure is back in the box, to send again once the agent runs.
+    await waitFor(() => document.querySelector<HTMLTextAreaElement>("#prompt")?.value === "hello", undefined, { view: "sidebar", what: "the prompt kept in the box" });
     await transcriptHas(shown);
     await editReviewable(a, baseline.editFile, baseline.original);
     if (pidFile) await gone(await pidIn(pidFile, name), `${name}'s process`);

@@ -30,6 +30,9 @@ export class PromptBox {
   private composing = false;
   private controlsKey: unknown[] = [];
   private placeholder = "";
+  /** The last prompt sent, until a turn shows it arrived; put back if the agent fails to start instead. */
+  private unconfirmed: { text: string; errorBefore: string | undefined; errorCleared: boolean; turnsBefore: number } | undefined;
+  private host: HostInfo | undefined;
 
   constructor(private readonly ui: UiState, private readonly post: (m: WebviewMessage) => void) {
     this.list = h("ul", { id: "slash-list", class: "completions", attrs: { role: "listbox", "aria-label": "Commands" } });
@@ -77,6 +80,8 @@ export class PromptBox {
 
   render(session: SessionView | undefined, host: HostInfo): void {
     this.session = session;
+    this.host = host;
+    this.settlePrompt(session, host);
     const next = nextAgent(session, host.defaultAgent);
     const agent = cleanInline(next.name, 60);
     const placeholder = next.switched ? `Ask ${agent}… (starts a new session)` : `Ask ${agent}… (/ for commands)`;
@@ -104,11 +109,33 @@ export class PromptBox {
     if (!text) return;
     const s = this.session;
     this.post({ type: "sendPrompt", text, ...(s && s.status !== "ended" ? { sessionId: s.sessionId } : {}) });
+    this.unconfirmed = { text, errorBefore: this.host?.hostError, errorCleared: false, turnsBefore: s?.turns.length ?? 0 };
     this.textarea.value = "";
     this.ui.draft = "";
     this.ui.save();
     this.syncSend();
     this.close();
+  }
+
+  /** A sent prompt either starts a turn (done) or meets a new host error (the agent did not start): then it goes back in the box. */
+  private settlePrompt(session: SessionView | undefined, host: HostInfo): void {
+    const u = this.unconfirmed;
+    if (!u) return;
+    if (session && (session.status === "running" || session.status === "awaiting_permission" || session.turns.length > u.turnsBefore)) {
+      this.unconfirmed = undefined;
+      return;
+    }
+    if (!host.hostError) {
+      u.errorCleared = true;
+      return;
+    }
+    if (!u.errorCleared && host.hostError === u.errorBefore) return;
+    this.unconfirmed = undefined;
+    if (this.textarea.value.trim()) return; // the user is typing something else
+    this.textarea.value = u.text;
+    this.ui.draft = u.text;
+    this.ui.save();
+    this.syncSend();
   }
 
   private onKey(e: KeyboardEvent): void {
