@@ -6,6 +6,7 @@
  * restore would take those edits back too. Pure bookkeeping: the adapter snapshots and writes.
  */
 import { z } from "zod";
+import { parseList } from "../shared/validation";
 
 /** A checkpoint as stored in workspace state. */
 const zCheckpoint = z.object({
@@ -23,13 +24,8 @@ export type Checkpoint = z.infer<typeof zCheckpoint>;
 
 /** The stored checkpoints that are well-formed (a damaged entry is dropped, and counted). */
 export function parseCheckpoints(stored: unknown): { checkpoints: Checkpoint[]; dropped: number } {
-  const list = Array.isArray(stored) ? stored : [];
-  const checkpoints: Checkpoint[] = [];
-  for (const c of list) {
-    const r = zCheckpoint.safeParse(c);
-    if (r.success) checkpoints.push(r.data);
-  }
-  return { checkpoints, dropped: list.length - checkpoints.length + (stored !== undefined && !Array.isArray(stored) ? 1 : 0) };
+  const { items, problems } = parseList(zCheckpoint, stored, "the stored checkpoint list");
+  return { checkpoints: items, dropped: problems.length };
 }
 
 const MAX_CHECKPOINTS = 500;

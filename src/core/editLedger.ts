@@ -4,6 +4,7 @@
  * (`parseStoredLedger`): a malformed entry is dropped with a reason, never thrown.
  */
 import { z } from "zod";
+import { parseList } from "../shared/validation";
 import type { Span } from "./editReview";
 
 export type FileReviewState = "pending" | "kept" | "undone";
@@ -121,14 +122,6 @@ const trackedFileSchema = z.object({
  * no files.
  */
 export function parseStoredLedger(raw: unknown): { files: TrackedFile[]; problems: string[] } {
-  if (raw === undefined) return { files: [], problems: [] };
-  if (!Array.isArray(raw)) return { files: [], problems: [`the stored ledger is ${raw === null ? "null" : typeof raw}, not a list`] };
-  const files: TrackedFile[] = [];
-  const problems: string[] = [];
-  raw.forEach((entry: unknown, i) => {
-    const r = trackedFileSchema.safeParse(entry);
-    if (r.success) files.push(r.data);
-    else problems.push(`entry ${i}: ${r.error.issues.slice(0, 3).map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ")}`);
-  });
-  return { files, problems };
+  const { items, problems } = parseList(trackedFileSchema, raw, "the stored ledger");
+  return { files: items, problems };
 }

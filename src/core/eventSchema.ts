@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { ThoughtEvent } from "../shared/events";
+import { zodProblem } from "../shared/validation";
 
 const zContentBlock = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
@@ -101,9 +102,7 @@ export const zThoughtEvent = z.intersection(zEnvelope, zBody);
 /** A stored event checked against the vocabulary, or why it does not fit. */
 export function parseThoughtEvent(value: unknown): { event: ThoughtEvent } | { problem: string } {
   const r = zThoughtEvent.safeParse(value);
-  if (r.success) return { event: r.data };
-  const issue = r.error.issues[0];
-  return { problem: issue ? `${issue.path.join(".") || "event"}: ${issue.message}` : "not an event" };
+  return r.success ? { event: r.data } : { problem: zodProblem(r.error) };
 }
 
 // Compile-time: every kind of ThoughtEvent has a schema (a parsed event is a ThoughtEvent: see parseThoughtEvent).

@@ -13,6 +13,7 @@ import type {
   AvailableCommand, ConfigOption, ContentBlock, PermissionOption, PlanEntry, TerminalMeta, ThoughtEventBody,
   ToolCallFields, ToolContent, ToolKind, ToolLocation, ToolStatus,
 } from "../shared/events";
+import { zodProblem } from "../shared/validation";
 import { boundId } from "./ids";
 import { stringifyJson } from "./json";
 
@@ -69,10 +70,6 @@ type RawToolFields = z.infer<typeof zToolFields>;
 /** The start of a value's JSON, for a problem report (any depth, any size). */
 function preview(v: unknown, max = 200): string {
   return (stringifyJson(v) ?? String(v)).slice(0, max);
-}
-
-function problem(error: z.ZodError): string {
-  return error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
 }
 
 export function parseContentBlock(raw: unknown): ContentBlock | undefined {
@@ -204,7 +201,7 @@ export class SessionUpdateMapper {
       case "agent_message_chunk":
       case "agent_thought_chunk": {
         const r = zChunk.safeParse(u);
-        if (!r.success) return bad(problem(r.error));
+        if (!r.success) return bad(zodProblem(r.error));
         const content = parseContentBlock(r.data.content);
         if (!content) return bad("unrecognised content block");
         const messageId = r.data.messageId ?? undefined;
@@ -214,12 +211,12 @@ export class SessionUpdateMapper {
       case "tool_call":
       case "tool_call_update": {
         const r = zToolFields.safeParse(u);
-        if (!r.success) return bad(problem(r.error));
+        if (!r.success) return bad(zodProblem(r.error));
         return this.tool(r.data, kind === "tool_call", update);
       }
       case "plan": {
         const r = z.object({ entries: z.array(zPlanEntry) }).safeParse(u);
-        if (!r.success) return bad(problem(r.error));
+        if (!r.success) return bad(zodProblem(r.error));
         return [{ kind: "plan", entries: r.data.entries satisfies PlanEntry[] }];
       }
       case "plan_update": {
@@ -228,13 +225,13 @@ export class SessionUpdateMapper {
         if (plan?.type === "items") {
           const r = z.array(zPlanEntry).safeParse(plan.entries);
           if (r.success) return [{ kind: "plan", entries: r.data }];
-          return bad(problem(r.error));
+          return bad(zodProblem(r.error));
         }
         return bad(`plan_update of type ${String(plan?.type)} is not shown as a checklist`);
       }
       case "available_commands_update": {
         const r = z.object({ availableCommands: z.array(zCommand) }).safeParse(u);
-        if (!r.success) return bad(problem(r.error));
+        if (!r.success) return bad(zodProblem(r.error));
         return [{
           kind: "commands",
           commands: r.data.availableCommands.map((c): AvailableCommand => ({ name: c.name, description: c.description, ...(c.input?.hint ? { hint: c.input.hint } : {}) })),
@@ -242,11 +239,11 @@ export class SessionUpdateMapper {
       }
       case "current_mode_update": {
         const r = z.object({ currentModeId: z.string() }).safeParse(u);
-        return r.success ? [{ kind: "mode", currentModeId: r.data.currentModeId }] : bad(problem(r.error));
+        return r.success ? [{ kind: "mode", currentModeId: r.data.currentModeId }] : bad(zodProblem(r.error));
       }
       case "config_option_update": {
         const r = z.object({ configOptions: z.array(z.unknown()) }).safeParse(u);
-        if (!r.success) return bad(problem(r.error));
+        if (!r.success) return bad(zodProblem(r.error));
         const { options, problems } = parseConfigOptions(r.data.configOptions);
         const out: ThoughtEventBody[] = [{ kind: "config_options", options }];
         if (problems.length) out.push({ kind: "unknown", what: kind, reason: problems.join("; "), raw: update });
@@ -254,22 +251,22 @@ export class SessionUpdateMapper {
       }
       case "session_info_update": {
         const r = z.object({ title: z.string().nullish(), updatedAt: z.string().nullish() }).safeParse(u);
-        if (!r.success) return bad(problem(r.error));
+        if (!r.success) return bad(zodProblem(r.error));
         return [{ kind: "session_info", ...(r.data.title !== undefined ? { title: r.data.title } : {}), ...(r.data.updatedAt !== undefined ? { updatedAt: r.data.updatedAt } : {}) }];
       }
       case "usage_update": {
         const r = z.object({ used: z.number(), size: z.number(), cost: z.object({ amount: z.number(), currency: z.string() }).nullish() }).safeParse(u);
-        if (!r.success) return bad(problem(r.error));
+        if (!r.success) return bad(zodProblem(r.error));
         return [{ kind: "usage", used: r.data.used, size: r.data.size, ...(r.data.cost ? { cost: r.data.cost } : {}) }];
       }
       case "notice": {
         const r = z.object({ severity: z.string(), title: z.string(), description: z.string().nullish() }).safeParse(u);
-        if (!r.success) return bad(problem(r.error));
+        if (!r.success) return bad(zodProblem(r.error));
         return [{ kind: "notice", severity: r.data.severity, title: r.data.title, ...(r.data.description ? { description: r.data.description } : {}) }];
       }
       case "compaction_update": {
         const r = z.object({ compactionId: z.string(), status: z.string(), summary: z.string().nullish(), error: z.string().nullish() }).safeParse(u);
-        if (!r.success) return bad(problem(r.error));
+        if (!r.success) return bad(zodProblem(r.error));
         return [{
           kind: "compaction", compactionId: r.data.compactionId, status: r.data.status,
           ...(r.data.summary ? { summary: r.data.summary } : {}), ...(r.data.error ? { error: r.data.error } : {}),
@@ -277,7 +274,7 @@ export class SessionUpdateMapper {
       }
       case "compaction_summary_chunk": {
         const r = z.object({ compactionId: z.string(), content: z.unknown() }).safeParse(u);
-        if (!r.success) return bad(problem(r.error));
+        if (!r.success) return bad(zodProblem(r.error));
         const block = parseContentBlock(r.data.content);
         if (!block) return bad("unrecognised content block");
         return [{ kind: "compaction_summary", compactionId: r.data.compactionId, text: textOf(block) }];
@@ -310,7 +307,7 @@ export class SessionUpdateMapper {
         out.push({ kind: "tool_update", toolCallId, ...fields });
       }
     } else {
-      out.push({ kind: "unknown", what: "session/request_permission", reason: `toolCall: ${problem(tc.error)}`, raw: toolCall });
+      out.push({ kind: "unknown", what: "session/request_permission", reason: `toolCall: ${zodProblem(tc.error)}`, raw: toolCall });
     }
     out.push({ kind: "permission_request", requestId, toolCallId, title: fields.title ?? "Permission requested", options: parsedOptions, toolCall: fields });
     return out;
@@ -382,7 +379,7 @@ export function parseConfigOptions(raw: readonly unknown[]): { options: ConfigOp
   for (const o of raw) {
     const r = zConfigOption.safeParse(o);
     if (!r.success) {
-      problems.push(`config option ${preview(o, 120)}: ${problem(r.error)}`);
+      problems.push(`config option ${preview(o, 120)}: ${zodProblem(r.error)}`);
       continue;
     }
     const d = r.data;

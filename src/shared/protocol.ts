@@ -9,6 +9,7 @@
  * and ignores (and logs) anything invalid.
  */
 import { z } from "zod";
+import { zodProblem } from "./validation";
 import type { ThoughtEvent } from "./events";
 import type { ViewState } from "./viewModel";
 
@@ -94,5 +95,5 @@ export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 export function parseWebviewMessage(raw: unknown): { ok: true; message: WebviewMessage } | { ok: false; reason: string } {
   const r = webviewMessageSchema.safeParse(raw);
   if (r.success) return { ok: true, message: r.data };
-  return { ok: false, reason: r.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") };
+  return { ok: false, reason: zodProblem(r.error) };
 }

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { AgentSpec, Logger } from "../acp/ports";
 import type { SessionManagerOptions } from "../acp/sessionManager";
 import { plainText } from "../core/plainText";
+import { parseList } from "../shared/validation";
 
 export const DEMO_AGENT = "Demo";
 
@@ -38,16 +39,10 @@ export class AgentRegistry {
 
   /** Configured agents, valid entries only; an invalid entry is skipped and logged once. */
   configured(): AgentSetting[] {
-    const raw = vscode.workspace.getConfiguration("agentThoughts").get<unknown>("agents");
-    const entries = Array.isArray(raw) ? raw : [];
-    if (raw !== undefined && !Array.isArray(raw)) this.report("agentThoughts.agents is not a list; no agents from it are used");
-    const out: AgentSetting[] = [];
-    entries.forEach((entry, i) => {
-      const r = zAgentSetting.safeParse(entry);
-      if (!r.success) this.report(`agentThoughts.agents[${i}] is skipped: ${r.error.issues.map((x) => `${x.path.join(".") || "entry"}: ${x.message}`).join("; ")}`);
-      else if (r.data.name === DEMO_AGENT) this.report(`agentThoughts.agents[${i}] is skipped: "${DEMO_AGENT}" is the built-in demo agent's name`);
-      else out.push(r.data);
-    });
+    const { items, problems } = parseList(zAgentSetting, vscode.workspace.getConfiguration("agentThoughts").get<unknown>("agents"), "the setting");
+    for (const p of problems) this.report(`agentThoughts.agents: ${p}; skipped`);
+    const out = items.filter((a) => a.name !== DEMO_AGENT);
+    if (out.length < items.length) this.report(`agentThoughts.agents: an entry named "${DEMO_AGENT}" is skipped; that is the built-in demo agent's name`);
     return out;
   }
 
