@@ -16,8 +16,9 @@ const zContentBlock = z.discriminatedUnion("type", [
   z.object({ type: z.literal("resource"), resource: z.object({ uri: z.string(), text: z.string().optional(), blob: z.string().optional(), mimeType: z.string().optional() }) }),
 ]);
 
-const zToolKind = z.enum(["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]);
-const zToolStatus = z.enum(["pending", "in_progress", "completed", "failed"]);
+/** The vocabulary's enums and permission options, shared with the mapper that reads them off the wire. */
+export const zToolKind = z.enum(["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]);
+export const zToolStatus = z.enum(["pending", "in_progress", "completed", "failed"]);
 
 const zToolContent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("content"), content: zContentBlock }),
@@ -41,7 +42,7 @@ const zToolFields = {
   }).optional(),
 };
 
-const zPermissionOption = z.object({ optionId: z.string(), name: z.string(), kind: z.enum(["allow_once", "allow_always", "reject_once", "reject_always"]) });
+export const zPermissionOption = z.object({ optionId: z.string(), name: z.string(), kind: z.enum(["allow_once", "allow_always", "reject_once", "reject_always"]) });
 
 const zConfigOption = z.object({
   id: z.string(), name: z.string(), description: z.string().optional(), category: z.string().optional(),

@@ -14,11 +14,10 @@ import type {
   ToolCallFields, ToolContent, ToolKind, ToolLocation, ToolStatus,
 } from "../shared/events";
 import { zodProblem } from "../shared/validation";
+import { zPermissionOption, zToolKind, zToolStatus } from "./eventSchema";
 import { boundId } from "./ids";
 import { stringifyJson } from "./json";
 
-const TOOL_KINDS: readonly ToolKind[] = ["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"];
-const TOOL_STATUSES: readonly ToolStatus[] = ["pending", "in_progress", "completed", "failed"];
 
 const zContent = z.union([
   z.object({ type: z.literal("text"), text: z.string() }),
@@ -47,10 +46,6 @@ const zConfigOption = z.object({
   id: z.string(), name: z.string(), description: z.string().nullish(), category: z.string().nullish(),
   type: z.enum(["select", "boolean"]), currentValue: z.union([z.string(), z.boolean()]),
   options: z.array(z.union([zSelectChoice, z.object({ group: z.string(), name: z.string(), options: z.array(zSelectChoice) })])).optional(),
-});
-const zPermissionOption = z.object({
-  optionId: z.string(), name: z.string(),
-  kind: z.enum(["allow_once", "allow_always", "reject_once", "reject_always"]),
 });
 
 /** Fields shared by `tool_call`, `tool_call_update` and a permission request's `toolCall`. */
@@ -129,11 +124,13 @@ function parseToolFields(raw: RawToolFields): Parsed {
   const fields: ToolCallFields = {};
   if (raw.title != null) fields.title = raw.title;
   if (raw.kind != null) {
-    fields.toolKind = (TOOL_KINDS as readonly string[]).includes(raw.kind) ? (raw.kind as ToolKind) : "other";
+    const kind = zToolKind.safeParse(raw.kind);
+    fields.toolKind = kind.success ? kind.data : "other";
     if (fields.toolKind === "other" && raw.kind !== "other") problems.push(`unknown tool kind "${raw.kind}" shown as other`);
   }
   if (raw.status != null) {
-    if ((TOOL_STATUSES as readonly string[]).includes(raw.status)) fields.status = raw.status as ToolStatus;
+    const status = zToolStatus.safeParse(raw.status);
+    if (status.success) fields.status = status.data;
     else problems.push(`unknown tool status "${raw.status}" ignored`);
   }
   if (raw.content != null) {
