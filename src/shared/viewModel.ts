@@ -122,8 +122,13 @@ export const EMPTY_STATE: ViewState = { version: 0, sessions: {}, order: [] };
 /** The tool card of a tool call, read-only (the reducer keeps `toolIndex` pointing at it). */
 export function findToolEntry(state: ViewState, sessionId: string, toolCallId: string): ToolEntry | undefined {
   const s = state.sessions[sessionId];
-  const pos = s?.toolIndex[toolCallId];
-  const entry = pos ? s?.turns[pos[0]]?.entries[pos[1]] : undefined;
+  return s ? toolEntryIn(s, toolCallId) : undefined;
+}
+
+/** The tool card of a tool call in one session. */
+export function toolEntryIn(s: SessionView, toolCallId: string): ToolEntry | undefined {
+  const pos = s.toolIndex[toolCallId];
+  const entry = pos ? s.turns[pos[0]]?.entries[pos[1]] : undefined;
   return entry?.type === "tool" ? entry : undefined;
 }
 

@@ -34,6 +34,7 @@ const SEGMENT_SOFT = 8 * 1024;
 const SEGMENT_HARD = 64 * 1024;
 
 /**
+ * Agents often open a thought with blank lines, which would show as an empty gap at its top.
  * The text without the blank lines it starts with (the first line's indentation stays). Scans only
  * the leading whitespace and slices (no copy of a long streaming thought at every update).
  */
@@ -75,7 +76,7 @@ class ThoughtComp implements EntryComp, Ticker {
     this.body.addEventListener("scroll", () => {
       this.follow = this.body.scrollHeight - this.body.scrollTop - this.body.clientHeight < 8;
     }, { passive: true });
-    this.syncText(entry.text);
+    this.syncText(withoutLeadingBlankLines(entry.text));
     this.syncOpen();
     this.version = ctx.version;
   }
@@ -85,13 +86,13 @@ class ThoughtComp implements EntryComp, Ticker {
     this.entry = entry;
     this.ctx = ctx;
     this.version = ctx.version;
-    if (withoutLeadingBlankLines(entry.text) !== this.src) this.syncText(entry.text);
+    const text = withoutLeadingBlankLines(entry.text);
+    if (text !== this.src) this.syncText(text);
     this.syncOpen();
   }
 
-  private syncText(full: string): void {
-    // Agents often open a thought with blank lines; they would show as an empty gap at the top.
-    const text = withoutLeadingBlankLines(full);
+  /** `text` is the thought without its leading blank lines (see withoutLeadingBlankLines). */
+  private syncText(text: string): void {
     if (extendsText(this.src, text)) {
       this.append(text.slice(this.src.length));
     } else {

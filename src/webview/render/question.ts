@@ -7,20 +7,19 @@
  * its own buttons; both answer the same request.
  */
 import type { PermissionOption } from "../../shared/events";
-import type { SessionView, ToolEntry } from "../../shared/viewModel";
+import { toolEntryIn, type SessionView, type ToolEntry } from "../../shared/viewModel";
 import type { WebviewMessage } from "../../shared/protocol";
-import { button, cleanInline, h, icon, setText, toggleHidden } from "../dom";
+import { cleanInline, h, icon, setText, toggleHidden } from "../dom";
+import { optionButton } from "./permissionOption";
 
-const OPTION_ICON: Record<PermissionOption["kind"], string> = { allow_once: "check", allow_always: "check-all", reject_once: "close", reject_always: "circle-slash" };
 const MAX_KEYED = 9;
 
 /** The oldest open request of a session and its tool card. */
 function oldestRequest(session: SessionView): { tool: ToolEntry; requestId: string; waiting: number } | undefined {
   const open = Object.entries(session.pendingPermissions);
   for (const [requestId, toolCallId] of open) {
-    const pos = session.toolIndex[toolCallId];
-    const entry = pos ? session.turns[pos[0]]?.entries[pos[1]] : undefined;
-    if (entry?.type === "tool" && entry.permission?.requestId === requestId && !entry.permission.outcome) return { tool: entry, requestId, waiting: open.length };
+    const entry = toolEntryIn(session, toolCallId);
+    if (entry?.permission?.requestId === requestId && !entry.permission.outcome) return { tool: entry, requestId, waiting: open.length };
   }
   return undefined;
 }
@@ -80,11 +79,8 @@ export class PinnedQuestion {
     toggleHidden(this.guard, !p.guard);
     this.guard.replaceChildren(...(p.guard ? [icon("warning"), h("span", null, `Always asked: ${cleanInline(p.guard, 300)}. Check the diff in its card before you allow it.`)] : []));
     this.buttons.replaceChildren(...p.options.map((o, i) => {
-      const allow = o.kind.startsWith("allow");
-      const always = o.kind.endsWith("always");
-      const b = button({ class: `perm-btn ${allow && !always ? "primary" : "secondary"}${always ? " always" : ""}${allow ? "" : " reject"}`, icon: OPTION_ICON[o.kind], label: cleanInline(o.name, 80) });
+      const b = optionButton(o);
       b.setAttribute("data-answer", o.optionId);
-      b.setAttribute("data-kind", o.kind);
       if (i < MAX_KEYED) {
         b.setAttribute("aria-keyshortcuts", String(i + 1));
         b.append(h("kbd", { class: "key", attrs: { "aria-hidden": "true" } }, String(i + 1)));

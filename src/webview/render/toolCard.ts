@@ -10,6 +10,7 @@ import type { Entry, ToolEntry, ToolViewStatus } from "../../shared/viewModel";
 import { button, cleanBlock, cleanInline, displayPath, h, icon, setAttr, setText, stripAnsi, toggleHidden, uid } from "../dom";
 import { cachedLineDiffStats } from "../../shared/lineDiff";
 import { entryKey, type RenderCtx } from "./context";
+import { OPTION_ICON, optionButton } from "./permissionOption";
 import { entryShell, type EntryComp } from "./entryBase";
 
 const KIND_ICON: Record<ToolKind, string> = {
@@ -27,7 +28,6 @@ const TOOL_STATUS: Record<ToolViewStatus, { icon: string; label: string }> = {
   canceled: { icon: "close", label: "Canceled" },
 };
 
-const OPTION_ICON = { allow_once: "check", allow_always: "check-all", reject_once: "close", reject_always: "circle-slash" } as const;
 const CUT_FIELD: Record<keyof Cuts, string> = {
   title: "title", rawInput: "raw input", rawOutput: "raw output", content: "content", locations: "locations",
   entries: "entries", options: "options", raw: "raw data", usage: "usage",
@@ -193,10 +193,8 @@ export class ToolCard implements EntryComp {
     const box = this.permission;
     if (!p.outcome) {
       const buttons = p.options.map((o) => {
-        const allow = o.kind.startsWith("allow");
-        const b = button({ class: `perm-btn ${allow ? "primary" : "secondary reject"}${o.kind === "allow_always" ? " always" : ""}`, icon: OPTION_ICON[o.kind] ?? (allow ? "check" : "close"), label: cleanInline(o.name, 80) });
+        const b = optionButton(o);
         b.setAttribute("data-option-id", o.optionId);
-        b.setAttribute("data-kind", o.kind);
         b.addEventListener("click", () => this.answer(p.requestId, o.optionId, b));
         return b;
       });
@@ -216,7 +214,7 @@ export class ToolCard implements EntryComp {
     } else {
       const chosen = p.options.find((o) => o.optionId === (p.outcome as { optionId: string }).optionId);
       text = chosen ? OUTCOME_TEXT[chosen.kind] ?? cleanInline(chosen.name, 80) : "Answered";
-      iconName = chosen ? OPTION_ICON[chosen.kind] ?? "check" : "check";
+      iconName = chosen ? OPTION_ICON[chosen.kind] : "check";
     }
     if (p.by === "policy") text += " (by policy)";
     else if (p.by === "cancel" && p.outcome.outcome === "cancelled") text += " (turn cancelled)";
