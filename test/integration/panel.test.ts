@@ -247,14 +247,17 @@ describe("the thought panel", function () {
         await screenshot(`test-results/question-${w}x${hgt}-${name}.png`);
       }
       await config.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
-      // 1 answers with the first option; the next question takes its place.
+      // 1 answers with the first option once the question is ready; the next question takes its place.
+      await waitFor(() => document.querySelector("#question[data-ready]") !== null, undefined, { view: "sidebar", what: "the question ready for answers" });
+      // Pressed twice: the second press must not answer the question that replaces the first.
       await press("#question", "1", "sidebar");
-      await waitFor(() => /asks: rm -rf build/.test(document.querySelector("#question .question-title")?.textContent ?? ""), undefined, { view: "sidebar", what: "the second question" });
+      await press("#question", "1", "sidebar");
+      await waitFor(() => /asks: rm -rf build/.test(document.querySelector("#question .question-title")?.textContent ?? "") && document.querySelector("#question[data-ready]") !== null, undefined, { view: "sidebar", what: "the second question, ready" });
       // Escape in the question rejects.
       await press("#question", "Escape", "sidebar");
       const r = await turn.result;
       assert.match(r.text, /run-1 allowed/);
-      assert.match(r.text, /run-2 rejected/);
+      assert.match(r.text, /run-2 rejected/, "the second press of 1 did not allow the next question");
       await waitFor(() => document.querySelector("#question")?.hasAttribute("hidden") === true, undefined, { view: "sidebar", what: "the question gone once answered" });
     } finally {
       await viewport(1400, 900);

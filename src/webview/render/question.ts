@@ -2,9 +2,13 @@
  * The open question, pinned above the prompt box: the oldest permission request of the session
  * the panel shows, with the tool's title, why it always asks (if it does) and the agent's options
  * — where the user's eyes are, however far the transcript has scrolled. Keys answer it: 1–9 pick
- * an option while focus is not in a text field; in the question, Enter allows once and Escape
- * rejects. "Always" options look different from "once" options. The card in the transcript keeps
- * its own buttons; both answer the same request.
+ * an option while focus is in the question or nowhere in particular; in the question, Enter allows
+ * once and Escape rejects. "Always" options look different from "once" options. The card in the
+ * transcript keeps its own buttons; both answer the same request.
+ *
+ * A question takes answers only once it has been on screen for ANSWER_DELAY_MS (`data-ready`):
+ * the next question appears where the last one was answered, and a double click, a held key or a
+ * key pressed twice must not answer one nobody has seen.
  */
 import type { PermissionOption } from "../../shared/events";
 import { toolEntryIn, type SessionView, type ToolEntry } from "../../shared/viewModel";
@@ -13,6 +17,7 @@ import { cleanInline, h, icon, setText, toggleHidden } from "../dom";
 import { optionButton } from "./permissionOption";
 
 const MAX_KEYED = 9;
+const ANSWER_DELAY_MS = 400;
 
 /** The oldest open request of a session and its tool card. */
 function oldestRequest(session: SessionView): { tool: ToolEntry; requestId: string; waiting: number } | undefined {
@@ -33,6 +38,9 @@ export class PinnedQuestion {
   /** What is drawn: the session and request (redrawn only when they change). */
   private drawn: { sessionId: string; requestId: string; options: readonly PermissionOption[]; title: string; guard: string | undefined } | undefined;
   private sending = false;
+  /** Whether the drawn question takes answers yet (see ANSWER_DELAY_MS). */
+  private ready = false;
+  private readyTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly post: (m: WebviewMessage) => void) {
     this.title = h("span", { class: "question-title" });
@@ -46,13 +54,15 @@ export class PinnedQuestion {
     );
     this.el.hidden = true;
     this.el.addEventListener("keydown", (ev) => {
+      if (ev.repeat) return;
       if (ev.key === "Enter" && !(ev.target instanceof HTMLButtonElement)) this.answerKind(ev, ["allow_once"]);
       else if (ev.key === "Escape") this.answerKind(ev, ["reject_once", "reject_always"]);
     });
     document.addEventListener("keydown", (ev) => {
-      if (!this.drawn || ev.altKey || ev.ctrlKey || ev.metaKey || ev.isComposing) return;
+      if (!this.drawn || ev.repeat || ev.altKey || ev.ctrlKey || ev.metaKey || ev.isComposing) return;
+      // Not while focus is on something else (a button in the transcript, the prompt, a select): a stray digit must not allow a command.
       const t = ev.target;
-      if (t instanceof HTMLTextAreaElement || t instanceof HTMLInputElement || t instanceof HTMLSelectElement || (t instanceof HTMLElement && t.isContentEditable)) return;
+      if (!(t instanceof Node) || !(this.el.contains(t) || t === document.body || t === document.documentElement)) return;
       const n = Number(ev.key);
       if (!Number.isInteger(n) || n < 1 || n > Math.min(MAX_KEYED, this.drawn.options.length)) return;
       ev.preventDefault();
@@ -73,6 +83,14 @@ export class PinnedQuestion {
     if (d && d.sessionId === session.sessionId && d.requestId === open.requestId && d.options === p.options && d.title === open.tool.title && d.guard === p.guard) return;
     this.drawn = { sessionId: session.sessionId, requestId: open.requestId, options: p.options, title: open.tool.title, guard: p.guard };
     this.sending = false;
+    this.ready = false;
+    this.el.removeAttribute("data-ready");
+    clearTimeout(this.readyTimer);
+    this.readyTimer = setTimeout(() => {
+      this.ready = true;
+      this.el.setAttribute("data-ready", "");
+      if (!this.sending) for (const b of this.buttons.querySelectorAll("button")) b.disabled = false;
+    }, ANSWER_DELAY_MS);
     const title = `${cleanInline(session.agentName, 60)} asks: ${cleanInline(open.tool.title, 200)}`;
     setText(this.title, title);
     this.title.title = title;
@@ -80,6 +98,7 @@ export class PinnedQuestion {
     this.guard.replaceChildren(...(p.guard ? [icon("warning"), h("span", null, `Always asked: ${cleanInline(p.guard, 300)}. Check the diff in its card before you allow it.`)] : []));
     this.buttons.replaceChildren(...p.options.map((o, i) => {
       const b = optionButton(o);
+      b.disabled = true; // until the question is ready
       b.setAttribute("data-answer", o.optionId);
       if (i < MAX_KEYED) {
         b.setAttribute("aria-keyshortcuts", String(i + 1));
@@ -100,7 +119,7 @@ export class PinnedQuestion {
 
   private answer(option: PermissionOption): void {
     const d = this.drawn;
-    if (!d || this.sending) return;
+    if (!d || this.sending || !this.ready) return;
     this.sending = true;
     for (const b of this.buttons.querySelectorAll("button")) {
       b.disabled = true;
