@@ -34,18 +34,33 @@ const SEGMENT_SOFT = 8 * 1024;
 const SEGMENT_HARD = 64 * 1024;
 
 /**
- * Agents often open a thought with blank lines, which would show as an empty gap at its top.
- * The text without the blank lines it starts with (the first line's indentation stays). Scans only
- * the leading whitespace and slices (no copy of a long streaming thought at every update).
+ * Agents often open a thought with blank lines, which would show as an empty gap at its top. This
+ * strips them from a streaming text (the first line's indentation stays), scanning each character
+ * of the leading whitespace once across updates and slicing (no copy of a long thought per update).
  */
-function withoutLeadingBlankLines(text: string): string {
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) start = i + 1;
-    else if (c !== 32 && c !== 9 && c !== 13) break;
+class LeadingBlankLines {
+  private raw = "";
+  /** Where the text starts after its blank lines, as far as scanned. */
+  private start = 0;
+  private scanned = 0;
+  private done = false;
+
+  strip(full: string): string {
+    if (!extendsText(this.raw, full)) {
+      this.start = 0;
+      this.scanned = 0;
+      this.done = false;
+    }
+    this.raw = full;
+    let i = this.scanned;
+    for (; !this.done && i < full.length; i++) {
+      const c = full.charCodeAt(i);
+      if (c === 10) this.start = i + 1;
+      else if (c !== 32 && c !== 9 && c !== 13) this.done = true;
+    }
+    this.scanned = i;
+    return this.start === 0 ? full : full.slice(this.start);
   }
-  return start === 0 ? text : text.slice(start);
 }
 
 class ThoughtComp implements EntryComp, Ticker {
@@ -56,6 +71,7 @@ class ThoughtComp implements EntryComp, Ticker {
   private seg: Text | undefined;
   private segLen = 0;
   private src = "";
+  private readonly lead = new LeadingBlankLines();
   private entry: Of<"thought">;
   private ctx: RenderCtx;
   private version = -1;
@@ -76,7 +92,7 @@ class ThoughtComp implements EntryComp, Ticker {
     this.body.addEventListener("scroll", () => {
       this.follow = this.body.scrollHeight - this.body.scrollTop - this.body.clientHeight < 8;
     }, { passive: true });
-    this.syncText(withoutLeadingBlankLines(entry.text));
+    this.syncText(this.lead.strip(entry.text));
     this.syncOpen();
     this.version = ctx.version;
   }
@@ -86,12 +102,12 @@ class ThoughtComp implements EntryComp, Ticker {
     this.entry = entry;
     this.ctx = ctx;
     this.version = ctx.version;
-    const text = withoutLeadingBlankLines(entry.text);
+    const text = this.lead.strip(entry.text);
     if (text !== this.src) this.syncText(text);
     this.syncOpen();
   }
 
-  /** `text` is the thought without its leading blank lines (see withoutLeadingBlankLines). */
+  /** `text` is the thought without its leading blank lines (see LeadingBlankLines). */
   private syncText(text: string): void {
     if (extendsText(this.src, text)) {
       this.append(text.slice(this.src.length));
