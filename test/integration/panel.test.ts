@@ -264,6 +264,50 @@ describe("the thought panel", function () {
     }
   });
 
+  it("follows the bottom: a new prompt after scrolling up shows its answer, resizing keeps following, and the pill covers nothing", async () => {
+    const chatter = Array.from({ length: 30 }, (_, i) => ({ message: `Line ${i}: a paragraph long enough to wrap at the sidebar's width, as agents write.\n\n` }));
+    await useAgent("Chatty", { turns: [[...chatter, { message: "end of the first answer" }], [...chatter, { message: "THE LAST LINE" }]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await a.stream("first", { agent: "Chatty", newSession: true }).result;
+    await waitFor(() => (document.querySelector("#transcript")?.textContent ?? "").includes("end of the first answer"), undefined, { view: "sidebar", what: "the first answer" });
+    // Scrolled back up to read: the pill shows, in a row of its own that covers no text.
+    await evaluate(() => { const t = document.querySelector("#transcript"); if (t) t.scrollTop = 0; }, undefined, "sidebar");
+    const pill = await waitFor(() => {
+      const jump = document.querySelector<HTMLElement>("#jump-latest");
+      const t = document.querySelector("#transcript");
+      if (!jump || jump.hidden || !t) return undefined;
+      const j = jump.getBoundingClientRect();
+      return { pillTop: j.top, transcriptBottom: t.getBoundingClientRect().bottom };
+    }, undefined, { view: "sidebar", what: "the Jump to latest pill" });
+    assert.ok(pill && pill.pillTop >= pill.transcriptBottom - 0.5, `the pill (${JSON.stringify(pill)}) lies below the transcript, not over it`);
+    // The next prompt, sent from the box, brings the reader back to its answer.
+    await sendFromPanel("second");
+    await waitFor(() => {
+      const t = document.querySelector("#transcript");
+      if (!t) return false;
+      const walker = document.createTreeWalker(t, NodeFilter.SHOW_TEXT);
+      let last: Node | null = null;
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) if (n.textContent?.includes("THE LAST LINE")) last = n;
+      if (!last) return false;
+      const range = document.createRange();
+      range.selectNodeContents(last);
+      const r = range.getBoundingClientRect();
+      const v = t.getBoundingClientRect();
+      return r.bottom <= v.bottom + 1 && r.top >= v.top && document.querySelector<HTMLElement>("#jump-latest")?.hidden === true;
+    }, undefined, { view: "sidebar", what: "the last line of the new answer in view, the pill gone" });
+    // A narrower window (the text rewraps, the transcript grows taller): still at the bottom.
+    await viewport(1000, 700);
+    try {
+      await waitFor(() => {
+        const t = document.querySelector("#transcript");
+        return t !== null && t.scrollHeight - t.scrollTop - t.clientHeight <= 2 && document.querySelector<HTMLElement>("#jump-latest")?.hidden === true;
+      }, undefined, { view: "sidebar", what: "the transcript still at its bottom after a resize" });
+    } finally {
+      await viewport(1400, 900);
+    }
+  });
+
   it("Select Agent changes the header and the prompt's placeholder at once; the next prompt goes to the new agent", async () => {
     await useAgent("Echoer", { turns: [[{ message: "from Echoer" }], [{ message: "from Echoer again" }]] });
     const a = await api();

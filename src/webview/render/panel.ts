@@ -19,6 +19,15 @@ import { ScrollKeeper } from "./scroll";
 import { Toolbar } from "./toolbar";
 import { TURN_WINDOW, Transcript } from "./transcript";
 
+function sameKeys(set: ReadonlySet<string>, record: Record<string, unknown>): boolean {
+  let n = 0;
+  for (const k in record) {
+    if (!set.has(k)) return false;
+    n++;
+  }
+  return n === set.size;
+}
+
 /** The session the panel shows: the host's choice, else the newest. */
 export function activeSession(state: ViewState, host: HostInfo): SessionView | undefined {
   const id = host.activeSessionId ?? state.order[state.order.length - 1];
@@ -40,6 +49,8 @@ export class Panel {
   private ctxInputs: [number, string] = [-1, ""];
   private matcher: RenderCtx["matcher"];
   private pendingReveal: { sessionId: string; entryId?: string; toolCallId?: string } | undefined;
+  /** What the last frame showed: a new turn or a new question in the same session brings the reader back to the bottom. */
+  private seen: { sessionId: string; turns: number; requests: ReadonlySet<string> } | undefined;
 
   constructor(root: HTMLElement, private readonly ui: UiState, private readonly post: (m: WebviewMessage) => void, private readonly invalidate: () => void) {
     this.header = new Header(post);
@@ -60,7 +71,8 @@ export class Panel {
       this.banners.el,
       this.plan.el,
       this.toolbar.el,
-      h("main", { class: "transcript-wrap" }, this.transcript.el, this.scroll.jump),
+      h("main", { class: "transcript-wrap" }, this.transcript.el),
+      h("div", { class: "jump-row" }, this.scroll.jump),
       this.question.el,
       this.prompt.el,
       this.announcer.el,
@@ -82,6 +94,7 @@ export class Panel {
   render(state: ViewState, host: HostInfo): void {
     this.scroll.measure();
     const session = activeSession(state, host);
+    this.followNews(session);
     const ctx = session ? this.context(session, host) : undefined;
     this.header.render(state, session, host);
     this.banners.render(session, host);
@@ -109,6 +122,21 @@ export class Panel {
     }
     runAfterLayout();
     this.scroll.settle(!!session && session.turns.length > 0);
+  }
+
+  /** A prompt the user just sent, or a question the agent just asked, is at the bottom: show it. */
+  private followNews(session: SessionView | undefined): void {
+    if (!session) {
+      this.seen = undefined;
+      return;
+    }
+    const last = this.seen;
+    const requests = last?.sessionId === session.sessionId && last.turns === session.turns.length && sameKeys(last.requests, session.pendingPermissions)
+      ? last.requests
+      : new Set(Object.keys(session.pendingPermissions));
+    this.seen = { sessionId: session.sessionId, turns: session.turns.length, requests };
+    if (last?.sessionId !== session.sessionId) return;
+    if (session.turns.length > last.turns || [...requests].some((r) => !last.requests.has(r))) this.scroll.follow();
   }
 
   /** Feeds a patch's events to the announcer. */

@@ -3,7 +3,9 @@
  * (within 40 px); otherwise leaves what they see in place (Chromium's scroll anchoring keeps it
  * there when content above changes) and shows "Jump to latest" (`#jump-latest`). Scroll events
  * only mark the position dirty; it is measured at the start of the next frame, and the frame ends
- * with at most one scroll write.
+ * with at most one scroll write. A resize (the sidebar dragged, the window resized, the question
+ * or the plan above and below taking room) keeps following: the scroll it causes is not the
+ * reader's. The pill has a row of its own below the transcript, so it never covers text or buttons.
  */
 import { button, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
@@ -15,6 +17,9 @@ export class ScrollKeeper {
   stick: boolean;
   private dirty = false;
   private restored = false;
+  /** A resize happened since the last frame: the scroll position it moved is not the reader's choice. */
+  private resized = false;
+  private readonly observer: ResizeObserver;
 
   constructor(private readonly el: HTMLElement, private readonly ui: UiState, requestFrame: () => void) {
     this.stick = ui.stick;
@@ -30,12 +35,21 @@ export class ScrollKeeper {
       this.dirty = true;
       requestFrame();
     }, { passive: true });
+    // The transcript's box (sidebar or window resized, question or plan shown) and its content's width.
+    this.observer = new ResizeObserver(() => {
+      this.resized = true;
+      requestFrame();
+    });
+    this.observer.observe(el);
   }
 
   /** Start of a frame: reads where the reader is (before any DOM write). */
   measure(): void {
+    const resized = this.resized;
+    this.resized = false;
     if (!this.dirty) return;
     this.dirty = false;
+    if (resized && this.stick) return; // the resize moved it, not the reader: keep following
     const el = this.el;
     this.stick = el.scrollHeight - el.scrollTop - el.clientHeight <= STICK_PX;
     this.persist();
@@ -56,6 +70,13 @@ export class ScrollKeeper {
       if (el.scrollTop < bottom - 1) el.scrollTop = bottom;
     }
     toggleHidden(this.jump, this.stick);
+  }
+
+  /** Something the reader must see arrived at the bottom (their new prompt, a question): follow again. */
+  follow(): void {
+    if (this.stick) return;
+    this.stick = true;
+    this.persist();
   }
 
   /** The reader asked to see something specific: stop following. */
