@@ -27,6 +27,9 @@ import { AgentStatusBar } from "./vscode/statusBar";
 import { TerminalMirrors } from "./vscode/terminalMirrors";
 import { ToolOutputs } from "./vscode/toolOutputs";
 
+/** How long a visible panel has to put a new permission request on screen before a notification asks instead. */
+const UNSEEN_QUESTION_MS = 1500;
+
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
   _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore };
@@ -82,8 +85,8 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     checkpoints,
     manager.onEvent((e) => checkpoints.onEvent(e)),
     ...registerCheckpointCommands(checkpoints),
-    // A question no panel shows: a notification with its options.
-    broker.onDidAsk((req) => { if (!controller.anyVisible) void broker.notify(req); }),
+    // A question no panel puts on screen within a moment (hidden, another session shown, too short): a notification.
+    broker.onDidAsk((req) => { void controller.seenWithin(req.requestId, UNSEEN_QUESTION_MS).then((seen) => { if (!seen) void broker.notify(req); }); }),
     // Kept alive while hidden so showing the panel again is instant; a reload still restores from a snapshot.
     vscode.window.registerWebviewViewProvider(ThoughtViewProvider.viewId, sidebar, { webviewOptions: { retainContextWhenHidden: true } }),
   );

@@ -59,6 +59,8 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("cancelTurn"), sessionId: id }),
   /** Answer a permission request with one of the agent's options, or cancel it (`optionId` null). */
   z.object({ type: z.literal("resolvePermission"), sessionId: id, requestId: id, optionId: wireId.nullable() }),
+  /** These open permission requests are on screen in this (visible) view: no notification needed. */
+  z.object({ type: z.literal("questionSeen"), sessionId: id, requestIds: z.array(id).min(1).max(1000) }),
   /** Open a file (at a 1-based line) in an editor. */
   z.object({ type: z.literal("openLocation"), path: z.string().min(1).max(4096), line: z.number().int().positive().optional() }),
   /** Open the diff of a tool call's diff content (index into its content list). */

@@ -1,7 +1,7 @@
 /**
  * Holds every open permission request, with its resolver, until one answer settles it: the
  * policy or a remembered rule (at once), or the user through `resolve` — from the thought panel,
- * the notification (`notify`, shown when no panel is visible), the Respond to Permission Request
+ * the notification (`notify`, shown when no panel puts the question on screen), the Respond to Permission Request
  * command or Allow/Reject in a proposed edit's diff — or cancellation (its signal). The first
  * answer wins; late answers are ignored and logged.
  */
@@ -89,8 +89,9 @@ export class PermissionBroker implements PermissionPort, vscode.Disposable {
     return this.resolve(requestId, option.optionId) ? "answered" : "not open";
   }
 
-  /** A notification with the request's options (for when no thought panel shows it). */
+  /** A notification with the request's options (for when no thought panel shows it); nothing once it is answered. */
   async notify(req: PermissionRequest): Promise<void> {
+    if (!this.pending.has(req.requestId)) return; // answered meanwhile
     const choice = await vscode.window.showInformationMessage(plainText(`${req.agentName} asks permission: ${req.title}${req.guard ? ` (always asked: ${req.guard})` : ""}`), ...req.options.map((o) => o.name));
     if (!choice) return;
     const option = req.options.find((o) => o.name === choice);

@@ -18,6 +18,7 @@ import type { PermissionBroker } from "./permissionBroker";
 import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
 import { nextPatch } from "../core/panelPatches";
+import { QuestionSight } from "../core/questionSight";
 import type { AgentLinks } from "./links";
 import type { Checkpoints } from "./checkpoints";
 
@@ -58,6 +59,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private editorPanel: vscode.WebviewPanel | undefined;
   private pendingReveal: { sessionId: string; toolCallId: string; at: number } | undefined;
+  private readonly sight = new QuestionSight();
   /**
    * TEST ONLY — faults the integration tests inject, honoured only when AGENT_THOUGHTS_TEST_MODE is
    * set (by test/host/runTests.mjs): the panel's event listener throws for the next
@@ -99,6 +101,14 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   get anyVisible(): boolean {
     return [...this.views].some((v) => v.visible());
+  }
+
+  /**
+   * Whether a visible view puts the request in front of the user within `ms` (the pinned question
+   * reports itself once on screen); false at once when no view is visible.
+   */
+  seenWithin(requestId: string, ms: number): Promise<boolean> {
+    return this.anyVisible ? this.sight.whenSeen(requestId, ms) : Promise.resolve(false);
   }
 
   private onEvent(e: ThoughtEvent): void {
@@ -345,6 +355,11 @@ export class ThoughtPanelController implements vscode.Disposable {
         session.cancelTurn();
         return;
       }
+      case "questionSeen": {
+        this.requireSession(m.sessionId);
+        if (view.visible()) this.sight.markSeen(m.requestIds.filter((r) => this.state.sessions[m.sessionId]?.pendingPermissions[r] !== undefined));
+        return;
+      }
       case "resolvePermission": {
         this.requireSession(m.sessionId);
         if (!this.broker.resolve(m.requestId, m.optionId, m.sessionId)) throw new OutOfStateMessage(`permission request ${m.requestId} of session ${m.sessionId} is not open or has no option ${String(m.optionId)}`);
@@ -430,6 +445,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     for (const v of this.views) clearTimeout(v.resync);
+    this.sight.dispose();
     for (const d of this.disposables) d.dispose();
     this.editorPanel?.dispose();
   }

@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import type { ThoughtEvent } from "../../src/shared/events";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { harnessRequest } from "./index";
+import { waitFor } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
 
 
@@ -111,5 +112,40 @@ describe("permission policy", function () {
       return !!button;
     }).toString() }))?.value, "the notification with the agent's options, to click Reject", 20_000);
     assert.equal((await turn.result).text, "n1:no ");
+  });
+
+  it("a question the visible panel does not put on screen (it shows another session) comes as a notification; one it pins does not", async () => {
+    await vscode.workspace.getConfiguration("agentThoughts").update("permissions.default", "ask", vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Background", { turns: [[{ message: "ready" }], [ask("b1", "execute")]] }),
+      scriptedAgent("Foreground", { turns: [[{ message: "hi" }], [ask("f1", "execute")]] }),
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await until(() => a._test.controller.anyVisible, "the panel to be visible");
+    const background = await a.stream("start", { agent: "Background", newSession: true }).result;
+    const foreground = await a.stream("hi", { agent: "Foreground", newSession: true }).result;
+    assert.equal(a._test.controller.activeSession, foreground.sessionId, "the panel shows the newest session");
+    // The background session asks while the panel shows the other one: the toast comes; Reject on it answers.
+    const backgroundTurn = a.stream("go", { sessionId: background.sessionId });
+    await until(async () => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
+      const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("asks permission: execute b1"));
+      const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Reject");
+      button?.click();
+      return !!button;
+    }).toString() }))?.value, "the notification for the session the panel does not show, to click Reject", 20_000);
+    assert.equal((await backgroundTurn.result).text, "b1:no ");
+    // The shown session asks: the panel pins it and says so, and no toast comes.
+    const foregroundTurn = a.stream("go", { sessionId: foreground.sessionId });
+    const req = await until(() => a._test.broker.open().find((r) => r.toolCallId === "f1"), "f1 waiting", 20_000);
+    await waitFor(() => /execute f1/.test(document.querySelector("#question:not([hidden]) .question-title")?.textContent ?? ""), undefined, { view: "sidebar", what: "f1 pinned" });
+    await until(() => a._test.controller.seenWithin(req.requestId, 1), "the panel to report f1 on screen", 20_000);
+    const toasts = async (): Promise<boolean> => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() =>
+      [...document.querySelectorAll(".notification-toast")].some((t) => (t.textContent ?? "").includes("asks permission: execute f1"))).toString() }))?.value ?? false;
+    assert.equal(await toasts(), false);
+    a._test.broker.resolve(req.requestId, "no");
+    assert.equal((await foregroundTurn.result).text, "f1:no ");
+    assert.equal(await toasts(), false, "no notification for a question the panel showed");
+    await vscode.commands.executeCommand("notifications.clearAll");
   });
 });
