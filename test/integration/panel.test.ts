@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
-import { log, screenshot } from "./index";
+import { harnessRequest, log, screenshot } from "./index";
 import { click, evaluate, fill, press, viewport, waitFor } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
 
@@ -306,6 +306,54 @@ describe("the thought panel", function () {
     } finally {
       await viewport(1400, 900);
     }
+  });
+
+  it("the header stays readable in the default 300 px sidebar with several sessions and a question waiting (screenshots at three sizes, light and dark)", async () => {
+    const ask = { permission: { toolCall: { toolCallId: "h1", title: "npm run build", kind: "execute", status: "pending" }, options: [{ optionId: "yes", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] }, onSelected: { yes: [{ message: "built" }], no: [{ message: "not built" }] } };
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Gemini CLI", { agentName: "Gemini CLI", turns: [[{ message: "hello from Gemini" }]] }),
+      scriptedAgent("Claude Code", { agentName: "Claude Code", turns: [[{ thought: "**Planning** the build: check `package.json`, then run it." }, { message: "Let me build it." }, ask]] }),
+    ], vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", "Claude Code", vscode.ConfigurationTarget.Global);
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await a.stream("one", { agent: "Gemini CLI", newSession: true }).result;
+    await a.stream("two", { agent: "Gemini CLI", newSession: true }).result;
+    const turn = a.stream("Build the project and tell me what breaks", { agent: "Claude Code", newSession: true });
+    const req = await until(() => a._test.broker.open().find((r) => r.toolCallId === "h1"), "the build question", 20_000);
+    const sidebar = await harnessRequest<{ value: number }>({ op: "workbench", fn: (() => Math.round(document.querySelector(".part.sidebar")?.getBoundingClientRect().width ?? -1)).toString() });
+    log(`sidebar width: ${sidebar?.value} px`);
+    const header = await waitFor(() => {
+      const name = document.querySelector<HTMLElement>(".agent-name");
+      const row = document.querySelector<HTMLElement>(".header-row");
+      const select = document.querySelector<HTMLElement>(".session-select");
+      const status = document.querySelector<HTMLElement>("#session-status");
+      if (!name || !row || !select || select.hidden || status?.dataset.status !== "awaiting_permission") return undefined;
+      return { name: name.textContent, cut: name.scrollWidth > name.clientWidth, overflow: row.scrollWidth > row.clientWidth, select: select.getBoundingClientRect().width, statusTitle: status.title, rowWidth: row.clientWidth };
+    }, undefined, { view: "sidebar", what: "the header with a switcher and a waiting status" });
+    assert.ok(header);
+    assert.equal(header.name, "Claude Code");
+    assert.equal(header.cut, false, `the agent's name is not cut (${JSON.stringify(header)})`);
+    assert.equal(header.overflow, false, "nothing in the header row overflows");
+    assert.ok(header.select >= 48, "the switcher keeps a usable width");
+    assert.equal(header.statusTitle, "Awaiting permission");
+    // Looked at: the default 300 px sidebar at 1280×800 and 1600×1000, in dark and light.
+    const config = vscode.workspace.getConfiguration("workbench");
+    try {
+      for (const [name, theme] of [["dark", "Default Dark Modern"], ["light", "Default Light Modern"]] as const) {
+        await config.update("colorTheme", theme, vscode.ConfigurationTarget.Global);
+        for (const [w, hgt] of [[1600, 1000], [1280, 800]] as const) {
+          await viewport(w, hgt);
+          await waitFor((cls: string) => document.body.classList.contains(cls) && document.querySelector("#question[data-ready]") !== null, `vscode-${name}`, { view: "sidebar", what: `the panel in the ${name} theme` });
+          await screenshot(`test-results/panel-${w}x${hgt}-${name}.png`);
+        }
+      }
+    } finally {
+      await config.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+      await viewport(1400, 900);
+    }
+    a._test.broker.resolve(req.requestId, "yes");
+    assert.match((await turn.result).text, /built/);
   });
 
   it("Select Agent changes the header and the prompt's placeholder at once; the next prompt goes to the new agent", async () => {

@@ -33,10 +33,12 @@ function money(amount: number, currency: string): string {
   }
 }
 
+/** What tells sessions apart comes first (a narrow switcher shows only the start): title or first prompt, then the agent. */
 function sessionLabel(s: SessionView, index: number): string {
-  const title = s.title ? cleanInline(s.title, 60) : `Session ${index + 1}`;
+  const first = s.turns[0]?.prompt.trim();
+  const title = s.title ? cleanInline(s.title, 60) : first ? cleanInline(first, 60) : `Session ${index + 1}`;
   const state = s.status === "awaiting_permission" ? " — waiting for you" : s.status === "running" ? " — working" : s.restored ? " (history)" : s.status === "ended" ? " (ended)" : "";
-  return `${s.status === "awaiting_permission" ? "● " : ""}${cleanInline(s.agentName, 40)} · ${title}${state}`;
+  return `${s.status === "awaiting_permission" ? "● " : ""}${title} · ${cleanInline(s.agentName, 40)}${state}`;
 }
 
 export class Header {
@@ -82,6 +84,7 @@ export class Header {
       const st = STATUS[key];
       this.status.setAttribute("data-status", key);
       this.status.className = `session-status status-${key}`;
+      this.status.title = st.label; // the text hides in a narrow header
       this.status.replaceChildren(icon(st.icon), h("span", null, st.label));
     }
     setText(this.title, session?.title ? cleanInline(session.title, 300) : "");
