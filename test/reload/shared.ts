@@ -40,4 +40,9 @@ export function leftovers(): { dir: string; agentPid: string; helperPid: string;
   return { dir, agentPid: path.join(dir, "agent.pid"), helperPid: path.join(dir, "helper.pid"), commandChildPid: path.join(dir, "command-child.pid") };
 }
 
+/** The mid-question reload row: a permission request and a plan step open when the window reloads. */
+export function midQuestion(): { title: string; step: string } {
+  return { title: "npm run deploy -- --prod", step: "Deploy to production" };
+}
+
 export { alive } from "../support/processes";

@@ -4,7 +4,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { until } from "../../support/until";
-import { alive, api, EDITED, EXTENSION_ID, file, leftovers, midTurn, ORIGINAL } from "../shared";
+import { waitFor } from "../../integration/webview";
+import { alive, api, EDITED, EXTENSION_ID, file, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
 
 describe("window reload, phase 1", function () {
   this.timeout(60_000);
@@ -78,5 +79,28 @@ describe("window reload, phase 1", function () {
     const files = [l.agentPid, l.helperPid, l.commandChildPid];
     await until(() => files.every((f) => fs.existsSync(f) && Number(fs.readFileSync(f, "utf8")) > 0), "the agent, its helper and the command's child to write their pids", 20_000);
     for (const f of files) assert.ok(alive(Number(fs.readFileSync(f, "utf8"))), `${path.basename(f)} runs`);
+  });
+
+  it("leaves a question open and a plan in progress, pinned in the panel, when the window reloads", async () => {
+    const q = midQuestion();
+    const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+    const scenario = {
+      turns: [[
+        { sessionUpdate: { sessionUpdate: "plan", entries: [{ content: "Read the config", priority: "high", status: "completed" }, { content: q.step, priority: "high", status: "in_progress" }] } },
+        { permission: { toolCall: { toolCallId: "deploy", title: q.title, kind: "execute", status: "pending" }, options: [{ optionId: "yes", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] } },
+      ]],
+    };
+    const config = vscode.workspace.getConfiguration("agentThoughts");
+    const others = (config.get<{ name: string }[]>("agents") ?? []).filter((x) => x.name !== "Questioner");
+    await config.update("agents", [...others, { name: "Questioner", command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } }], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    const turn = a.stream("deploy it", { agent: "Questioner", newSession: true });
+    turn.result.catch(() => undefined); // it never ends in this window
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await waitFor((title: string) => (document.querySelector("#question:not([hidden]) .question-title")?.textContent ?? "").includes(title) && document.querySelector("#plan:not([hidden])") !== null, q.title, { view: "sidebar", what: "the question and the plan pinned" });
+    const id = a._test.controller.activeSession!;
+    const transcript = a._test.transcripts.fileOf(id);
+    assert.ok(transcript, "the session has a transcript file");
+    await until(() => fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").split("\n").filter(Boolean).length >= a._test.controller.viewState.sessions[id]!.lastSeq, "the session's transcript on disk");
   });
 });

@@ -2,7 +2,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
-import { alive, api, EDITED, file, leftovers, midTurn, ORIGINAL } from "../shared";
+import { alive, api, EDITED, file, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
 import { evaluate, waitFor } from "../../integration/webview";
 import { until } from "../../support/until";
 
@@ -75,6 +75,33 @@ describe("window reload, phase 2", function () {
     await a._test.manager.stop("MidTurn");
     await changes.undoFile(m.edit);
     fs.rmSync(m.dir, { recursive: true, force: true });
+  });
+
+  it("a question open at the reload: no answer button is enabled, nothing is pinned, and the plan is not shown as in progress above the transcript", async () => {
+    const q = midQuestion();
+    const a = await api();
+    const id = await until(() => {
+      const state = a._test.controller.viewState;
+      return state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "tool" && e.title === q.title)));
+    }, "the session that asked to be restored", 20_000);
+    assert.equal(a._test.broker.open().length, 0, "no request is open in the host");
+    await vscode.commands.executeCommand("agentThoughts.showSessions", id);
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const shown = await waitFor(() => {
+      const card = document.querySelector('[data-tool-call-id="deploy"]');
+      if (!card) return undefined;
+      return {
+        enabled: [...document.querySelectorAll<HTMLButtonElement>("[data-option-id], [data-answer]")].filter((b) => !b.disabled && b.getClientRects().length > 0).map((b) => b.textContent ?? ""),
+        question: document.querySelector("#question")?.hasAttribute("hidden"),
+        plan: document.querySelector("#plan")?.hasAttribute("hidden"),
+        card: card.textContent ?? "",
+      };
+    }, undefined, { view: "sidebar", what: "the restored question's card", timeoutMs: 60_000 });
+    assert.ok(shown);
+    assert.deepEqual(shown.enabled, [], "no enabled answer button");
+    assert.equal(shown.question, true, "no question pinned");
+    assert.equal(shown.plan, true, "no plan pinned as in progress");
+    assert.match(shown.card, /ancel/, "the card says the question was cancelled");
   });
 
   it("no agent, helper or command child survives the reload, not even those that ignore SIGTERM", async () => {
