@@ -12,6 +12,10 @@ import type {
   AvailableCommand, ConfigOption, Cuts, PermissionOption, PermissionOutcome, PlanEntry, SessionMode, StopReason, TerminalMeta, ThoughtEvent,
   ToolContent, ToolKind, ToolLocation,
 } from "./events";
+import { attachmentOf, type Attachment } from "./attachments";
+
+/** Chips kept per prompt or user message (a replaying agent could send thousands). */
+const MAX_ATTACHMENTS = 50;
 
 /** What a tool card shows as its state (ACP statuses plus the ones the client knows). */
 export type ToolViewStatus = "pending" | "awaiting_permission" | "in_progress" | "completed" | "failed" | "rejected" | "canceled";
@@ -39,7 +43,7 @@ export interface ToolEntry {
 }
 
 export type Entry =
-  | { type: "user"; id: string; text: string; at: number }
+  | { type: "user"; id: string; text: string; attachments?: Attachment[]; at: number }
   | { type: "thought"; id: string; text: string; startedAt: number; endedAt?: number }
   | { type: "message"; id: string; text: string; messageId?: string; at: number }
   | ToolEntry
@@ -52,6 +56,8 @@ export type Entry =
 export interface TurnView {
   turnId: number;
   prompt: string;
+  /** What the prompt carries besides its text (file ranges, links, images), as chips. */
+  attachments?: Attachment[];
   startedAt: number;
   endedAt?: number;
   stopReason?: StopReason;
@@ -223,6 +229,10 @@ function lastEntry(t: TurnView): Entry | undefined {
   return t.entries[t.entries.length - 1];
 }
 
+function withChip(list: Attachment[] | undefined, chip: Attachment): Attachment[] {
+  return list && list.length >= MAX_ATTACHMENTS ? list : [...(list ?? []), chip];
+}
+
 /** Appends streamed text to the turn's last entry (which the caller checked is a text entry). */
 function appendText(d: Draft, t: TurnView, last: Extract<Entry, { text: string }>, text: string): void {
   const c = d.own(last);
@@ -311,6 +321,17 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
     }
     case "user_message": {
       const t = turn(d, v, e.turnId);
+      const chip = attachmentOf(e.content);
+      if (chip) {
+        const last = t && lastEntry(t);
+        if (t && t.entries.length === 0) t.attachments = withChip(t.attachments, chip);
+        else if (t && last?.type === "user") {
+          const c = d.own(last);
+          c.attachments = withChip(c.attachments, chip);
+          t.entries[t.entries.length - 1] = c;
+        } else pushEntry(d, v, t, { type: "user", id: `e${e.seq}`, text: "", attachments: [chip], at: e.at }, e.at);
+        return;
+      }
       if (t && t.entries.length === 0 && !t.prompt) {
         t.prompt = e.text;
         return;

@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import type { TurnResult } from "../../src/core/thoughtStream";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { api, scriptedAgent, until } from "./helpers";
+import { evaluate, waitFor } from "./webview";
 
 
 
@@ -42,6 +43,21 @@ describe("session commands", function () {
     const lines13 = await vscode.commands.executeCommand<TurnResult>("agentThoughts.askAboutSelection", "and these?");
     assert.ok(lines13.text.includes(`${vscode.Uri.file(file).toString()}#L1-L3`), lines13.text);
     assert.ok(!lines13.text.includes("#L1-L4"), lines13.text);
+    // The panel shows the question with the range as a chip (never an empty bubble); the chip opens the file at its line.
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const bubble = await waitFor(() => {
+      const prompts = [...document.querySelectorAll(".turn-prompt")];
+      const p = prompts[prompts.length - 1];
+      const chip = p?.querySelector<HTMLElement>(".chip");
+      return p && chip && (p.querySelector(".prompt-text")?.textContent ?? "") === "and these?" ? { chip: chip.textContent, title: chip.title, empty: document.querySelectorAll(".entry-user .user-text:empty, .turn-prompt .prompt-text:empty").length } : undefined;
+    }, undefined, { view: "sidebar", what: "the prompt with its chip" });
+    assert.ok(bubble);
+    assert.equal(bubble.chip, "hello.ts:1-3");
+    assert.match(bubble.title, /hello\.ts#L1-L3$/);
+    assert.equal(bubble.empty, 0, "no empty bubble");
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    await evaluate(() => { const c = [...document.querySelectorAll<HTMLElement>(".turn-prompt .chip")].pop(); c?.click(); }, undefined, "sidebar");
+    await until(() => vscode.window.activeTextEditor?.document.uri.fsPath === file && vscode.window.activeTextEditor.selection.active.line === 0, "the chip to open hello.ts at line 1");
     const whole = await vscode.commands.executeCommand<TurnResult>("agentThoughts.askAboutFile", vscode.Uri.file(file), "review it");
     assert.ok(whole.text.includes(fs.readFileSync(file, "utf8")), "the whole file reached the agent");
   });

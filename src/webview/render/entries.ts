@@ -12,6 +12,7 @@ import { afterLayout, runAfterLayout } from "./frame";
 import { entryShell, extendsText, type EntryComp } from "./entryBase";
 import { PlanCard } from "./plan";
 import { ToolCard } from "./toolCard";
+import { chipRow } from "./chips";
 
 type Of<T extends Entry["type"]> = Extract<Entry, { type: T }>;
 
@@ -19,7 +20,7 @@ export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
   switch (entry.type) {
     case "thought": return new ThoughtComp(entry, ctx);
     case "message": return new MessageComp(entry);
-    case "user": return new UserComp(entry);
+    case "user": return new UserComp(entry, ctx.post);
     case "tool": return new ToolCard(entry, ctx);
     case "plan": return new PlanCard(entry);
     case "notice":
@@ -207,20 +208,27 @@ class MessageComp implements EntryComp {
 
 class UserComp implements EntryComp {
   readonly el: HTMLElement;
-  private readonly text: HTMLElement;
+  private readonly main = h("div", { class: "prompt-main" });
   private entry: Of<"user">;
 
-  constructor(entry: Of<"user">) {
+  constructor(entry: Of<"user">, private readonly post: RenderCtx["post"]) {
     this.entry = entry;
-    this.text = h("div", { class: "user-text" }, cleanBlock(entry.text));
     this.el = entryShell(entry);
-    this.el.append(icon("account", "user-icon"), this.text);
+    this.el.append(icon("account", "user-icon"), this.main);
+    this.draw();
   }
 
   update(entry: Entry, _ctx: RenderCtx): void {
     if (entry.type !== "user" || entry === this.entry) return;
     this.entry = entry;
-    setText(this.text, cleanBlock(entry.text));
+    this.draw();
+  }
+
+  /** Text, chips, or both; never an empty bubble. */
+  private draw(): void {
+    const text = cleanBlock(this.entry.text);
+    const chips = chipRow(this.entry.attachments, this.post);
+    this.main.replaceChildren(...(text || !chips ? [h("div", { class: "user-text" }, text || "(empty message)")] : []), ...(chips ? [chips] : []));
   }
 
   dispose(): void {}

@@ -11,6 +11,7 @@ import { button, cleanBlock, cleanInline, formatDuration, h, icon, setText, togg
 import { turnKey, type RenderCtx } from "./context";
 import { createEntry } from "./entries";
 import type { EntryComp } from "./entryBase";
+import { chipRow } from "./chips";
 
 /** Entries shown in the last turn before "Show earlier"; also the step it grows by. */
 const ENTRY_WINDOW = 150;
@@ -153,7 +154,7 @@ class TurnComp {
     const checkpoint = ctx.host.checkpoints?.[ctx.sessionId]?.includes(turn.turnId) === true;
     const stamp = `${ctx.version}|${ctx.ui.layoutVersion}|${open}|${windowSize}|${last ? ctx.session.status : ""}|${checkpoint}`;
     if (turn === this.turn && stamp === this.stamp) return;
-    const promptChanged = turn.prompt !== this.turn?.prompt || checkpoint !== this.checkpoint;
+    const promptChanged = turn.prompt !== this.turn?.prompt || turn.attachments !== this.turn?.attachments || checkpoint !== this.checkpoint;
     this.checkpoint = checkpoint;
     this.turn = turn;
     this.stamp = stamp;
@@ -195,7 +196,11 @@ class TurnComp {
       for (const b of restore) {
         b.addEventListener("click", () => this.ctx?.post({ type: "restoreCheckpoint", sessionId: this.ctx.sessionId, turnId }));
       }
-      this.prompt.replaceChildren(icon("account", "user-icon"), h("div", { class: "prompt-text", attrs: { tabindex: "-1" } }, cleanBlock(turn.prompt.slice(0, 50_000)) || "(no prompt)"), ...restore);
+      const text = cleanBlock(turn.prompt.slice(0, 50_000));
+      const chips = chipRow(turn.attachments, ctx.post);
+      this.prompt.replaceChildren(icon("account", "user-icon"),
+        h("div", { class: "prompt-main" }, text || !chips ? h("div", { class: "prompt-text", attrs: { tabindex: "-1" } }, text || "(no prompt)") : null, chips),
+        ...restore);
     }
     if (!this.list) {
       this.list = new EntryList(() => {

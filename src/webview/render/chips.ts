@@ -1,0 +1,23 @@
+/**
+ * The chips of a prompt or user message: what it carried besides its text (a file range from Ask
+ * About Selection, a file, a link, an image). A chip for a local file opens it at its first line
+ * (the host opens only workspace files); labels and tooltips are agent-bounded text.
+ */
+import type { Attachment } from "../../shared/attachments";
+import type { WebviewMessage } from "../../shared/protocol";
+import { cleanInline, h, icon } from "../dom";
+
+const ICON: Record<Attachment["kind"], string> = { file: "file-code", link: "link", image: "file-media", audio: "unmute" };
+
+export function chipRow(list: readonly Attachment[] | undefined, post: (m: WebviewMessage) => void): HTMLElement | null {
+  if (!list?.length) return null;
+  return h("div", { class: "chips", attrs: { role: "list", "aria-label": "Attached" } }, ...list.map((a) => {
+    const label = cleanInline(a.label, 80);
+    const detail = cleanInline(a.detail, 500);
+    const path = a.path;
+    if (path === undefined) return h("span", { class: `chip chip-${a.kind}`, attrs: { role: "listitem", title: detail } }, icon(ICON[a.kind]), h("span", { class: "chip-label ut" }, label));
+    const b = h("button", { class: `chip chip-${a.kind}`, attrs: { type: "button", role: "listitem", title: `Open ${detail}`, "aria-label": `Open ${label}` } }, icon(ICON[a.kind]), h("span", { class: "chip-label ut" }, label));
+    b.addEventListener("click", () => post({ type: "openLocation", path, ...(a.line ? { line: a.line } : {}) }));
+    return b;
+  }));
+}
