@@ -20,7 +20,7 @@ export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
   switch (entry.type) {
     case "thought": return new ThoughtComp(entry, ctx);
     case "message": return new MessageComp(entry);
-    case "user": return new UserComp(entry, ctx.post);
+    case "user": return new UserComp(entry, (m) => ctx.post(m));
     case "tool": return new ToolCard(entry, ctx);
     case "plan": return new PlanCard(entry);
     case "notice":

@@ -197,7 +197,7 @@ class TurnComp {
         b.addEventListener("click", () => this.ctx?.post({ type: "restoreCheckpoint", sessionId: this.ctx.sessionId, turnId }));
       }
       const text = cleanBlock(turn.prompt.slice(0, 50_000));
-      const chips = chipRow(turn.attachments, ctx.post);
+      const chips = chipRow(turn.attachments, (m) => ctx.post(m));
       this.prompt.replaceChildren(icon("account", "user-icon"),
         h("div", { class: "prompt-main" }, text || !chips ? h("div", { class: "prompt-text", attrs: { tabindex: "-1" } }, text || "(no prompt)") : null, chips),
         ...restore);
