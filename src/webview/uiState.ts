@@ -32,7 +32,17 @@ interface Persisted {
   scrollTop: number;
   stick: boolean;
   planOpen: boolean;
+  /** Sent prompts, oldest first (↑/↓ in the prompt box). */
+  history?: string[];
+  /** Prompts typed while their session's turn ran, sent in order when it ends. */
+  queue?: QueuedPrompt[];
 }
+
+export interface QueuedPrompt { sessionId: string; text: string }
+
+/** Longest prompt kept in the history or the queue (the webview's state is saved as a whole). */
+const MAX_KEPT_PROMPT = 100_000;
+export const MAX_QUEUED = 20;
 
 const MAX_TURN_KEYS = 500;
 
@@ -68,6 +78,8 @@ export class UiState {
   scrollTop = 0;
   stick = true;
   planOpen = true;
+  history: string[] = [];
+  queue: QueuedPrompt[] = [];
 
   /** Per-entry open/closed overrides (thoughts, tool cards), keyed `session/entryId`. */
   readonly entryOpen = new Map<string, boolean>();
@@ -104,6 +116,10 @@ export class UiState {
     if (typeof p.scrollTop === "number" && Number.isFinite(p.scrollTop)) this.scrollTop = p.scrollTop;
     if (typeof p.stick === "boolean") this.stick = p.stick;
     if (typeof p.planOpen === "boolean") this.planOpen = p.planOpen;
+    if (Array.isArray(p.history)) this.history = p.history.filter((t): t is string => typeof t === "string" && t.length <= MAX_KEPT_PROMPT).slice(-100);
+    if (Array.isArray(p.queue)) {
+      this.queue = p.queue.filter((q): q is QueuedPrompt => !!q && typeof q === "object" && typeof q.sessionId === "string" && q.sessionId.length <= 500 && typeof q.text === "string" && q.text.trim() !== "" && q.text.length <= MAX_KEPT_PROMPT).slice(0, MAX_QUEUED);
+    }
   }
 
   /** Saves soon (coalescing bursts such as typing or scrolling). */
@@ -120,6 +136,7 @@ export class UiState {
     const p: Persisted = {
       v: 1, draft: this.draft, turnOpen: this.turnOpen, filters: this.filters, search: this.search,
       scrollTop: Math.round(this.scrollTop), stick: this.stick, planOpen: this.planOpen,
+      history: this.history.filter((t) => t.length <= MAX_KEPT_PROMPT), queue: this.queue,
     };
     this.store.setState(p);
   }

@@ -356,6 +356,46 @@ describe("the thought panel", function () {
     assert.match((await turn.result).text, /built/);
   });
 
+  it("a prompt typed while the turn runs is queued and sent when it ends; ↑/↓ walk the sent prompts; Edit puts one back in the box", async () => {
+    const hold = { permission: { toolCall: { toolCallId: "hold", title: "Hold the turn", kind: "execute", status: "pending" }, options: [{ optionId: "yes", name: "Allow", kind: "allow_once" }] }, onSelected: { yes: [{ message: "first turn done" }] } };
+    await useAgent("Queuer", { turns: [[hold], [{ echoPrompt: true }]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await sendFromPanel("first prompt");
+    const req = await until(() => a._test.broker.open().find((r) => r.toolCallId === "hold"), "the first turn to wait", 20_000);
+    const sessionId = req.sessionId;
+    await sendFromPanel("second prompt");
+    const queued = await waitFor(() => {
+      const item = document.querySelector(".queued-item");
+      return item && (document.querySelector<HTMLTextAreaElement>("#prompt")?.value ?? "x") === "" ? item.textContent ?? "" : undefined;
+    }, undefined, { view: "sidebar", what: "the queued prompt above the box, the box empty" });
+    assert.match(queued ?? "", /second prompt.*Sent when the turn ends/);
+    await screenshot("test-results/queued-prompt.png");
+    assert.equal(a._test.controller.viewState.sessions[sessionId]!.turns.length, 1, "nothing was sent to the agent while its turn runs");
+    a._test.broker.resolve(req.requestId, "yes");
+    await until(() => {
+      const turns = a._test.controller.viewState.sessions[sessionId]!.turns;
+      return turns.length === 2 && turns[1]!.endedAt !== undefined ? turns : undefined;
+    }, "the queued prompt sent as turn 2 of the same session, and answered", 20_000);
+    const text = JSON.stringify(a._test.controller.viewState.sessions[sessionId]!.turns[1]);
+    assert.match(text, /You said: second prompt/);
+    await waitFor(() => document.querySelector(".queued:not([hidden])") === null, undefined, { view: "sidebar", what: "the queue empty" });
+    // ↑ recalls the newest sent prompt, ↑ again the one before; ↓ goes forward and back to the empty box.
+    const value = (): Promise<string> => evaluate(() => document.querySelector<HTMLTextAreaElement>("#prompt")!.value, undefined, "sidebar");
+    await press("#prompt", "ArrowUp", "sidebar");
+    assert.equal(await value(), "second prompt");
+    await press("#prompt", "ArrowUp", "sidebar");
+    assert.equal(await value(), "first prompt");
+    await press("#prompt", "ArrowDown", "sidebar");
+    assert.equal(await value(), "second prompt");
+    await press("#prompt", "ArrowDown", "sidebar");
+    assert.equal(await value(), "");
+    // Edit on turn 1's prompt puts it in the box to change and send again.
+    await click('[data-turn-id="1"] .edit-prompt', "sidebar");
+    assert.equal(await value(), "first prompt");
+    await fill("#prompt", "", "sidebar");
+  });
+
   it("Select Agent changes the header and the prompt's placeholder at once; the next prompt goes to the new agent", async () => {
     await useAgent("Echoer", { turns: [[{ message: "from Echoer" }], [{ message: "from Echoer again" }]] });
     const a = await api();

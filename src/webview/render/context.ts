@@ -24,6 +24,8 @@ export interface RenderCtx {
   post(message: WebviewMessage): void;
   /** Asks for a render in the next frame (after a UI-only change). */
   invalidate(): void;
+  /** Puts a prompt back in the prompt box to change and send again. */
+  editPrompt(text: string): void;
 }
 
 /** Key for per-entry UI state. */

@@ -87,7 +87,7 @@ export class Panel {
     }
     return {
       session, sessionId: session.sessionId, host, ui: this.ui, matcher: this.matcher, version: this.ctxVersion,
-      tickers: this.tickers, post: this.post, invalidate: this.invalidate,
+      tickers: this.tickers, post: this.post, invalidate: this.invalidate, editPrompt: (text) => this.prompt.edit(text),
     };
   }
 
@@ -103,7 +103,7 @@ export class Panel {
     this.toolbar.render(this.transcript.matches);
     toggleHidden(this.toolbar.el, !session);
     this.question.render(session);
-    this.prompt.render(session, host);
+    this.prompt.render(session, host, state.sessions);
     this.announcer.flush();
     if (session && ctx && this.pendingReveal?.sessionId === session.sessionId) {
       const { entryId, toolCallId } = this.pendingReveal;

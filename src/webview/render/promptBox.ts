@@ -3,14 +3,22 @@
  * composition is left alone), Send (`#send`) and Stop (`#stop`), slash-command completion from
  * the session's commands (a listbox driven by Up/Down/Tab/Enter/Escape), and the session's mode
  * and config options (model first) as selects and checkboxes. The draft survives a reload.
+ *
+ * ↑ on the first line and ↓ on the last walk the sent prompts (PromptHistory); "Edit" on the last
+ * prompt in the transcript puts it back here to change and send again. A prompt sent while its
+ * session's turn runs is queued (listed above the box, editable and removable) and sent when the
+ * turn ends, one per turn, in order; the queue and the history survive a reload.
  */
 import type { AvailableCommand, ConfigOption } from "../../shared/events";
-import { nextAgent, type SessionView } from "../../shared/viewModel";
+import { nextAgent, type SessionView, type ViewState } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
-import { button, cleanInline, h, setAttr, toggleHidden } from "../dom";
-import type { UiState } from "../uiState";
+import { button, cleanInline, h, icon, setAttr, toggleHidden } from "../dom";
+import { PromptHistory } from "../promptHistory";
+import { MAX_QUEUED, type QueuedPrompt, type UiState } from "../uiState";
 
 const MAX_COMPLETIONS = 50;
+
+const busy = (s: SessionView): boolean => s.status === "running" || s.status === "awaiting_permission";
 
 function modelFirst(a: ConfigOption, b: ConfigOption): number {
   const rank = (o: ConfigOption): number => (o.category === "model" || o.id === "model" ? 0 : 1);
@@ -33,6 +41,12 @@ export class PromptBox {
   /** The last prompt sent, until a turn shows it arrived; put back if the agent fails to start instead. */
   private unconfirmed: { text: string; errorBefore: string | undefined; errorCleared: boolean; turnsBefore: number } | undefined;
   private host: HostInfo | undefined;
+  private readonly history: PromptHistory;
+  /** The queued prompts' list above the box. */
+  private readonly queued: HTMLElement;
+  private queuedKey = "";
+  /** Sessions a queued prompt was just sent to, with their turn count then (one in flight per session). */
+  private readonly inFlight = new Map<string, number>();
 
   constructor(private readonly ui: UiState, private readonly post: (m: WebviewMessage) => void) {
     this.list = h("ul", { id: "slash-list", class: "completions", attrs: { role: "listbox", "aria-label": "Commands" } });
@@ -46,8 +60,12 @@ export class PromptBox {
     this.stop = button({ class: "secondary stop", icon: "debug-stop", label: "Stop", id: "stop", title: "Stop the running turn" });
     this.stop.hidden = true;
     this.controls = h("div", { class: "prompt-controls" });
+    this.history = new PromptHistory(ui.history);
+    this.queued = h("ul", { class: "queued", attrs: { "aria-label": "Queued prompts" } });
+    this.queued.hidden = true;
     this.el = h("form", { class: "prompt-box", attrs: { "aria-label": "Prompt" } },
       this.list,
+      this.queued,
       h("div", { class: "prompt-frame" },
         this.textarea,
         h("div", { class: "prompt-row" }, this.controls, h("span", { class: "spacer" }), this.stop, this.send)));
@@ -63,6 +81,7 @@ export class PromptBox {
     this.textarea.addEventListener("compositionstart", () => { this.composing = true; });
     this.textarea.addEventListener("compositionend", () => { this.composing = false; });
     this.textarea.addEventListener("input", () => {
+      this.history.reset();
       this.ui.draft = this.textarea.value;
       this.ui.save();
       this.syncSend();
@@ -78,10 +97,20 @@ export class PromptBox {
     this.textarea.focus();
   }
 
-  render(session: SessionView | undefined, host: HostInfo): void {
+  /** Puts a prompt in the box to change and send again (after what is typed there, if anything). */
+  edit(text: string): void {
+    const current = this.textarea.value.trim();
+    this.setText(current ? `${current}\n\n${text}` : text);
+    this.textarea.focus();
+    this.textarea.setSelectionRange(this.textarea.value.length, this.textarea.value.length);
+  }
+
+  render(session: SessionView | undefined, host: HostInfo, sessions: ViewState["sessions"]): void {
     this.session = session;
     this.host = host;
     this.settlePrompt(session, host);
+    this.dispatch(sessions);
+    this.drawQueue(session);
     const next = nextAgent(session, host.defaultAgent);
     const agent = cleanInline(next.name, 60);
     const placeholder = next.switched ? `Ask ${agent}… (starts a new session)` : `Ask ${agent}… (/ for commands)`;
@@ -104,17 +133,84 @@ export class PromptBox {
     if (this.send.disabled !== empty) this.send.disabled = empty;
   }
 
+  private setText(text: string): void {
+    this.textarea.value = text;
+    this.ui.draft = text;
+    this.ui.save();
+    this.syncSend();
+  }
+
   private submit(): void {
     const text = this.textarea.value.trim();
     if (!text) return;
     const s = this.session;
-    this.post({ type: "sendPrompt", text, ...(s && s.status !== "ended" ? { sessionId: s.sessionId } : {}) });
-    this.unconfirmed = { text, errorBefore: this.host?.hostError, errorCleared: false, turnsBefore: s?.turns.length ?? 0 };
-    this.textarea.value = "";
-    this.ui.draft = "";
-    this.ui.save();
-    this.syncSend();
+    const next = s ? nextAgent(s, this.host?.defaultAgent ?? s.agentName) : undefined;
+    if (s && busy(s) && next && !next.switched) {
+      // The turn runs: queue it for when the turn ends (the box keeps it if the queue is full).
+      if (this.ui.queue.length >= MAX_QUEUED) return;
+      this.ui.queue = [...this.ui.queue, { sessionId: s.sessionId, text }];
+    } else {
+      this.post({ type: "sendPrompt", text, ...(s && s.status !== "ended" ? { sessionId: s.sessionId } : {}) });
+      this.unconfirmed = { text, errorBefore: this.host?.hostError, errorCleared: false, turnsBefore: s?.turns.length ?? 0 };
+    }
+    this.history.record(text);
+    this.ui.history = [...this.history.list];
+    this.setText("");
     this.close();
+    this.queuedKey = "";
+    this.drawQueue(s);
+  }
+
+  /** Sends the next queued prompt of each session whose turn has ended (one at a time). */
+  private dispatch(sessions: ViewState["sessions"]): void {
+    for (const [sid, turns] of this.inFlight) {
+      const s = sessions[sid];
+      if (!s || s.turns.length > turns || s.status === "ended") this.inFlight.delete(sid);
+    }
+    if (this.ui.queue.length === 0) return;
+    const tried = new Set<string>();
+    const sent = new Set<QueuedPrompt>();
+    for (const q of this.ui.queue) {
+      if (tried.has(q.sessionId)) continue;
+      tried.add(q.sessionId);
+      const s = sessions[q.sessionId];
+      if (!s || s.status !== "idle" || this.inFlight.has(s.sessionId)) continue;
+      this.post({ type: "sendPrompt", text: q.text, sessionId: s.sessionId });
+      this.inFlight.set(s.sessionId, s.turns.length);
+      sent.add(q);
+    }
+    if (sent.size === 0) return;
+    this.ui.queue = this.ui.queue.filter((q) => !sent.has(q));
+    this.ui.save();
+  }
+
+  /** The shown session's queued prompts above the box; "not sent" once its session ended. */
+  private drawQueue(session: SessionView | undefined): void {
+    const mine = session ? this.ui.queue.filter((q) => q.sessionId === session.sessionId) : [];
+    const ended = !!session && session.status === "ended";
+    const key = `${session?.sessionId}\u0000${ended}\u0000${mine.map((q) => q.text).join("\u0000")}`;
+    if (key === this.queuedKey) return;
+    this.queuedKey = key;
+    toggleHidden(this.queued, mine.length === 0);
+    this.queued.replaceChildren(...mine.map((q, i) => {
+      const editB = button({ class: "icon-button", icon: "edit", label: "Edit", labelHidden: true, title: "Edit: put it back in the box (it leaves the queue)" });
+      editB.addEventListener("click", () => { this.unqueue(q); this.edit(q.text); });
+      const removeB = button({ class: "icon-button", icon: "close", label: "Remove", labelHidden: true, title: "Remove from the queue" });
+      removeB.addEventListener("click", () => this.unqueue(q));
+      const state = ended ? "Not sent: the session ended" : i === 0 ? "Sent when the turn ends" : `Sent after ${i} more`;
+      return h("li", { class: `queued-item${ended ? " stale" : ""}`, attrs: { "data-queued": String(i) } },
+        icon(ended ? "warning" : "clock"),
+        h("span", { class: "queued-text ut", attrs: { title: cleanInline(q.text, 2000) } }, cleanInline(q.text, 300)),
+        h("span", { class: "queued-state" }, state),
+        editB, removeB);
+    }));
+  }
+
+  private unqueue(q: QueuedPrompt): void {
+    this.ui.queue = this.ui.queue.filter((x) => x !== q);
+    this.ui.save();
+    this.queuedKey = "";
+    this.drawQueue(this.session);
   }
 
   /** A sent prompt either starts a turn (done) or meets a new host error (the agent did not start): then it goes back in the box. */
@@ -164,6 +260,23 @@ export class PromptBox {
     if (e.key === "Enter" && !e.shiftKey && !e.altKey) {
       e.preventDefault();
       this.submit();
+      return;
+    }
+    if ((e.key === "ArrowUp" || e.key === "ArrowDown") && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
+      const t = this.textarea;
+      if (t.selectionStart !== t.selectionEnd) return;
+      const up = e.key === "ArrowUp";
+      const onEdge = up ? t.value.lastIndexOf("\n", t.selectionStart - 1) === -1 : t.value.indexOf("\n", t.selectionStart) === -1;
+      if (!onEdge) return;
+      const text = up ? this.history.older(t.value) : this.history.newer();
+      if (text === undefined) return;
+      e.preventDefault();
+      t.value = text;
+      this.ui.draft = text;
+      this.ui.save();
+      this.syncSend();
+      const caret = up ? 0 : text.length;
+      t.setSelectionRange(caret, caret);
     }
   }
 

@@ -191,16 +191,19 @@ class TurnComp {
     if (!open) return;
 
     if (promptChanged || !this.prompt.firstChild) {
-      const restore = checkpoint ? [button({ class: "restore-checkpoint", icon: "discard", label: `Restore checkpoint before turn ${n}`, labelHidden: true, title: "Restore checkpoint: put the files this turn and the later ones changed back as they were before it (you pick the files; Undo Restore takes it back)" })] : [];
+      const restore = checkpoint ? [button({ class: "turn-action restore-checkpoint", icon: "discard", label: `Restore checkpoint before turn ${n}`, labelHidden: true, title: "Restore checkpoint: put the files this turn and the later ones changed back as they were before it (you pick the files; Undo Restore takes it back)" })] : [];
       const turnId = turn.turnId;
       for (const b of restore) {
         b.addEventListener("click", () => this.ctx?.post({ type: "restoreCheckpoint", sessionId: this.ctx.sessionId, turnId }));
       }
+      const edit = turn.prompt.trim() ? [button({ class: "turn-action edit-prompt", icon: "edit", label: `Edit turn ${n}'s prompt and send it again`, labelHidden: true, title: "Edit and send again: put this prompt in the box" })] : [];
+      const promptText = turn.prompt;
+      for (const b of edit) b.addEventListener("click", () => this.ctx?.editPrompt(promptText));
       const text = cleanBlock(turn.prompt.slice(0, 50_000));
       const chips = chipRow(turn.attachments, (m) => ctx.post(m));
       this.prompt.replaceChildren(icon("account", "user-icon"),
         h("div", { class: "prompt-main" }, text || !chips ? h("div", { class: "prompt-text", attrs: { tabindex: "-1" } }, text || "(no prompt)") : null, chips),
-        ...restore);
+        ...edit, ...restore);
     }
     if (!this.list) {
       this.list = new EntryList(() => {
