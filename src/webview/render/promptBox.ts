@@ -198,7 +198,7 @@ export class PromptBox {
       const removeB = button({ class: "icon-button", icon: "close", label: "Remove", labelHidden: true, title: "Remove from the queue" });
       removeB.addEventListener("click", () => this.unqueue(q));
       const state = ended ? "Not sent: the session ended" : i === 0 ? "Sent when the turn ends" : `Sent after ${i} more`;
-      return h("li", { class: `queued-item${ended ? " stale" : ""}`, attrs: { "data-queued": String(i) } },
+      return h("li", { class: `queued-item${ended ? " stale" : ""}`, attrs: { "data-queued": String(i), title: state } },
         icon(ended ? "warning" : "clock"),
         h("span", { class: "queued-text ut", attrs: { title: cleanInline(q.text, 2000) } }, cleanInline(q.text, 300)),
         h("span", { class: "queued-state" }, state),
