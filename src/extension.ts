@@ -10,6 +10,7 @@ import type { AgentThoughtsApi, StreamOptions } from "./api";
 import type { ContentBlock } from "./shared/events";
 import { AgentChanges } from "./vscode/agentChanges";
 import { AgentRegistry, clientOptions } from "./vscode/agents";
+import { registerAgentSetup } from "./vscode/agentSetup";
 import { VscodeFileSystem } from "./vscode/fileSystem";
 import { WorkspaceGuard } from "./vscode/guard";
 import { AgentLinks } from "./vscode/links";
@@ -119,6 +120,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
       showLog: () => channel.show(),
     }),
     vscode.commands.registerCommand("agentThoughts.showLog", () => channel.show()),
+    ...registerAgentSetup(registry, logger),
     ...registerPermissionCommands(broker),
     ...registerReviewCommands(changes, modal, revealTool),
     ...registerProposalCommands(changes, broker),

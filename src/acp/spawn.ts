@@ -10,15 +10,16 @@
  *   arguments) that a maintained library is safer than our own quoting. An `.exe` starts
  *   directly. There are no process groups: trees are ended with `tree-kill` (`taskkill /T /F`).
  *
- * Which file a command names is decided here (`resolveCommand`, `planSpawn`), purely from the
- * platform, PATH, PATHEXT and the working directory, so the Windows and macOS rules are testable
- * anywhere. They follow what cross-spawn and `which` do on Windows (the working directory first,
- * then PATH; each PATHEXT extension; a name that has one of them is also tried as is) and what
- * `execvp` does on POSIX. On Windows the file found is what cross-spawn is given, so the file
- * logged is the file that runs.
+ * Which file a command names is decided here (`resolveCommand`, `planSpawn`; `findCommand`, the
+ * same without blocking, for Add Agent's detection), purely from the platform, PATH, PATHEXT and
+ * the working directory, so the Windows and macOS rules are testable anywhere. They follow what
+ * cross-spawn and `which` do on Windows (the working directory first, then PATH; each PATHEXT
+ * extension; a name that has one of them is also tried as is) and what `execvp` does on POSIX.
+ * On Windows the file found is what cross-spawn is given, so the file logged is the file that runs.
  */
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
-import { statSync } from "node:fs";
+import { statSync, type Stats } from "node:fs";
+import { stat } from "node:fs/promises";
 import * as nodePath from "node:path";
 import crossSpawn from "cross-spawn";
 import treeKill from "tree-kill";
@@ -46,15 +47,15 @@ export function envValue(env: NodeJS.ProcessEnv, name: string, platform: NodeJS.
 }
 
 /**
- * The absolute file that `command` names, or undefined when there is none. A command with a
- * directory part (`./bin/agent`, `C:\Tools\agent`, `/opt/My Agent/agent`) is taken relative to
- * `cwd`; a bare name is looked up on PATH — on Windows after `cwd`, as Windows itself does, and
- * with each PATHEXT extension appended (`npx` finds `npx.cmd`).
+ * The files `command` may name, in the order they are tried. A command with a directory part
+ * (`./bin/agent`, `C:\Tools\agent`, `/opt/My Agent/agent`) is taken relative to `cwd`; a bare
+ * name is looked up on PATH — on Windows after `cwd`, as Windows itself does, and with each
+ * PATHEXT extension appended (`npx` finds `npx.cmd`).
  */
-export function resolveCommand(command: string, cwd: string, host: CommandHost): string | undefined {
+export function commandCandidates(command: string, cwd: string, host: Pick<CommandHost, "platform" | "env">): string[] {
   const win = host.platform === "win32";
   const api = win ? nodePath.win32 : nodePath.posix;
-  if (command === "") return undefined;
+  if (command === "") return [];
   const hasDir = win ? /[\\/]|^[a-z]:/i.test(command) : command.includes("/");
   const pathDirs = (envValue(host.env, "PATH", host.platform) ?? "")
     .split(api.delimiter)
@@ -65,13 +66,32 @@ export function resolveCommand(command: string, cwd: string, host: CommandHost):
     ? (envValue(host.env, "PATHEXT", host.platform) || DEFAULT_PATHEXT).split(";").filter((e) => e !== "")
     : [];
   const hasKnownExt = exts.some((e) => command.toLowerCase().endsWith(e.toLowerCase()));
-  for (const dir of dirs) {
+  return dirs.flatMap((dir) => {
     const base = api.resolve(cwd, dir, command);
-    const candidates = win ? [...(hasKnownExt ? [base] : []), ...exts.map((e) => base + e)] : [base];
-    const found = candidates.find((c) => host.isExecutable(c));
-    if (found !== undefined) return found;
-  }
-  return undefined;
+    return win ? [...(hasKnownExt ? [base] : []), ...exts.map((e) => base + e)] : [base];
+  });
+}
+
+/** The absolute file that `command` names (see `commandCandidates`), or undefined when there is none. */
+export function resolveCommand(command: string, cwd: string, host: CommandHost): string | undefined {
+  return commandCandidates(command, cwd, host).find((c) => host.isExecutable(c));
+}
+
+/**
+ * `resolveCommand` without blocking: the same rules, the files looked at with asynchronous
+ * `stat`s, so a slow PATH entry (a network share) never freezes the extension host.
+ */
+export async function findCommand(command: string, cwd: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<string | undefined> {
+  const candidates = commandCandidates(command, cwd, { platform, env });
+  const ok = await Promise.all(candidates.map(async (file) => {
+    try {
+      return runnable(await stat(file), platform);
+    } catch {
+      return false;
+    }
+  }));
+  const i = ok.indexOf(true);
+  return i < 0 ? undefined : candidates[i];
 }
 
 /** How a process will be started (see the file comment). */
@@ -106,6 +126,11 @@ export function planSpawn(command: string, args: readonly string[] | undefined, 
   return { via: WINDOWS_EXECUTABLE.test(file) ? "direct" : "cmdScript", file, spawner: "cross-spawn", detached };
 }
 
+/** Whether a file can be run: a file, with an execute bit on POSIX. */
+function runnable(st: Stats, platform: NodeJS.Platform): boolean {
+  return st.isFile() && (platform === "win32" || (st.mode & 0o111) !== 0);
+}
+
 /** The host this process runs on. */
 export function currentHost(env: NodeJS.ProcessEnv): CommandHost {
   const platform = process.platform;
@@ -114,8 +139,7 @@ export function currentHost(env: NodeJS.ProcessEnv): CommandHost {
     env,
     isExecutable(file) {
       try {
-        const st = statSync(file);
-        return st.isFile() && (platform === "win32" || (st.mode & 0o111) !== 0);
+        return runnable(statSync(file), platform);
       } catch {
         return false;
       }

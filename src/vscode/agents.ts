@@ -5,29 +5,19 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { z } from "zod";
 import type { AgentSpec, Logger } from "../acp/ports";
 import type { SessionManagerOptions } from "../acp/sessionManager";
+import { DEMO_AGENT, zAgentSetting, type AgentSetting } from "../core/agentPresets";
 import { plainText } from "../core/plainText";
 import { parseList } from "../shared/validation";
 
-export const DEMO_AGENT = "Demo";
-
-/** One entry of `agentThoughts.agents`, as the settings schema describes it. */
-const zAgentSetting = z.object({
-  name: z.string().min(1),
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  cwd: z.string().optional(),
-});
-export type AgentSetting = z.infer<typeof zAgentSetting>;
-
-function workspaceCwd(): string {
+/** The folder agents start in unless their entry says otherwise. */
+export function workspaceCwd(): string {
   return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
 }
 
-function expand(value: string): string {
+/** `${workspaceFolder}` and a leading `~` expanded, as in a command, its arguments and cwd. */
+export function expand(value: string): string {
   return value.replace(/\$\{workspaceFolder\}/g, workspaceCwd()).replace(/^~(?=$|\/)/, os.homedir());
 }
 
@@ -58,6 +48,11 @@ export class AgentRegistry {
 
   defaultName(): string {
     return vscode.workspace.getConfiguration("agentThoughts").get<string>("defaultAgent") || DEMO_AGENT;
+  }
+
+  /** Makes `name` the default agent, in the user's own settings: a workspace file is one an agent can write, and this setting picks what runs. */
+  async select(name: string): Promise<void> {
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Global);
   }
 
   demoSpec(): AgentSpec {

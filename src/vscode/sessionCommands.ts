@@ -11,9 +11,13 @@ import type { SessionManager } from "../acp/sessionManager";
 import type { ContentBlock } from "../shared/events";
 import type { TurnResult } from "../core/thoughtStream";
 import type { ViewState } from "../shared/viewModel";
+import { DEMO_AGENT } from "../core/agentPresets";
 import type { AgentRegistry } from "./agents";
 import { plainText } from "../core/plainText";
 import { count } from "../core/words";
+
+/** A row of Select Agent: an agent, or Add Agent…. */
+type AgentItem = vscode.QuickPickItem & { addAgent?: boolean };
 
 /** What the session commands need of the thought panel. */
 export interface SessionUi {
@@ -85,17 +89,24 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
     }),
     vscode.commands.registerCommand("agentThoughts.selectAgent", async (nameArg?: unknown): Promise<string | undefined> => {
       const current = registry.defaultName();
-      const name = typeof nameArg === "string" ? nameArg : (await vscode.window.showQuickPick(
-        registry.names().map((n) => ({ label: n, description: n === current ? "current" : undefined, detail: n === "Demo" ? "Built-in demo agent (no API key, no network)" : registry.describe(n) })),
-        { title: "Select the agent for Agent Thoughts", placeHolder: current },
-      ))?.label;
+      let name: string | undefined;
+      if (typeof nameArg === "string") name = nameArg;
+      else {
+        const agents: AgentItem[] = registry.names().map((n) => ({ label: n, description: n === current ? "current" : undefined, detail: n === DEMO_AGENT ? "Built-in demo agent (no API key, no network)" : registry.describe(n) }));
+        const picked = await vscode.window.showQuickPick<AgentItem>(
+          [...agents, { label: "", kind: vscode.QuickPickItemKind.Separator }, { label: "$(add) Add Agent…", detail: "Claude Code, Codex, Gemini CLI, Goose, OpenCode, or a command of your own", addAgent: true }],
+          { title: "Select the agent for Agent Thoughts", placeHolder: current },
+        );
+        // Add Agent… writes the new entry and selects it itself.
+        if (picked?.addAgent) return vscode.commands.executeCommand<string | undefined>("agentThoughts.addAgent");
+        name = picked?.label;
+      }
       if (!name) return undefined;
       if (!registry.names().includes(name)) {
-        void vscode.window.showErrorMessage(`No agent named "${name}". Add it to the agentThoughts.agents setting.`);
+        void vscode.window.showErrorMessage(plainText(`No agent named "${name}". Add it with Agent Thoughts: Add Agent… (or in the agentThoughts.agents setting).`));
         return undefined;
       }
-      // The user's own settings: a workspace file is one an agent can write, and this setting picks what runs.
-      await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Global);
+      await registry.select(name);
       return name;
     }),
     vscode.commands.registerCommand("agentThoughts.cancel", () => manager.currentSession?.cancelTurn()),

@@ -6,10 +6,10 @@
  */
 import * as assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { planSpawn, resolveCommand, spawnCall, type CommandHost } from "../../src/acp/spawn";
+import { currentHost, findCommand, planSpawn, resolveCommand, spawnCall, type CommandHost } from "../../src/acp/spawn";
 
 /** A machine with exactly `files` on it (Windows: names ignore case, like NTFS). */
 function host(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, files: string[]): CommandHost {
@@ -174,5 +174,28 @@ describe("cross-spawn under a simulated Windows", () => {
     assert.equal(p.command, path.join(dir, "agent.exe"));
     assert.deepEqual(p.args, args);
     assert.equal(p.options.windowsVerbatimArguments, undefined);
+  });
+});
+
+describe("Looking for a command without blocking (Add Agent's detection)", function () {
+  if (process.platform === "win32") return;
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "find-command-"));
+    for (const sub of ["a", "b"]) mkdirSync(path.join(dir, sub));
+    const put = (file: string, mode: number): void => { writeFileSync(path.join(dir, file), "#!/bin/sh\n"); chmodSync(path.join(dir, file), mode); };
+    put("a/agent", 0o644); // not executable: skipped, as execvp skips it
+    put("b/agent", 0o755);
+    put("b/other", 0o755);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("finds the same file as the spawn will run: the first executable on PATH", async () => {
+    const env = { PATH: [path.join(dir, "a"), path.join(dir, "b")].join(path.delimiter) };
+    assert.equal(await findCommand("agent", dir, env), path.join(dir, "b", "agent"));
+    assert.equal(await findCommand("agent", dir, env), resolveCommand("agent", dir, currentHost(env)));
+    assert.equal(await findCommand("missing", dir, env), undefined);
+    assert.equal(await findCommand("./b/other", dir, { PATH: "" }), path.join(dir, "b", "other"), "a relative path is taken from the folder the agent starts in");
+    assert.equal(await findCommand("", dir, env), undefined);
   });
 });
