@@ -49,8 +49,10 @@ export function envValue(env: NodeJS.ProcessEnv, name: string, platform: NodeJS.
 /**
  * The files `command` may name, in the order they are tried. A command with a directory part
  * (`./bin/agent`, `C:\Tools\agent`, `/opt/My Agent/agent`) is taken relative to `cwd`; a bare
- * name is looked up on PATH — on Windows after `cwd`, as Windows itself does, and with each
- * PATHEXT extension appended (`npx` finds `npx.cmd`).
+ * name is looked up on PATH only — never in `cwd` first, as Windows' own search would: the
+ * working folder is the workspace, and a repository holding `npx.cmd` or `gemini.cmd` must not
+ * become the agent (as with NoDefaultCurrentDirectoryInExePath) — with each PATHEXT extension
+ * appended on Windows (`npx` finds `npx.cmd`).
  */
 export function commandCandidates(command: string, cwd: string, host: Pick<CommandHost, "platform" | "env">): string[] {
   const win = host.platform === "win32";
@@ -61,7 +63,7 @@ export function commandCandidates(command: string, cwd: string, host: Pick<Comma
     .split(api.delimiter)
     .map((d) => (win && /^".*"$/.test(d) ? d.slice(1, -1) : d))
     .filter((d) => d !== "");
-  const dirs = hasDir ? [""] : win ? [cwd, ...pathDirs] : pathDirs;
+  const dirs = hasDir ? [""] : pathDirs;
   const exts = win
     ? (envValue(host.env, "PATHEXT", host.platform) || DEFAULT_PATHEXT).split(";").filter((e) => e !== "")
     : [];
@@ -149,6 +151,8 @@ export function currentHost(env: NodeJS.ProcessEnv): CommandHost {
 
 export interface StartOptions {
   cwd: string;
+  /** Defaults to this process's platform. */
+  platform?: NodeJS.Platform;
   env: NodeJS.ProcessEnv;
   stdio: SpawnOptions["stdio"];
 }
@@ -161,8 +165,16 @@ export interface StartOptions {
 export function spawnCall(plan: SpawnPlan, command: string, args: readonly string[] | undefined, options: StartOptions): [string, string[], SpawnOptions] {
   const spawnOptions: SpawnOptions = { cwd: options.cwd, env: options.env, stdio: options.stdio, detached: plan.detached, windowsHide: true, shell: plan.via === "shell" };
   if (plan.via === "shell") return [command, [], spawnOptions];
+  if (plan.file === undefined && (options.platform ?? process.platform) === "win32" && !/[\\/:]/.test(command)) {
+    // Found nowhere on PATH: Node's spawn (libuv) would look in `cwd` (the workspace) first for a
+    // bare name; a path where nothing can be makes it report ENOENT without looking there.
+    return [nodePath.win32.join(MISSING_COMMANDS_DIR, command), [...(args ?? [])], spawnOptions];
+  }
   return [plan.spawner === "cross-spawn" && plan.file !== undefined ? plan.file : command, [...(args ?? [])], spawnOptions];
 }
+
+/** A folder that does not exist, beside the extension's own code (not in any workspace). */
+const MISSING_COMMANDS_DIR = nodePath.join(__dirname, "agent-thoughts-command-not-found");
 
 /**
  * Starts an agent or an agent's command (`args` undefined: `command` is a shell line). Errors

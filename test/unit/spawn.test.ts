@@ -52,9 +52,15 @@ describe("Starting processes on Windows", () => {
     assert.equal(resolveCommand("npx", "C:\\work", host("win32", { PATH: "C:\\a:C:\\b" }, ["C:\\b\\npx.cmd"])), undefined, "':' is not a PATH separator on Windows");
   });
 
-  it("the working folder is searched before PATH, as Windows itself and cross-spawn do", () => {
-    const h = win([`${NODEJS}\\npx.cmd`, "C:\\work\\npx.cmd"]);
-    assert.equal(resolveCommand("npx", "C:\\work", h), "C:\\work\\npx.CMD");
+  it("the working folder (the workspace) is never searched for a bare name: a repository's npx.cmd does not become the agent", () => {
+    const h = win([`${NODEJS}\\npx.cmd`, "C:\\work\\npx.cmd", "C:\\work\\gemini.cmd"]);
+    assert.equal(resolveCommand("npx", "C:\\work", h), `${NODEJS}\\npx.CMD`);
+    assert.equal(resolveCommand("gemini", "C:\\work", h), undefined, "found only in the workspace: not found");
+    assert.equal(resolveCommand(".\\gemini", "C:\\work", h), "C:\\work\\gemini.CMD", "asked for by its path, it is used");
+    // Not found: Node's spawn must not get the bare name (libuv would look in the workspace first).
+    const [file] = spawnCall(planSpawn("gemini", ["--acp"], "C:\\work", h), "gemini", ["--acp"], { cwd: "C:\\work", env: h.env, stdio: "pipe", platform: "win32" });
+    assert.match(file, /[\\/]agent-thoughts-command-not-found\\gemini$/);
+    assert.ok(!file.toLowerCase().startsWith("c:\\work"), file);
   });
 
   it("paths, absolute or relative, with spaces or forward slashes, are not looked up on PATH", () => {
