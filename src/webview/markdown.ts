@@ -108,7 +108,12 @@ export class IncrementalMarkdown {
   private sawBlank = false;
   private tailSrc = "";
 
-  constructor(className = "message-body") {
+  /**
+   * `maxTail`: past this many characters of tail, the stable part is cut at the last line break
+   * (or, in one long line, the last space) outside a code fence, so a long paragraph costs at most
+   * this much rendering per update; the price is a paragraph break where the cut falls.
+   */
+  constructor(className = "message-body", private readonly maxTail = Infinity) {
     this.stable = document.createElement("div");
     this.stable.className = "md md-stable";
     this.tail = document.createElement("div");
@@ -122,7 +127,8 @@ export class IncrementalMarkdown {
     if (text === this.text) return;
     if (!this.extends(text)) this.reset();
     this.text = text;
-    const split = this.scan();
+    let split = this.scan();
+    if (text.length - Math.max(split, this.stableLen) > this.maxTail && !this.fence) split = Math.max(split, this.forcedSplit(Math.max(split, this.stableLen)));
     if (split > this.stableLen) {
       this.stable.append(renderMarkdown(text.slice(this.stableLen, split)));
       this.stableLen = split;
@@ -132,6 +138,15 @@ export class IncrementalMarkdown {
       this.tailSrc = tail;
       this.tail.replaceChildren(renderMarkdown(tail));
     }
+  }
+
+  /** Where a too-long tail is cut: after its last line break, else after its last space (no cut: `from`). */
+  private forcedSplit(from: number): number {
+    const text = this.text;
+    const nl = text.lastIndexOf("\n", text.length - 2);
+    if (nl >= from) return nl + 1;
+    const sp = text.lastIndexOf(" ", text.length - 2);
+    return sp >= from ? sp + 1 : from;
   }
 
   /** True when `text` continues what was rendered (messages only ever grow; a cheap check of the seam). */

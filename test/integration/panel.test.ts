@@ -197,16 +197,29 @@ describe("the thought panel", function () {
     assert.equal((await asking.result).text, "kept build/");
   });
 
-  it("a thought that starts with blank lines shows no empty gap; its indentation stays", async () => {
-    await useAgent("Blanks", { turns: [[{ thought: "\n\n" }, { thought: " \r\n" }, { thought: "  Planning the change\n\nthen testing" }]] });
+  it("a thought is markdown (bold, lists, code) with no leading gap; a very long one is plain text", async () => {
+    const long = `**not bold** ${"word ".repeat(8000)}`;
+    await useAgent("Blanks", { turns: [
+      [{ thought: "\n\n" }, { thought: " \r\n" }, { thought: "**Planning** the change:\n\n- check `package.json`\n- then test", chunkSize: 7 }],
+      [{ thought: long, chunkSize: 4000 }],
+    ] });
     const a = await api();
-    await a.stream("plan it", { agent: "Blanks", newSession: true }).result;
+    const first = await a.stream("plan it", { agent: "Blanks", newSession: true }).result;
     const shown = await waitFor(() => {
       const texts = document.querySelectorAll(".thought-text");
-      const t = texts[texts.length - 1]?.textContent ?? "";
-      return t.includes("then testing") ? t : undefined;
-    }, undefined, { view: "sidebar", what: "the thought" });
-    assert.equal(shown, "  Planning the change\n\nthen testing");
+      const t = texts[texts.length - 1];
+      if (!t || !(t.textContent ?? "").includes("then test")) return undefined;
+      const firstBlock = t.querySelector(".md > *");
+      return { strong: t.querySelector("strong")?.textContent, items: t.querySelectorAll("li").length, code: t.querySelector("code")?.textContent, literal: (t.textContent ?? "").includes("**"), firstBlock: firstBlock?.tagName, firstText: firstBlock?.textContent };
+    }, undefined, { view: "sidebar", what: "the thought rendered as markdown" });
+    assert.deepEqual(shown, { strong: "Planning", items: 2, code: "package.json", literal: false, firstBlock: "P", firstText: "Planning the change:" });
+    await a.stream("think long", { sessionId: first.sessionId }).result;
+    const plain = await waitFor((n: number) => {
+      const texts = document.querySelectorAll(".thought-text");
+      const t = texts[texts.length - 1];
+      return t && (t.textContent ?? "").length >= n ? { strong: t.querySelectorAll("strong").length, plain: t.classList.contains("plain"), starts: (t.textContent ?? "").slice(0, 12) } : undefined;
+    }, long.length, { view: "sidebar", what: "the long thought, whole" });
+    assert.deepEqual(plain, { strong: 0, plain: true, starts: "**not bold**" });
   });
 
   it("the open question is pinned in sight at 1600×1000 however far the transcript scrolled, and keys answer it", async () => {

@@ -29,6 +29,15 @@ export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
   }
 }
 
+/**
+ * Thoughts up to this size are markdown, as messages are (agents put bold, lists and code in their
+ * reasoning); a longer one — rare, and what a flooding agent sends — turns into plain text
+ * segments once, so streaming never re-renders a long markdown tail every frame.
+ */
+export const THOUGHT_MARKDOWN_MAX = 32 * 1024;
+/** The most of a streaming thought re-rendered per frame (see IncrementalMarkdown's `maxTail`). */
+const THOUGHT_MARKDOWN_TAIL = 2 * 1024;
+
 /** Start a new segment at the next line break once a segment holds this much text… */
 const SEGMENT_SOFT = 8 * 1024;
 /** …or here even mid-line, so appending re-lays out one small block, not the whole thought. */
@@ -72,6 +81,9 @@ class ThoughtComp implements EntryComp, Ticker {
   private seg: Text | undefined;
   private segLen = 0;
   private src = "";
+  /** The markdown view while the thought is short enough (see THOUGHT_MARKDOWN_MAX). */
+  private md: IncrementalMarkdown | undefined;
+  private plain = false;
   private readonly lead = new LeadingBlankLines();
   private entry: Of<"thought">;
   private ctx: RenderCtx;
@@ -110,6 +122,25 @@ class ThoughtComp implements EntryComp, Ticker {
 
   /** `text` is the thought without its leading blank lines (see LeadingBlankLines). */
   private syncText(text: string): void {
+    if (!this.plain && text.length <= THOUGHT_MARKDOWN_MAX) {
+      if (!this.md) {
+        this.md = new IncrementalMarkdown("thought-md", THOUGHT_MARKDOWN_TAIL);
+        this.body.replaceChildren(this.md.el);
+      }
+      this.md.update(text);
+      this.src = text;
+      if (this.open && this.follow && this.entry.endedAt === undefined) this.scrollToEnd();
+      return;
+    }
+    if (!this.plain) {
+      // Too long for markdown: plain text from here on (drawn once, then appended to).
+      this.plain = true;
+      this.md = undefined;
+      this.body.replaceChildren();
+      this.seg = undefined;
+      this.src = "";
+      this.body.classList.add("plain");
+    }
     if (extendsText(this.src, text)) {
       this.append(text.slice(this.src.length));
     } else {
