@@ -57,5 +57,15 @@ export async function run(): Promise<void> {
     if (missing.length) log(`    note: contributed but not registered: ${missing.join(", ")}`);
     return `${contributed.length - missing.length}/${contributed.length} contributed commands`;
   });
+  await check("its icon is a square PNG of 128 or 256 px in the package (the Marketplace takes no SVG)", async () => {
+    const icon = (ext!.packageJSON as { icon?: unknown }).icon;
+    assert.equal(typeof icon, "string", "package.json names an icon");
+    const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(ext!.extensionUri, icon as string));
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "PNG signature");
+    const [width, height] = [view.getUint32(16), view.getUint32(20)];
+    assert.ok(width === height && (width === 128 || width === 256), `${width}×${height}`);
+    return `${String(icon)}, ${width}×${height}`;
+  });
   log("smoke: passed");
 }
