@@ -67,5 +67,17 @@ export async function run(): Promise<void> {
     assert.ok(width === height && (width === 128 || width === 256), `${width}×${height}`);
     return `${String(icon)}, ${width}×${height}`;
   });
+  await check("its README can show on VS Code's extension page: images embedded or https, no link into a repository it lacks", async () => {
+    const entries = await vscode.workspace.fs.readDirectory(ext!.extensionUri);
+    const name = entries.map(([n]) => n).find((n) => n.toLowerCase() === "readme.md");
+    assert.ok(name, "the package has a README");
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(ext!.extensionUri, name)));
+    // The page's CSP loads only https: and data: images; a relative link has nothing to resolve against.
+    const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    const relative = targets.filter((t) => !/^(https?:|mailto:|#|data:image\/(png|jpeg|gif|webp);base64,)/.test(t));
+    assert.deepEqual(relative, []);
+    const images = targets.filter((t) => t.startsWith("data:image/")).length;
+    return `${images} embedded images, ${Math.round(text.length / 1024)} KB`;
+  });
   log("smoke: passed");
 }
