@@ -77,6 +77,7 @@ export async function run(): Promise<void> {
     const relative = targets.filter((t) => !/^(https?:|mailto:|#|data:image\/(png|jpeg|gif|webp);base64,)/.test(t));
     assert.deepEqual(relative, []);
     const images = targets.filter((t) => t.startsWith("data:image/")).length;
+    assert.ok(images > 0, "the screenshots are embedded");
     return `${images} embedded images, ${Math.round(text.length / 1024)} KB`;
   });
   log("smoke: passed");

@@ -6,15 +6,16 @@
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
-import { marketplaceReadme, relativeTargets } from "../../scripts/marketplaceReadme.mjs";
+import { PNG } from "pngjs";
+import { cropPng, marketplaceReadme, relativeTargets } from "../../scripts/marketplaceReadme.mjs";
 
-const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const ROOT = path.resolve(__dirname, "..", "..");
 
 /** Reads nothing; records what was asked for. */
-function reader(): { read: (p: string) => Buffer; asked: string[] } {
+function reader(): { read: (p: string, crop?: { x: number; y: number; width: number; height: number }) => Buffer; asked: string[] } {
   const asked: string[] = [];
-  return { asked, read: (p) => { asked.push(p); return PNG; } };
+  return { asked, read: (p, crop) => { asked.push(crop ? `${p} ${crop.x},${crop.y},${crop.width},${crop.height}` : p); return SIGNATURE; } };
 }
 
 describe("the packaged README", () => {
@@ -22,7 +23,27 @@ describe("the packaged README", () => {
     const r = reader();
     const out = marketplaceReadme("Look:\n\n![The panel, dark](docs/screenshots/panel-dark.png)\n", r.read);
     assert.deepEqual(r.asked, ["docs/screenshots/panel-dark.png"]);
-    assert.equal(out, `Look:\n\n![The panel, dark](data:image/png;base64,${PNG.toString("base64")})\n`);
+    assert.equal(out, `Look:\n\n![The panel, dark](data:image/png;base64,${SIGNATURE.toString("base64")})\n`);
+  });
+
+  it("embeds only the part a #crop fragment names, and understands no other fragment", () => {
+    const r = reader();
+    marketplaceReadme("![Panel](docs/screenshots/panel-dark.png#crop=0,10,350,890)", r.read);
+    assert.deepEqual(r.asked, ["docs/screenshots/panel-dark.png 0,10,350,890"]);
+    assert.throws(() => marketplaceReadme("![x](a.png#top)", reader().read), /#crop=x,y,width,height on a PNG/);
+    assert.throws(() => marketplaceReadme("![x](a.jpg#crop=0,0,1,1)", reader().read), /on a PNG/);
+  });
+
+  it("crops a PNG to the rectangle, pixel for pixel, and refuses one outside the image", () => {
+    const source = new PNG({ width: 4, height: 3 });
+    for (let i = 0; i < 12; i++) source.data.set([i * 10, 255 - i, i, 255], i * 4);
+    const cropped = PNG.sync.read(cropPng(PNG.sync.write(source), { x: 1, y: 1, width: 2, height: 2 }));
+    assert.equal(cropped.width, 2);
+    assert.equal(cropped.height, 2);
+    const pixel = (png: PNG, x: number, y: number) => [...png.data.subarray((y * png.width + x) * 4, (y * png.width + x) * 4 + 4)];
+    assert.deepEqual(pixel(cropped, 0, 0), pixel(source, 1, 1));
+    assert.deepEqual(pixel(cropped, 1, 1), pixel(source, 2, 2));
+    assert.throws(() => cropPng(PNG.sync.write(source), { x: 3, y: 0, width: 2, height: 1 }), /outside the 4×3 image/);
   });
 
   it("turns links into the repository into their text, and keeps web links, mail and anchors", () => {
@@ -58,9 +79,16 @@ describe("the packaged README", () => {
     assert.throws(() => marketplaceReadme("[a][ref]\n\n[ref]: docs/a.md\n", reader().read), /still relative after embedding: docs\/a\.md/);
   });
 
-  it("packages this repository's README.md with nothing relative left", () => {
+  it("packages this repository's README.md with its screenshots in it and nothing relative left", () => {
     const source = path.join(ROOT, "README.md");
-    const out = marketplaceReadme(readFileSync(source, "utf8"), (p) => readFileSync(path.resolve(ROOT, p)));
+    const asked: string[] = [];
+    const out = marketplaceReadme(readFileSync(source, "utf8"), (p, crop) => {
+      asked.push(p);
+      const bytes = readFileSync(path.resolve(ROOT, p));
+      return crop ? cropPng(bytes, crop) : bytes;
+    });
+    assert.ok(asked.length > 0 && asked.every((p) => p.startsWith("docs/screenshots/")), asked.join(", "));
+    assert.equal(out.split("data:image/png;base64,").length - 1, asked.length);
     assert.deepEqual(relativeTargets(out), []);
   });
 });
