@@ -1,5 +1,5 @@
 // Typed lint for every TypeScript file, plain lint for the .mjs build scripts and test harness, and
-// the layering rules: which folder of src/ may import which (README, "Layout").
+// the layering rules: which folder of src/ may import which (CONTRIBUTING.md, "Layout").
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 

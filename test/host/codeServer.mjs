@@ -1,13 +1,16 @@
 // Installs (once) and starts code-server — real VS Code 1.100.3 (server + web workbench) whose
 // extension host is a normal Node.js process — for the integration/smoke/bench harness and
-// for `npm start`. See test/host/README.md.
+// for `npm start` (which installs through ensureCodeServerQuietly: npm's output in a log file, the
+// steps for the person watching). See test/host/README.md.
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import {
-  cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync,
+  closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync,
+  writeFileSync, writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { REQUIRED_NODE_MAJOR, checkMachine, probeMachine, requirementsReport } from "./requirements.mjs";
 
 export const CODE_SERVER_VERSION = "4.100.3";
 export const VSCODE_VERSION = "1.100.3";
@@ -54,13 +57,13 @@ export function isInstalled() {
  * VS Code's @vscode/ripgrep postinstall downloads rg from GitHub unless it finds this cached asset;
  * a tarball holding the system `rg` satisfies it (offline machines).
  */
-function ensureRipgrepCache() {
+function ensureRipgrepCache(say) {
   const asset = join(RIPGREP_CACHE, RIPGREP_ASSET);
   if (existsSync(asset)) return;
   const rg = ["/usr/bin/rg", "/usr/local/bin/rg"].find((p) => existsSync(p))
     ?? spawnSync("sh", ["-c", "command -v rg"], { encoding: "utf8" }).stdout.trim();
   if (!rg) {
-    log("warning: no `rg` on PATH (apt-get install ripgrep); @vscode/ripgrep will try to download it");
+    say("warning: no `rg` on PATH (apt-get install ripgrep); @vscode/ripgrep will try to download it");
     return;
   }
   const stage = mkdtempSync(join(tmpdir(), "rg-stage-"));
@@ -68,56 +71,135 @@ function ensureRipgrepCache() {
     cpSync(rg, join(stage, "rg"));
     mkdirSync(RIPGREP_CACHE, { recursive: true });
     execFileSync("tar", ["-czf", asset, "-C", stage, "rg"]);
-    log(`created ripgrep cache ${asset} from ${rg}`);
+    say(`created ripgrep cache ${asset} from ${rg}`);
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
+}
+
+/** Where the install lock lives (a directory: mkdir is atomic) with the installer's pid inside. */
+function lockDir() {
+  return `${installDir()}.lock`;
+}
+
+/**
+ * Takes the install lock: 0 when taken, else the pid of the process that holds it (-1 if unknown).
+ * A stale lock (its installer died, or it is over 15 min old) is removed and taken.
+ */
+function tryLock() {
+  const lock = lockDir();
+  mkdirSync(dirname(lock), { recursive: true });
+  try {
+    mkdirSync(lock);
+    writeFileSync(join(lock, "pid"), String(process.pid));
+    return 0;
+  } catch (e) {
+    if (e.code !== "EEXIST") throw e;
+  }
+  let owner = 0;
+  let age = 0;
+  try {
+    age = Date.now() - statSync(lock).mtimeMs;
+    owner = Number(readFileSync(join(lock, "pid"), "utf8"));
+  } catch { /* being created or removed */ }
+  if ((owner && !alive(owner)) || age > 15 * 60_000) {
+    rmSync(lock, { recursive: true, force: true });
+    return tryLock();
+  }
+  return owner || -1;
+}
+
+function unlock() {
+  rmSync(lockDir(), { recursive: true, force: true });
 }
 
 /** Installs code-server@CODE_SERVER_VERSION into installDir() unless that exact version is already there. */
 export function ensureCodeServer() {
   if (isInstalled()) return packageDir();
   // Parallel runs (several terminals, CI steps) must not run two `npm install`s into one folder.
-  const lock = `${installDir()}.lock`;
-  mkdirSync(dirname(lock), { recursive: true });
   const waitStarted = Date.now();
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, "pid"), String(process.pid));
-      break;
-    } catch (e) {
-      if (e.code !== "EEXIST") throw e;
-      let owner = 0;
-      let age = 0;
-      try {
-        age = Date.now() - statSync(lock).mtimeMs;
-        owner = Number(readFileSync(join(lock, "pid"), "utf8"));
-      } catch { /* being created or removed */ }
-      if ((owner && !alive(owner)) || age > 15 * 60_000) { // stale: its installer died
-        rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (Date.now() - waitStarted < 1000) log("another process is installing code-server; waiting…");
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
-    }
+  while (tryLock() !== 0) {
+    if (Date.now() - waitStarted < 1000) log("another process is installing code-server; waiting…");
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
   }
   try {
     if (!isInstalled()) install();
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    unlock();
   }
   return packageDir();
 }
 
-function install() {
-  const started = Date.now();
-  const dir = installDir();
-  log(`installing code-server@${CODE_SERVER_VERSION} into ${dir} (once; ~1 min)…`);
-  if (Number(process.versions.node.split(".")[0]) !== 20) {
-    log(`warning: code-server ${CODE_SERVER_VERSION} requires Node 20, this is ${process.version}`);
+/** npm's whole output of the last install by ensureCodeServerQuietly (`npm start`). */
+export function installLogFile() {
+  return join(installDir(), "install.log");
+}
+
+/**
+ * ensureCodeServer for a person watching (`npm start`): npm's output (warnings, compilers, downloads)
+ * goes to installLogFile() instead of the terminal, each of its lines to onLine (installProgress.mjs
+ * reads the step from them). onWait hears that another process holds the install lock (each second),
+ * onStart that the install begins. Resolves whether it installed anything; rejects with an Error
+ * carrying `logFile` when npm fails.
+ * @param {{ onStart?: () => void, onLine?: (line: string) => void, onWait?: (ownerPid: number) => void }} [o]
+ * @returns {Promise<boolean>}
+ */
+export async function ensureCodeServerQuietly({ onStart = () => {}, onLine = () => {}, onWait = () => {} } = {}) {
+  if (isInstalled()) return false;
+  for (let owner = tryLock(); owner !== 0; owner = tryLock()) {
+    onWait(owner);
+    await sleep(1000);
   }
-  ensureRipgrepCache();
+  try {
+    if (isInstalled()) return false; // the other process installed it
+    onStart();
+    mkdirSync(installDir(), { recursive: true });
+    const logFile = installLogFile();
+    const fd = openSync(logFile, "w");
+    try {
+      const say = (msg) => writeSync(fd, `[host] ${msg}\n`);
+      const npm = prepareInstall(say);
+      // Scripts in the foreground: their output (the native builds) in order, in the log; http: downloads too.
+      const child = spawn(npm.command, [...npm.args, "--foreground-scripts", "--loglevel=http"], {
+        cwd: npm.cwd, env: npm.env, stdio: ["ignore", "pipe", "pipe"],
+      });
+      let partial = "";
+      const onData = (chunk) => {
+        writeSync(fd, chunk);
+        const lines = (partial + chunk.toString()).split(/\r?\n|\r/);
+        partial = lines.pop() ?? "";
+        for (const line of lines) onLine(line);
+      };
+      child.stdout.on("data", onData);
+      child.stderr.on("data", onData);
+      const status = await new Promise((resolve, reject) => {
+        child.on("error", reject);
+        child.on("close", (code, signal) => resolve(code ?? signal));
+      });
+      if (partial) onLine(partial);
+      try {
+        finishInstall(status);
+      } catch (e) {
+        throw Object.assign(e, { logFile });
+      }
+      say(`installed code-server ${CODE_SERVER_VERSION}`);
+    } finally {
+      closeSync(fd);
+    }
+    return true;
+  } finally {
+    unlock();
+  }
+}
+
+/**
+ * Makes installDir() ready for a fresh `npm install` and returns the command: a ripgrep cache for
+ * offline machines, no half-installed node_modules, and an environment npm's scripts can build in.
+ * @param {(msg: string) => void} say
+ */
+function prepareInstall(say) {
+  const dir = installDir();
+  ensureRipgrepCache(say);
   mkdirSync(dir, { recursive: true });
   rmSync(markerFile(), { force: true });
   // No marker: an interrupted or other-version install; npm would not re-run the postinstall.
@@ -139,20 +221,41 @@ function install() {
   if (!env.npm_config_nodedir && existsSync(join(nodePrefix, "include", "node", "common.gypi"))) {
     env.npm_config_nodedir = nodePrefix;
   }
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const result = spawnSync(npm, [
-    "install", `code-server@${CODE_SERVER_VERSION}`, "--save-exact", "--no-audit", "--no-fund",
-    // npm 11 blocks dependency install scripts by default; code-server's postinstall is required.
-    "--dangerously-allow-all-scripts",
-  ], { cwd: dir, env, stdio: "inherit" });
-  if (result.status !== 0 || installedVersion() !== CODE_SERVER_VERSION) {
-    throw new Error(`npm install code-server@${CODE_SERVER_VERSION} failed (exit ${result.status}); `
-      + "on Debian/Ubuntu first run: apt-get install -y libkrb5-dev ripgrep");
+  return {
+    command: process.platform === "win32" ? "npm.cmd" : "npm",
+    args: [
+      "install", `code-server@${CODE_SERVER_VERSION}`, "--save-exact", "--no-audit", "--no-fund",
+      // npm 11 blocks dependency install scripts by default; code-server's postinstall is required.
+      "--dangerously-allow-all-scripts",
+    ],
+    cwd: dir,
+    env,
+  };
+}
+
+/** Throws unless the install that ended with `status` left a complete code-server; else writes the marker. */
+function finishInstall(status) {
+  if (status !== 0 || installedVersion() !== CODE_SERVER_VERSION) {
+    const facts = probeMachine();
+    const check = checkMachine(facts, { installing: true });
+    const hint = check.ok ? "" : `\n${requirementsReport(check, facts, { codeServer: CODE_SERVER_VERSION })}`;
+    throw new Error(`npm install code-server@${CODE_SERVER_VERSION} failed (exit ${status})${hint}`);
   }
   if (!existsSync(join(packageDir(), "lib", "vscode", "node_modules"))) {
     throw new Error("code-server's postinstall did not run (lib/vscode/node_modules is missing)");
   }
   writeFileSync(markerFile(), new Date().toISOString() + "\n");
+}
+
+function install() {
+  const started = Date.now();
+  log(`installing code-server@${CODE_SERVER_VERSION} into ${installDir()} (once; ~1 min)…`);
+  if (Number(process.versions.node.split(".")[0]) !== REQUIRED_NODE_MAJOR) {
+    log(`warning: code-server ${CODE_SERVER_VERSION} requires Node ${REQUIRED_NODE_MAJOR}, this is ${process.version}`);
+  }
+  const npm = prepareInstall(log);
+  const result = spawnSync(npm.command, npm.args, { cwd: npm.cwd, env: npm.env, stdio: "inherit" });
+  finishInstall(result.status);
   log(`installed code-server in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 

@@ -57,5 +57,28 @@ export async function run(): Promise<void> {
     if (missing.length) log(`    note: contributed but not registered: ${missing.join(", ")}`);
     return `${contributed.length - missing.length}/${contributed.length} contributed commands`;
   });
+  await check("its icon is a square PNG of 128 or 256 px in the package (the Marketplace takes no SVG)", async () => {
+    const icon = (ext!.packageJSON as { icon?: unknown }).icon;
+    assert.equal(typeof icon, "string", "package.json names an icon");
+    const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(ext!.extensionUri, icon as string));
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "PNG signature");
+    const [width, height] = [view.getUint32(16), view.getUint32(20)];
+    assert.ok(width === height && (width === 128 || width === 256), `${width}×${height}`);
+    return `${String(icon)}, ${width}×${height}`;
+  });
+  await check("its README can show on VS Code's extension page: images embedded or https, no link into a repository it lacks", async () => {
+    const entries = await vscode.workspace.fs.readDirectory(ext!.extensionUri);
+    const name = entries.map(([n]) => n).find((n) => n.toLowerCase() === "readme.md");
+    assert.ok(name, "the package has a README");
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(ext!.extensionUri, name)));
+    // The page's CSP loads only https: and data: images; a relative link has nothing to resolve against.
+    const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    const relative = targets.filter((t) => !/^(https?:|mailto:|#|data:image\/(png|jpeg|gif|webp);base64,)/.test(t));
+    assert.deepEqual(relative, []);
+    const images = targets.filter((t) => t.startsWith("data:image/")).length;
+    assert.ok(images > 0, "the screenshots are embedded");
+    return `${images} embedded images, ${Math.round(text.length / 1024)} KB`;
+  });
   log("smoke: passed");
 }
