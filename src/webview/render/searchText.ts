@@ -30,7 +30,7 @@ export const PROMPT_REGION = ".prompt-text";
 const MARKDOWN_TEXT_MAX = 200_000;
 
 /** A turn's prompt as the turn shows it. */
-export function promptText(prompt: string): string {
+export function shownPrompt(prompt: string): string {
   return cleanBlock(prompt.slice(0, 50_000));
 }
 
