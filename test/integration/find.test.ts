@@ -117,7 +117,7 @@ describe("find in the transcript", function () {
       const m = await shown(`${k} of ${total}`);
       assert.equal(m.text.toLowerCase(), "needle");
       seen[`${m.where}@${m.turn}#${k}`] = m;
-      if (m.where === "thought" && m.turn === "5") await screenshot("test-results/find-thought-dark.png");
+      if (m.where === "thought" && m.turn === "5") await screenshot("test-results/find-dark.png"); // copied to docs/screenshots/
     }
     const places = Object.keys(seen).map((s) => s.replace(/#\d+$/, "")).sort();
     assert.deepEqual(places, ["message@5", "message@5", "prompt@5", "thought@1", "thought@5", "tool@5"]);
@@ -128,7 +128,7 @@ describe("find in the transcript", function () {
     await config.update("colorTheme", "Default Light Modern", vscode.ConfigurationTarget.Global);
     try {
       await waitFor(() => document.body.classList.contains("vscode-light"), undefined, { view: "sidebar", what: "the light theme" });
-      await screenshot("test-results/find-light.png");
+      await screenshot("test-results/find-light.png"); // copied to docs/screenshots/
       await config.update("colorTheme", "Default High Contrast", vscode.ConfigurationTarget.Global);
       await waitFor(() => document.body.classList.contains("vscode-high-contrast"), undefined, { view: "sidebar", what: "the high contrast theme" });
       await screenshot("test-results/find-hc.png");
@@ -142,6 +142,15 @@ describe("find in the transcript", function () {
     await waitFor((b: string) => (document.querySelector(".match-count")?.textContent ?? b) !== b, before, { view: "sidebar", what: "the next button" });
     await click(".find-prev", "sidebar");
     await waitFor((b: string) => document.querySelector(".match-count")?.textContent === b, before, { view: "sidebar", what: "the previous button" });
+
+    // F3 anywhere in the panel steps too; Ctrl+F puts the cursor back in the box.
+    const atF3 = (await evaluate(currentMatch, undefined, "sidebar")).counter;
+    await press("#transcript", "F3", "sidebar");
+    await waitFor((b: string) => (document.querySelector(".match-count")?.textContent ?? b) !== b, atF3, { view: "sidebar", what: "F3: the next match" });
+    await press("#transcript", "Shift+F3", "sidebar");
+    await waitFor((b: string) => document.querySelector(".match-count")?.textContent === b, atF3, { view: "sidebar", what: "Shift+F3: back" });
+    await press("#transcript", "Control+f", "sidebar");
+    await waitFor(() => document.activeElement?.id === "search", undefined, { view: "sidebar", what: "Ctrl+F: the cursor in the find box" });
 
     // Only the entries that match: the rest go, the matches stay the same; and back.
     await click(".find-only", "sidebar");
