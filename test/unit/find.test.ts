@@ -169,8 +169,10 @@ describe("find", () => {
       assert.deepEqual(entryFields(e, "/w"), ["Read ⏎ file", "src/b.ts:3", "hello", "src/a.ts", "red\nlast line"]);
     });
 
-    it("a thought without the blank lines it starts with", () => {
-      assert.deepEqual(entryFields({ type: "thought", id: "e2", text: "\n \n  Planning", startedAt: 0 }, ""), ["  Planning"]);
+    it("a thought is markdown up to 32 KB, plain text past it, without the blank lines it starts with", () => {
+      assert.deepEqual(entryFields({ type: "thought", id: "e2", text: "\n \n  Planning the **next** step", startedAt: 0 }, ""), ["Planning the next step\n"]);
+      const long = `\n\n**${"x".repeat(40_000)}**`;
+      assert.deepEqual(entryFields({ type: "thought", id: "e3", text: long, startedAt: 0 }, ""), [long.slice(2)]);
     });
   });
 });

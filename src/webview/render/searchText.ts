@@ -9,6 +9,7 @@ import type { Entry, ToolEntry } from "../../shared/viewModel";
 import { cleanBlock, cleanInline, displayPath } from "../dom";
 import { foldCase } from "../find";
 import { markdownText } from "../markdown";
+import { THOUGHT_MARKDOWN_MAX } from "./entries";
 import { MAX_LOCATIONS, TEXT_LIMIT, terminalTail } from "./toolCard";
 
 /** The elements inside an entry that show its searchable text, in the order of `entryFields`. */
@@ -66,8 +67,11 @@ export function toolBodyFields(e: ToolEntry, cwd: string): string[] {
 export function entryFields(e: Entry, cwd: string): string[] {
   switch (e.type) {
     case "user": return [cleanBlock(e.text)];
-    // The thought without the blank lines it starts with (as ThoughtComp draws it).
-    case "thought": return [cleanBlock(e.text.replace(/^[ \t\r\n]*\n/, ""))];
+    case "thought": {
+      // Without the blank lines it starts with; markdown up to a length, plain text past it (as ThoughtComp draws it).
+      const text = e.text.replace(/^[ \t\r\n]*\n/, "");
+      return [text.length <= THOUGHT_MARKDOWN_MAX ? markdownText(text) : cleanBlock(text)];
+    }
     case "message": return [e.text.length > MARKDOWN_TEXT_MAX ? cleanBlock(e.text) : markdownText(e.text)];
     case "tool": return [cleanInline(e.title || "Tool call", 300), ...toolBodyFields(e, cwd)];
     case "plan": return e.entries.map((p) => cleanInline(p.content, 2000));
