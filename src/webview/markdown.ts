@@ -194,3 +194,40 @@ export class IncrementalMarkdown {
     return split;
   }
 }
+
+type Tokens = ReturnType<typeof md.parse>;
+
+function inlineText(tokens: Tokens, out: string[]): void {
+  for (const t of tokens) {
+    switch (t.type) {
+      case "text":
+      case "code_inline": out.push(t.content); break;
+      case "softbreak":
+      case "hardbreak": out.push("\n"); break;
+      case "image": {
+        const alt: string[] = [];
+        inlineText(t.children ?? [], alt);
+        out.push(`[image${alt.length ? `: ${alt.join("")}` : ""}]`);
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+/**
+ * The text `renderMarkdown(src)` shows, without building DOM (find counts matches in messages that
+ * are not drawn): inline text, code and image labels, blocks apart by line breaks.
+ */
+export function markdownText(src: string): string {
+  const out: string[] = [];
+  for (const t of md.parse(prepare(src), {})) {
+    if (t.type === "inline") {
+      inlineText(t.children ?? [], out);
+      out.push("\n");
+    } else if (t.type === "fence" || t.type === "code_block") {
+      out.push(t.content, "\n");
+    }
+  }
+  return out.join("");
+}

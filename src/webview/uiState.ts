@@ -4,6 +4,7 @@
  * Session data never lives here — the host owns it.
  */
 import type { Entry } from "../shared/viewModel";
+import { foldQuery } from "./find";
 
 export type FilterGroup = "thought" | "message" | "tool" | "plan" | "error";
 export type Filters = Record<FilterGroup, boolean>;
@@ -29,6 +30,8 @@ interface Persisted {
   turnOpen: Record<string, boolean>;
   filters: Filters;
   search: string;
+  /** Search hides the entries without a match (otherwise it only finds them). */
+  searchFilter?: boolean;
   scrollTop: number;
   stick: boolean;
   planOpen: boolean;
@@ -46,35 +49,14 @@ export const MAX_QUEUED = 20;
 
 const MAX_TURN_KEYS = 500;
 
-/** Lower-cased searchable text of an entry, cached by identity (the reducer replaces changed entries). */
-const searchText = new WeakMap<Entry, string>();
-
-function entryText(e: Entry): string {
-  switch (e.type) {
-    case "user":
-    case "thought":
-    case "message": return e.text;
-    case "tool": {
-      const parts = [e.title, ...e.locations.map((l) => l.path)];
-      for (const c of e.content) {
-        if (c.type === "diff") parts.push(c.path);
-        else if (c.type === "content" && c.content.type === "text") parts.push(c.content.text);
-      }
-      return parts.join("\n");
-    }
-    case "plan": return e.entries.map((p) => p.content).join("\n");
-    case "notice": return `${e.title}\n${e.description ?? ""}`;
-    case "error": return `${e.message}\n${e.detail ?? ""}`;
-    case "unknown": return `${e.what}\n${e.reason}`;
-  }
-}
-
 export class UiState {
   draft = "";
   /** Turn key (`session:turnId`) → open (true) or folded (false); absent = the default. */
   turnOpen: Record<string, boolean> = {};
   filters: Filters = { thought: true, message: true, tool: true, plan: true, error: true };
   search = "";
+  /** "Only entries that match": off, search finds matches in place (as an editor's find does). */
+  searchFilter = false;
   scrollTop = 0;
   stick = true;
   planOpen = true;
@@ -113,6 +95,7 @@ export class UiState {
       for (const g of FILTER_GROUPS) if (typeof p.filters[g] === "boolean") this.filters[g] = p.filters[g];
     }
     if (typeof p.search === "string") this.search = p.search;
+    if (typeof p.searchFilter === "boolean") this.searchFilter = p.searchFilter;
     if (typeof p.scrollTop === "number" && Number.isFinite(p.scrollTop)) this.scrollTop = p.scrollTop;
     if (typeof p.stick === "boolean") this.stick = p.stick;
     if (typeof p.planOpen === "boolean") this.planOpen = p.planOpen;
@@ -134,7 +117,7 @@ export class UiState {
     const keys = Object.keys(this.turnOpen);
     if (keys.length > MAX_TURN_KEYS) for (const k of keys.slice(0, keys.length - MAX_TURN_KEYS)) delete this.turnOpen[k];
     const p: Persisted = {
-      v: 1, draft: this.draft, turnOpen: this.turnOpen, filters: this.filters, search: this.search,
+      v: 1, draft: this.draft, turnOpen: this.turnOpen, filters: this.filters, search: this.search, searchFilter: this.searchFilter,
       scrollTop: Math.round(this.scrollTop), stick: this.stick, planOpen: this.planOpen,
       history: this.history.filter((t) => t.length <= MAX_KEPT_PROMPT), queue: this.queue,
     };
@@ -149,9 +132,23 @@ export class UiState {
 
   setSearch(q: string): void {
     if (q === this.search) return;
+    const filtered = this.searchFilter && (foldQuery(q) !== "" || this.query !== "");
     this.search = q;
+    // Finding in place leaves every entry where it is; only the filter changes what is shown.
+    if (filtered) this.filterVersion++;
+    this.save();
+  }
+
+  setSearchFilter(on: boolean): void {
+    if (on === this.searchFilter) return;
+    this.searchFilter = on;
     this.filterVersion++;
     this.save();
+  }
+
+  /** The search as matched (folded), or "" when there is nothing to find. */
+  get query(): string {
+    return foldQuery(this.search);
   }
 
   setTurnOpen(key: string, open: boolean): void {
@@ -160,25 +157,24 @@ export class UiState {
     this.save();
   }
 
-  /** True when some entries may be hidden (a filter is off or a search is typed). */
-  get filtering(): boolean {
-    return this.search.trim() !== "" || FILTER_GROUPS.some((g) => !this.filters[g]);
+  /** True when the search hides the entries without a match. */
+  get searchFiltering(): boolean {
+    return this.searchFilter && this.query !== "";
   }
 
-  /** The visibility test for the current filters, or undefined when nothing is filtered. */
-  matcher(): ((e: Entry) => boolean) | undefined {
+  /** True when some entries may be hidden (a kind is off, or the search filters). */
+  get filtering(): boolean {
+    return this.searchFiltering || FILTER_GROUPS.some((g) => !this.filters[g]);
+  }
+
+  /**
+   * The visibility test for the current filters, or undefined when nothing is filtered.
+   * `searchable` is an entry's folded text as find sees it (render/searchText.ts).
+   */
+  matcher(searchable: (e: Entry) => string): ((e: Entry) => boolean) | undefined {
     if (!this.filtering) return undefined;
     const filters = this.filters;
-    const q = this.search.trim().toLowerCase();
-    return (e) => {
-      if (!filters[filterGroup(e)]) return false;
-      if (!q) return true;
-      let t = searchText.get(e);
-      if (t === undefined) {
-        t = entryText(e).toLowerCase();
-        searchText.set(e, t);
-      }
-      return t.includes(q);
-    };
+    const q = this.searchFiltering ? this.query : "";
+    return (e) => filters[filterGroup(e)] && (!q || searchable(e).includes(q));
   }
 }

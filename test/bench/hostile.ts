@@ -16,7 +16,7 @@ const PLAN_ENTRIES = 20_000;
 const WIDE_ENTRIES = 20_000;
 
 /** Starts recording long tasks in this document (webview frame or workbench page). */
-function installLongTasks(): boolean {
+export function installLongTasks(): boolean {
   const w = window as Window & { __atLong?: number[]; __atLongObs?: PerformanceObserver };
   w.__atLongObs?.disconnect();
   const list: number[] = [];
@@ -29,7 +29,7 @@ function installLongTasks(): boolean {
   return true;
 }
 
-function readLongTasks(): number[] {
+export function readLongTasks(): number[] {
   const w = window as Window & { __atLong?: number[]; __atLongObs?: PerformanceObserver };
   for (const e of w.__atLongObs?.takeRecords() ?? []) w.__atLong?.push(e.duration);
   w.__atLongObs?.disconnect();

@@ -3,8 +3,9 @@
 // per frame, agent-write → visible lag, DOM size, re-open time and webview heap for a huge session;
 // ten concurrent sessions and an hour-long session replay (test/bench/load.ts); a hostile flood of
 // huge, deeply nested tool calls and plans (long tasks, test/bench/hostile.ts); the checkpoint cost
-// on a 10,000-file workspace (test/bench/checkpoints.ts); client terminals under load (test/bench/terminals.ts).
-// AGENT_THOUGHTS_BENCH=flood,paced,huge,concurrent,replay,hostile,checkpoint,terminals picks scenarios (default: all; `boot` only on request).
+// on a 10,000-file workspace (test/bench/checkpoints.ts); client terminals under load (test/bench/terminals.ts);
+// find in a 5 MB transcript (test/bench/find.ts).
+// AGENT_THOUGHTS_BENCH=flood,paced,huge,concurrent,replay,hostile,checkpoint,terminals,find picks scenarios (default: all; `boot` only on request).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -14,6 +15,7 @@ import type { Step } from "../fixtures/agents/scenario";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
 import { checkpointCost } from "./checkpoints";
+import { findBench } from "./find";
 import { hostileFlood } from "./hostile";
 import { concurrentSessions, hourReplay } from "./load";
 import { terminalLoad } from "./terminals";
@@ -173,6 +175,7 @@ export async function run(): Promise<void> {
   if (want("checkpoint")) await checkpointCost();
   if (want("hostile")) await hostileFlood(a);
   if (want("terminals")) await terminalLoad();
+  if (want("find")) await findBench(a);
   // Separate run only: in code-server a second new webview can wait forever for its service worker.
   if (only?.includes("boot")) await emptyPanelBoot(a);
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);

@@ -10,12 +10,14 @@ import { h, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
 import { Announcer } from "./announcer";
 import type { RenderCtx, Ticker } from "./context";
+import { Finder } from "./finder";
 import { runAfterLayout } from "./frame";
 import { Banners, Header } from "./header";
 import { PinnedPlan } from "./plan";
 import { PromptBox } from "./promptBox";
 import { PinnedQuestion } from "./question";
 import { ScrollKeeper } from "./scroll";
+import { searchableText } from "./searchText";
 import { Toolbar } from "./toolbar";
 import { TURN_WINDOW, Transcript } from "./transcript";
 
@@ -42,11 +44,12 @@ export class Panel {
   private readonly toolbar: Toolbar;
   private readonly transcript: Transcript;
   private readonly scroll: ScrollKeeper;
+  private readonly finder: Finder;
   private readonly prompt: PromptBox;
   private readonly question: PinnedQuestion;
   private readonly announcer = new Announcer();
   private ctxVersion = 0;
-  private ctxInputs: [number, string] = [-1, ""];
+  private ctxInputs: [number, string, string] = [-1, "", ""];
   private matcher: RenderCtx["matcher"];
   private pendingReveal: { sessionId: string; entryId?: string; toolCallId?: string } | undefined;
   /** What the last frame showed: a new turn or a new question in the same session brings the reader back to the bottom. */
@@ -56,13 +59,18 @@ export class Panel {
     this.header = new Header(post);
     this.banners = new Banners(ui, invalidate, post);
     this.plan = new PinnedPlan(ui);
-    this.toolbar = new Toolbar(ui, invalidate);
+    this.toolbar = new Toolbar(ui, invalidate, (dir) => this.finder.step(dir));
     this.transcript = new Transcript(() => {
       ui.turnsWindow += TURN_WINDOW;
       ui.layoutVersion++;
       invalidate();
     }, invalidate);
     this.scroll = new ScrollKeeper(this.transcript.el, ui, invalidate);
+    this.finder = new Finder(this.transcript.el, this.transcript, {
+      release: () => this.scroll.release(),
+      invalidate,
+      status: (s, announce) => this.toolbar.showFind(s, announce),
+    }, [this.toolbar.el]);
     this.prompt = new PromptBox(ui, post);
     this.question = new PinnedQuestion(post);
     root.classList.add("panel");
@@ -80,10 +88,11 @@ export class Panel {
   }
 
   private context(session: SessionView, host: HostInfo): RenderCtx {
-    if (this.ctxInputs[0] !== this.ui.filterVersion || this.ctxInputs[1] !== host.thinkingDisplay) {
-      this.ctxInputs = [this.ui.filterVersion, host.thinkingDisplay];
+    if (this.ctxInputs[0] !== this.ui.filterVersion || this.ctxInputs[1] !== host.thinkingDisplay || this.ctxInputs[2] !== session.sessionId) {
+      this.ctxInputs = [this.ui.filterVersion, host.thinkingDisplay, session.sessionId];
       this.ctxVersion++;
-      this.matcher = this.ui.matcher();
+      const cwd = session.cwd;
+      this.matcher = this.ui.matcher((e) => searchableText(e, cwd));
     }
     return {
       session, sessionId: session.sessionId, host, ui: this.ui, matcher: this.matcher, version: this.ctxVersion,
@@ -93,6 +102,8 @@ export class Panel {
 
   render(state: ViewState, host: HostInfo): void {
     this.scroll.measure();
+    // Going to a match stops following the bottom until the reader scrolls away from it.
+    if (this.scroll.stick && this.finder.holding()) this.scroll.release();
     const session = activeSession(state, host);
     this.followNews(session);
     const ctx = session ? this.context(session, host) : undefined;
@@ -100,7 +111,8 @@ export class Panel {
     this.banners.render(session, host);
     this.plan.render(session);
     this.transcript.render(session, ctx, session?.agentName ?? host.defaultAgent);
-    this.toolbar.render(this.transcript.matches);
+    this.finder.render(session, ctx);
+    this.toolbar.render();
     toggleHidden(this.toolbar.el, !session);
     this.question.render(session);
     this.prompt.render(session, host, state.sessions);
@@ -121,6 +133,7 @@ export class Panel {
       }
     }
     runAfterLayout();
+    this.finder.reveal();
     this.scroll.settle(!!session && session.turns.length > 0);
   }
 
@@ -136,7 +149,10 @@ export class Panel {
       : new Set(Object.keys(session.pendingPermissions));
     this.seen = { sessionId: session.sessionId, turns: session.turns.length, requests };
     if (last?.sessionId !== session.sessionId) return;
-    if (session.turns.length > last.turns || [...requests].some((r) => !last.requests.has(r))) this.scroll.follow();
+    if (session.turns.length > last.turns || [...requests].some((r) => !last.requests.has(r))) {
+      this.scroll.follow();
+      this.finder.letGo();
+    }
   }
 
   /** Feeds a patch's events to the announcer. */

@@ -44,9 +44,9 @@ const OUTCOME_TEXT = { allow_once: "Allowed once", allow_always: "Always allowed
 const UNSET = Symbol("unset");
 
 /** Text blocks and raw JSON are cut here (with a note). */
-const TEXT_LIMIT = 20_000;
+export const TEXT_LIMIT = 20_000;
 const TERMINAL_LINES = 15;
-const MAX_LOCATIONS = 8;
+export const MAX_LOCATIONS = 8;
 
 function pretty(value: unknown): string {
   try {
@@ -65,7 +65,7 @@ function preBlock(text: string, cls: string): HTMLElement {
 }
 
 /** The last lines of terminal output, without ANSI codes or overwritten progress text. */
-function terminalTail(output: string, n = TERMINAL_LINES): string {
+export function terminalTail(output: string, n = TERMINAL_LINES): string {
   const tail = output.length > 16_384 ? output.slice(-16_384) : output;
   const lines = stripAnsi(tail).replace(/\r\n/g, "\n").split("\n").map((l) => {
     const cr = l.lastIndexOf("\r");

@@ -12,6 +12,8 @@ import { turnKey, type RenderCtx } from "./context";
 import { createEntry } from "./entries";
 import type { EntryComp } from "./entryBase";
 import { chipRow } from "./chips";
+import { foldCase } from "../find";
+import { shownPrompt } from "./searchText";
 
 /** Entries shown in the last turn before "Show earlier"; also the step it grows by. */
 const ENTRY_WINDOW = 150;
@@ -160,9 +162,10 @@ class TurnComp {
     this.stamp = stamp;
     this.el.setAttribute("data-turn-id", String(turn.turnId));
 
-    const searching = ctx.ui.search.trim() !== "" && ctx.matcher !== undefined;
+    // Only "only entries that match" hides turns; find leaves every turn in place.
+    const searching = ctx.ui.searchFiltering && ctx.matcher !== undefined;
     const matches = searching ? matchCount(turn, ctx) : 0;
-    const promptMatches = searching && turn.prompt.toLowerCase().includes(ctx.ui.search.trim().toLowerCase());
+    const promptMatches = searching && foldCase(shownPrompt(turn.prompt)).includes(ctx.ui.query);
     toggleHidden(this.el, searching && matches === 0 && !promptMatches);
 
     const n = index + 1;
@@ -252,9 +255,7 @@ export class Transcript {
   private stamp = "";
   private turns: readonly TurnView[] | undefined;
   private banners: readonly Entry[] | undefined;
-  private preEntries: Entry[] = [];
-  /** Entries matching the search (all turns), for the toolbar. */
-  matches = 0;
+  private preShown: Entry[] = [];
 
   private preWindow = ENTRY_WINDOW;
 
@@ -281,7 +282,6 @@ export class Transcript {
       this.reset(undefined);
       setText(this.emptyText, `Ask ${agentName} anything.`);
       toggleHidden(this.empty, false);
-      this.matches = 0;
       return;
     }
     if (session.sessionId !== this.sessionId) this.reset(session.sessionId);
@@ -291,14 +291,14 @@ export class Transcript {
     this.turns = session.turns;
     if (session.banners !== this.banners) {
       this.banners = session.banners;
-      this.preEntries = session.banners.filter((e) => e.type !== "notice" && e.type !== "error" && e.type !== "unknown");
+      this.preShown = session.banners.filter((e) => e.type !== "notice" && e.type !== "error" && e.type !== "unknown");
     }
-    this.pre.render(this.preEntries, ctx, this.preWindow);
+    this.pre.render(this.preShown, ctx, this.preWindow);
 
     const turns = session.turns;
     const count = turns.length;
     setText(this.emptyText, `Ask ${agentName} anything.`);
-    toggleHidden(this.empty, count > 0 || this.preEntries.length > 0);
+    toggleHidden(this.empty, count > 0 || this.preShown.length > 0);
     const from = Math.max(0, count - ctx.ui.turnsWindow);
     toggleHidden(this.earlier, from === 0);
     if (from > 0) {
@@ -324,12 +324,11 @@ export class Transcript {
       if (comp.el === cursor) cursor = cursor.nextSibling;
       else this.turnsBox.insertBefore(comp.el, cursor);
     }
+  }
 
-    this.matches = 0;
-    if (ctx.matcher && ctx.ui.search.trim()) {
-      for (const t of turns) this.matches += matchCount(t, ctx);
-      for (const e of this.preEntries) if (ctx.matcher(e)) this.matches++;
-    }
+  /** The entries shown above the first turn. */
+  get preEntries(): readonly Entry[] {
+    return this.preShown;
   }
 
   /** Finds an entry (by id or tool call id), unfolding its turn and widening the window so it is drawn. */
@@ -343,16 +342,29 @@ export class Transcript {
         if (idx >= 0) [ti, ei] = [t, idx];
       }
     }
+    const entry = session.turns[ti]?.entries[ei];
+    if (!entry || !this.prepareTurn(session, ctx, ti, entry)) return undefined;
+    return entry.id;
+  }
+
+  /**
+   * Unfolds the `ti`-th turn and widens the windows so it is drawn, and `entry` in it if given
+   * (under the current filters); false when there is no such turn.
+   */
+  prepareTurn(session: SessionView, ctx: RenderCtx, ti: number, entry?: Entry): boolean {
     const turn = session.turns[ti];
-    const entry = turn?.entries[ei];
-    if (!turn || !entry) return undefined;
+    if (!turn) return false;
     const key = turnKey(session.sessionId, turn.turnId);
     ctx.ui.setTurnOpen(key, true);
-    const need = turn.entries.length - ei;
-    if (need > (ctx.ui.entryWindow.get(key) ?? ENTRY_WINDOW)) ctx.ui.entryWindow.set(key, need);
+    if (entry) {
+      const visible = ctx.matcher ? turn.entries.filter(ctx.matcher) : turn.entries;
+      const need = visible.length - visible.indexOf(entry);
+      const last = ti === session.turns.length - 1;
+      if (need <= visible.length && need > (ctx.ui.entryWindow.get(key) ?? (last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW))) ctx.ui.entryWindow.set(key, need);
+    }
     if (session.turns.length - ti > ctx.ui.turnsWindow) ctx.ui.turnsWindow = session.turns.length - ti;
     ctx.ui.layoutVersion++;
-    return entry.id;
+    return true;
   }
 
   private reset(sessionId: string | undefined): void {
@@ -363,7 +375,7 @@ export class Transcript {
     this.sessionId = sessionId;
     this.turns = undefined;
     this.banners = undefined;
-    this.preEntries = [];
+    this.preShown = [];
     this.preWindow = ENTRY_WINDOW;
     this.stamp = "";
   }

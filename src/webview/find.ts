@@ -1,0 +1,167 @@
+/**
+ * Find in the transcript, the pure part: case folding that keeps offsets, the matches of a query
+ * in a text that arrives in pieces (text nodes) and grows (rescanned only from where it changed),
+ * and stepping through matches counted per site. No DOM here; `render/find.ts` draws it.
+ */
+
+/**
+ * Lower-cases without changing the length, so an offset in the folded text is the same offset in
+ * the text. Final sigma folds like sigma, so a slice folds as it does inside the whole text.
+ */
+export function foldCase(s: string): string {
+  let low = s.toLowerCase();
+  if (low.length !== s.length) {
+    // A few characters lower-case to two (İ → i̇): keep those as they are.
+    const out: string[] = [];
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charAt(i);
+      const l = c.toLowerCase();
+      out.push(l.length === 1 ? l : c);
+    }
+    low = out.join("");
+  }
+  return low.includes("ς") ? low.replace(/ς/g, "σ") : low;
+}
+
+/** The query as matched: folded; empty when it is only white space (nothing to find). */
+export function foldQuery(q: string): string {
+  return q.trim() === "" ? "" : foldCase(q);
+}
+
+/** How many non-overlapping times `q` occurs in `folded` (both folded with `foldCase`). */
+export function countIn(folded: string, q: string): number {
+  if (!q) return 0;
+  let n = 0;
+  for (let i = folded.indexOf(q); i >= 0; i = folded.indexOf(q, i + q.length)) n++;
+  return n;
+}
+
+/** Reads a piece of text (a text node) without copying more of it than asked. */
+export interface PieceReader<P> {
+  length(p: P): number;
+  slice(p: P, from: number, to: number): string;
+}
+
+/** How much of a piece's end is kept to tell "grew" from "was rewritten". */
+const SEAM = 32;
+
+/**
+ * The non-overlapping matches of a query in the concatenation of pieces. `update` is handed the
+ * pieces again after a change and rescans only from the first piece that changed — a piece that
+ * only grew (a streaming thought's text node) rescans from its old end, so streaming costs what
+ * streamed, not the whole text. Pieces are compared by identity and length, and by their last few
+ * characters so a piece rewritten in place is not taken for one that grew.
+ */
+export class PieceScan<P> {
+  /** Matches as offsets into the concatenated text: [starts[i], ends[i]). */
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  private pieces: P[] = [];
+  private lens: number[] = [];
+  private seams: string[] = [];
+  /** Offset of each piece in the concatenated text. */
+  private offsets: number[] = [];
+  private q = "";
+
+  get count(): number {
+    return this.starts.length;
+  }
+
+  /** Rescans after a change; returns how many of the earlier matches still stand (first in order). */
+  update(pieces: readonly P[], read: PieceReader<P>, q: string): number {
+    let same = 0;
+    let keep = 0;
+    if (q === this.q && q) {
+      const n = Math.min(pieces.length, this.pieces.length);
+      for (; same < n; same++) {
+        const p = pieces[same] as P;
+        const old = this.lens[same] ?? 0;
+        if (p !== this.pieces[same]) break;
+        const len = read.length(p);
+        if (len < old || read.slice(p, Math.max(0, old - SEAM), old) !== this.seams[same]) break;
+        keep = (this.offsets[same] ?? 0) + old;
+        if (len > old) break;
+      }
+      if (same === pieces.length && same === this.pieces.length) return this.count;
+    } else {
+      this.q = q;
+    }
+    let kept = 0;
+    while (kept < this.ends.length && (this.ends[kept] ?? 0) <= keep) kept++;
+    this.starts.length = kept;
+    this.ends.length = kept;
+    // Everything from the first changed piece is measured again.
+    const from = Math.min(same, pieces.length);
+    this.pieces = pieces.slice();
+    this.lens.length = from;
+    this.seams.length = from;
+    this.offsets.length = from;
+    let at = from > 0 ? (this.offsets[from - 1] ?? 0) + (this.lens[from - 1] ?? 0) : 0;
+    for (let i = from; i < pieces.length; i++) {
+      const p = pieces[i] as P;
+      const len = read.length(p);
+      this.offsets.push(at);
+      this.lens.push(len);
+      this.seams.push(read.slice(p, Math.max(0, len - SEAM), len));
+      at += len;
+    }
+    if (!q) return 0;
+    const lastEnd = kept > 0 ? (this.ends[kept - 1] ?? 0) : 0;
+    const start = Math.max(lastEnd, keep - q.length + 1, 0);
+    const text = foldCase(this.text(start, at, read));
+    for (let i = text.indexOf(q); i >= 0; i = text.indexOf(q, i + q.length)) {
+      this.starts.push(start + i);
+      this.ends.push(start + i + q.length);
+    }
+    return kept;
+  }
+
+  /** The piece holding an offset and the offset inside it; `end` picks the earlier piece at a boundary. */
+  locate(offset: number, end: boolean): [P, number] | undefined {
+    const offs = this.offsets;
+    let lo = 0;
+    let hi = offs.length - 1;
+    if (hi < 0) return undefined;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      const o = offs[mid] ?? 0;
+      if (o < offset || (!end && o === offset)) lo = mid;
+      else hi = mid - 1;
+    }
+    // Skip empty pieces so a start lands at the beginning of real text.
+    while (!end && lo < offs.length - 1 && (offs[lo] ?? 0) + (this.lens[lo] ?? 0) <= offset) lo++;
+    const p = this.pieces[lo];
+    return p === undefined ? undefined : [p, offset - (offs[lo] ?? 0)];
+  }
+
+  private text(from: number, to: number, read: PieceReader<P>): string {
+    const parts: string[] = [];
+    for (let i = 0; i < this.pieces.length; i++) {
+      const o = this.offsets[i] ?? 0;
+      const len = this.lens[i] ?? 0;
+      if (o + len <= from) continue;
+      if (o >= to) break;
+      parts.push(read.slice(this.pieces[i] as P, Math.max(0, from - o), Math.min(len, to - o)));
+    }
+    return parts.join("");
+  }
+}
+
+/** The index one step from `index` among `total` matches, wrapping; -1 when there are none. */
+export function stepIndex(index: number, total: number, dir: 1 | -1): number {
+  if (total <= 0) return -1;
+  if (index < 0 || index >= total) return dir === 1 ? 0 : total - 1;
+  return (index + dir + total) % total;
+}
+
+/** Which site holds the `index`-th match, and which of its matches it is, given each site's count. */
+export function siteOf(counts: readonly number[], index: number): { site: number; k: number } | undefined {
+  if (index < 0) return undefined;
+  let rest = index;
+  for (let i = 0; i < counts.length; i++) {
+    const n = counts[i] ?? 0;
+    if (rest < n) return { site: i, k: rest };
+    rest -= n;
+  }
+  return undefined;
+}

@@ -1,0 +1,667 @@
+/**
+ * Find in the transcript, as an editor's find widget does it: every match of the search box's
+ * text highlighted where it stands, the current one drawn apart, and stepping through them in
+ * transcript order (wrapping). Going to a match unfolds its turn, opens its thought or tool card,
+ * centres it, and stops the transcript following the bottom until the reader scrolls.
+ *
+ * Highlights are CSS Custom Highlights over `StaticRange`s: no text node is split or rewritten,
+ * and static ranges cost the streaming DOM nothing (live ranges are updated on every append).
+ * Only the matches near the view are highlighted (the sites an IntersectionObserver reports within
+ * a screen of it, and of a long site the stretch around the view): Chromium rebuilds the markers
+ * of every highlighted range whenever the DOM changes, so while the agent streams the cost follows
+ * the highlights there are, which this keeps to a few hundred.
+ * Matches are counted where they are drawn: from the page for entries on it, each rescanned only
+ * from where its text changed (a MutationObserver says which); from the entry's text
+ * (`searchText.ts`) for the ones not drawn (folded turns, earlier entries, a closed card's body),
+ * counted a time-budgeted slice at a time.
+ */
+import type { Entry, SessionView, TurnView } from "../../shared/viewModel";
+import { countIn, foldCase, PieceScan, siteOf, stepIndex, type PieceReader } from "../find";
+import { entryKey, type RenderCtx } from "./context";
+import { foldFields, PROMPT_REGION, REGIONS, shownPrompt, searchableText, toolBodyFields } from "./searchText";
+import type { Transcript } from "./transcript";
+
+/** What the toolbar shows: "3 of 17", "No results", or that counting is still under way. */
+export interface FindStatus {
+  active: boolean;
+  pending: boolean;
+  /** The current match (0-based), -1 when none. */
+  index: number;
+  total: number;
+}
+
+export interface FinderHooks {
+  /** Stop following the bottom (the reader went somewhere). */
+  release(): void;
+  invalidate(): void;
+  /** The status changed; `announce` when the reader's own action changed it. */
+  status(s: FindStatus, announce: boolean): void;
+}
+
+/** A place in the transcript that can hold matches: a turn's prompt or an entry. */
+interface Site {
+  key: string;
+  /** Its turn's index in the session; -1 above the first turn. */
+  turn: number;
+  /** Undefined for a prompt. */
+  entry: Entry | undefined;
+  prompt: string;
+}
+
+/** A site drawn on the page. */
+interface DomSite {
+  el: HTMLElement;
+  scan: PieceScan<Node>;
+  /** Highlights of the matches `lo`… (the stretch near the view), in order. */
+  lo: number;
+  ranges: StaticRange[];
+  /** Its match count when it was last painted (to follow a growing end). */
+  paintedOf: number;
+  /** Matches in a tool card's body that is not built, counted from the entry. */
+  extra: number;
+  extraOf: [Entry, boolean] | undefined;
+}
+
+const SITE_SELECTOR = ".turn-prompt, [data-entry-id]";
+/** Counting from entries' text yields after this long, and goes on in the next task. */
+const BUDGET_MS = 8;
+/** A site with at most this many matches is highlighted whole when near the view… */
+const SMALL_SITE = 64;
+/** …a longer one from its first match above the view to its last below, at most this many. */
+const SITE_PAINT = 400;
+/** How many of a site's matches are measured to find the first one in view. */
+const NEAR_SCAN = 200;
+
+const HAS_HIGHLIGHTS = typeof Highlight === "function" && typeof CSS !== "undefined" && "highlights" in CSS;
+
+/** Text nodes read without copying; the region elements between them read as a line break (no query holds one). */
+const READ: PieceReader<Node> = {
+  length: (n) => (n.nodeType === Node.TEXT_NODE ? (n as Text).length : 1),
+  slice: (n, from, to) => (n.nodeType === Node.TEXT_NODE ? (n as Text).substringData(from, to - from) : "\n".slice(from, to)),
+};
+
+function piecesOf(root: HTMLElement, selector: string): Node[] {
+  const out: Node[] = [];
+  for (const region of root.querySelectorAll(selector)) {
+    out.push(region);
+    const walk = document.createTreeWalker(region, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) out.push(n);
+  }
+  return out;
+}
+
+function keyOf(el: HTMLElement): string | undefined {
+  const id = el.dataset.entryId;
+  if (id !== undefined) return `e:${id}`;
+  const turn = el.closest<HTMLElement>(".turn")?.dataset.turnId;
+  return turn === undefined ? undefined : `p:${turn}`;
+}
+
+/** True when a scroll box clips `el` (it scrolls on the y or x axis). */
+function scrolls(el: HTMLElement): boolean {
+  if (el.scrollHeight <= el.clientHeight + 1 && el.scrollWidth <= el.clientWidth + 1) return false;
+  const s = getComputedStyle(el);
+  return /auto|scroll/.test(s.overflowY) || /auto|scroll/.test(s.overflowX);
+}
+
+/** Centres a range in each scroll box around it, innermost first (a thought's own box, then the transcript). */
+function centre(range: Range, root: HTMLElement): void {
+  const boxes: HTMLElement[] = [];
+  for (let el = range.startContainer.parentElement; el && el !== root; el = el.parentElement) if (scrolls(el)) boxes.push(el);
+  boxes.push(root);
+  for (const box of boxes) {
+    const r = range.getBoundingClientRect();
+    const b = box.getBoundingClientRect();
+    box.scrollTop += r.top - b.top - (box.clientHeight - r.height) / 2;
+    if (box !== root && box.scrollWidth > box.clientWidth) box.scrollLeft += r.left - b.left - (box.clientWidth - r.width) / 2;
+  }
+}
+
+/** True when a range's box can be seen: not empty, and inside every scroll box around it. */
+function inView(range: Range, root: HTMLElement): boolean {
+  const r = range.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) return false;
+  for (let el = range.startContainer.parentElement; el; el = el.parentElement) {
+    if (el !== root && !scrolls(el)) continue;
+    const b = el.getBoundingClientRect();
+    if (r.bottom <= b.top || r.top >= b.bottom || r.right <= b.left || r.left >= b.right) return false;
+    if (el === root) return true;
+  }
+  return true;
+}
+
+export class Finder {
+  private readonly all: Highlight | undefined;
+  private readonly cur: Highlight | undefined;
+  private readonly observer: MutationObserver;
+  /** Sites within a screen of the transcript's view. */
+  private readonly nearby: IntersectionObserver;
+  private readonly near = new Set<Element>();
+  private repaintFrame = 0;
+  private q = "";
+  private sessionId: string | undefined;
+  private session: SessionView | undefined;
+  /** Sites in transcript order, per group (what is above the turns, then each turn). */
+  private groups: Site[][] = [];
+  private built: { turns: readonly TurnView[] | undefined; pre: readonly Entry[] | undefined; version: number } = { turns: undefined, pre: undefined, version: -1 };
+  private readonly turnSites = new WeakMap<TurnView, { version: number; sites: Site[] }>();
+  private keyMap: Map<string, Site> | undefined;
+  private readonly dom = new Map<string, DomSite>();
+  private readonly model = new Map<string, { of: Entry | string; n: number }>();
+  private readonly dirty = new Set<Element>();
+  private requery = true;
+  private complete = true;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private current: { key: string; k: number } | undefined;
+  /**
+   * What to do once every site is counted: step, go to the match nearest the view ("near", as the
+   * reader types), or only make it current ("here": a search restored after a reload, another session).
+   */
+  private want: 1 | -1 | "near" | "here" | undefined;
+  /** The match to scroll to at the end of this frame. */
+  private scrollTo: { key: string; k: number } | undefined;
+  private announce = false;
+  /** Where going to a match left the transcript's scroll position (it stays until the reader moves). */
+  private hold: number | undefined;
+  status: FindStatus = { active: false, pending: false, index: -1, total: 0 };
+
+  constructor(private readonly root: HTMLElement, private readonly transcript: Transcript, private readonly hooks: FinderHooks, keepHoldIn: readonly HTMLElement[]) {
+    if (HAS_HIGHLIGHTS) {
+      this.all = new Highlight();
+      this.cur = new Highlight();
+      this.cur.priority = 1;
+    }
+    this.observer = new MutationObserver((records) => {
+      if (!this.q) return;
+      this.syncDom(records);
+      this.publish();
+    });
+    this.nearby = new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        if (e.isIntersecting) this.near.add(e.target);
+        else this.near.delete(e.target);
+      }
+      this.repaint();
+    }, { root, rootMargin: "100% 0px" });
+    // Scrolling the transcript, or a thought's own box, moves the stretch of a long site to highlight.
+    root.addEventListener("scroll", () => {
+      if (!this.q || this.repaintFrame) return;
+      this.repaintFrame = requestAnimationFrame(() => {
+        this.repaintFrame = 0;
+        this.repaint();
+      });
+    }, { capture: true, passive: true });
+    // Typing a prompt or working elsewhere in the panel lets the transcript follow again.
+    document.addEventListener("focusin", (e) => {
+      const t = e.target;
+      if (!(t instanceof Node) || (!root.contains(t) && !keepHoldIn.some((el) => el.contains(t)))) this.hold = undefined;
+    });
+  }
+
+  /** After the DOM writes of a frame: brings matches and highlights up to date, and prepares going to one. */
+  render(session: SessionView | undefined, ctx: RenderCtx | undefined): void {
+    const q = ctx?.ui.query ?? "";
+    if (q !== this.q || session?.sessionId !== this.sessionId) this.reset(q, session?.sessionId);
+    if (!q || !session || !ctx) {
+      this.publish();
+      return;
+    }
+    this.session = session;
+    this.buildSites(session, ctx);
+    this.syncDom(this.observer.takeRecords());
+    this.countModel(performance.now() + BUDGET_MS);
+    this.navigate(session, ctx);
+    this.publish();
+  }
+
+  /** After layout work of a frame: scrolls to the match gone to, if any. */
+  reveal(): void {
+    const target = this.scrollTo;
+    if (!target) return;
+    this.scrollTo = undefined;
+    const d = this.dom.get(target.key);
+    if (!d) return;
+    this.hooks.release();
+    const range = this.liveRange(d, target.k);
+    if (range) centre(range, this.root);
+    else d.el.scrollIntoView({ block: "center" });
+    this.hold = this.root.scrollTop;
+    this.publish();
+  }
+
+  /** True while the transcript is where going to a match left it (so it must not follow the bottom). */
+  holding(): boolean {
+    if (this.hold !== undefined && Math.abs(this.root.scrollTop - this.hold) > 2) this.hold = undefined;
+    return this.hold !== undefined;
+  }
+
+  /** Something must be seen at the bottom (a new prompt, a question): the view may follow again. */
+  letGo(): void {
+    this.hold = undefined;
+  }
+
+  /** Next (1) or previous (-1) match. */
+  step(dir: 1 | -1): void {
+    this.want = dir;
+    this.hooks.invalidate();
+  }
+
+  private reset(q: string, sessionId: string | undefined): void {
+    // The reader typed: go to the nearest match. Otherwise leave the view where it is.
+    const typed = q !== this.q && this.sessionId === sessionId;
+    this.q = q;
+    this.sessionId = sessionId;
+    for (const d of this.dom.values()) this.dropRanges(d);
+    this.dom.clear();
+    this.model.clear();
+    this.dirty.clear();
+    this.all?.clear();
+    this.cur?.clear();
+    this.nearby.disconnect();
+    this.near.clear();
+    this.groups = [];
+    this.keyMap = undefined;
+    this.built = { turns: undefined, pre: undefined, version: -1 };
+    this.requery = true;
+    this.current = undefined;
+    this.scrollTo = undefined;
+    this.want = !q ? undefined : typed ? "near" : "here";
+    this.complete = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.observer.disconnect();
+    if (q) {
+      this.observer.observe(this.root, { subtree: true, childList: true, characterData: true });
+      if (this.all && this.cur) {
+        CSS.highlights.set("find-match", this.all);
+        CSS.highlights.set("find-current", this.cur);
+      }
+    } else if (HAS_HIGHLIGHTS) {
+      CSS.highlights.delete("find-match");
+      CSS.highlights.delete("find-current");
+    }
+    this.announce = true;
+  }
+
+  private buildSites(session: SessionView, ctx: RenderCtx): void {
+    const pre = this.transcript.preEntries;
+    const b = this.built;
+    if (b.turns === session.turns && b.pre === pre && b.version === ctx.version) return;
+    if (b.version !== ctx.version) this.requery = true;
+    this.built = { turns: session.turns, pre, version: ctx.version };
+    const visible = (e: Entry): boolean => !ctx.matcher || ctx.matcher(e);
+    const groups: Site[][] = [pre.filter(visible).map((e) => ({ key: `e:${e.id}`, turn: -1, entry: e, prompt: "" }))];
+    session.turns.forEach((t, i) => {
+      let cached = this.turnSites.get(t);
+      if (cached?.version !== ctx.version || cached.sites[0]?.turn !== i) {
+        const sites: Site[] = [{ key: `p:${t.turnId}`, turn: i, entry: undefined, prompt: t.prompt }];
+        for (const e of t.entries) if (visible(e)) sites.push({ key: `e:${e.id}`, turn: i, entry: e, prompt: "" });
+        cached = { version: ctx.version, sites };
+        this.turnSites.set(t, cached);
+      }
+      groups.push(cached.sites);
+    });
+    this.groups = groups;
+    this.keyMap = undefined;
+  }
+
+  private site(key: string): Site | undefined {
+    if (!this.keyMap) {
+      this.keyMap = new Map();
+      for (const g of this.groups) for (const s of g) this.keyMap.set(s.key, s);
+    }
+    return this.keyMap.get(key);
+  }
+
+  /** Matches at a site: from the page when drawn, else from its text; undefined when not counted yet. */
+  private countOf(s: Site): number | undefined {
+    const d = this.dom.get(s.key);
+    if (d) return d.scan.count + d.extra;
+    const m = this.model.get(s.key);
+    return m && m.of === (s.entry ?? s.prompt) ? m.n : undefined;
+  }
+
+  /** Counts the sites not on the page from their text until `deadline`; true when all are counted. */
+  private countModel(deadline: number): boolean {
+    const cwd = this.session?.cwd ?? "";
+    for (const g of this.groups) {
+      for (const s of g) {
+        if (this.countOf(s) !== undefined) continue;
+        if (performance.now() > deadline) {
+          this.complete = false;
+          this.timer ??= setTimeout(() => this.countMore(), 0);
+          return false;
+        }
+        const text = s.entry ? searchableText(s.entry, cwd) : foldCase(shownPrompt(s.prompt));
+        this.model.set(s.key, { of: s.entry ?? s.prompt, n: countIn(text, this.q) });
+      }
+    }
+    this.complete = true;
+    return true;
+  }
+
+  private countMore(): void {
+    this.timer = undefined;
+    if (!this.q) return;
+    if (this.countModel(performance.now() + BUDGET_MS)) this.hooks.invalidate();
+    this.publish();
+  }
+
+  /** Rescans the drawn sites that changed (or all after a structural change), and drops the ones gone. */
+  private syncDom(records: readonly MutationRecord[]): void {
+    for (const r of records) {
+      const t = r.target;
+      const site = (t instanceof Element ? t : t.parentElement)?.closest(SITE_SELECTOR);
+      if (site) this.dirty.add(site);
+    }
+    if (records.length === 0 && !this.requery) return;
+    this.requery = false;
+    const seen = new Set<string>();
+    for (const el of this.root.querySelectorAll<HTMLElement>(SITE_SELECTOR)) {
+      // A folded turn's prompt, a turn the filter hides: counted from the model.
+      if (el.closest("[hidden]")) continue;
+      const key = keyOf(el);
+      if (!key) continue;
+      seen.add(key);
+      let d = this.dom.get(key);
+      if (d && d.el !== el) {
+        this.dropRanges(d);
+        d = undefined;
+      }
+      if (!d) {
+        d = { el, scan: new PieceScan<Node>(), lo: 0, ranges: [], paintedOf: 0, extra: 0, extraOf: undefined };
+        this.dom.set(key, d);
+        this.nearby.observe(el);
+        this.rescan(key, d);
+      } else if (this.dirty.has(el)) this.rescan(key, d);
+      if (el.dataset.entryType === "tool") this.countToolBody(key, d);
+    }
+    for (const [key, d] of this.dom) {
+      if (seen.has(key)) continue;
+      this.dropRanges(d);
+      this.nearby.unobserve(d.el);
+      this.near.delete(d.el);
+      this.dom.delete(key);
+    }
+    this.dirty.clear();
+  }
+
+  private rescan(key: string, d: DomSite): void {
+    const type = d.el.dataset.entryType as Entry["type"] | undefined;
+    const selector = type ? REGIONS[type] : PROMPT_REGION;
+    if (!selector) return;
+    const kept = d.scan.update(piecesOf(d.el, selector), READ, this.q);
+    // Highlights of matches from `kept` on may point at text that is gone.
+    if (d.lo + d.ranges.length > kept) {
+      for (const r of d.ranges.splice(Math.max(0, kept - d.lo))) this.all?.delete(r);
+    }
+    this.paint(d, false);
+    if (this.current?.key === key) this.paintCurrent();
+  }
+
+  /** A closed tool card has no body on the page: its body's matches are counted from the entry. */
+  private countToolBody(key: string, d: DomSite): void {
+    const e = this.site(key)?.entry;
+    const built = d.el.querySelector(":scope > .tool-body") !== null;
+    if (!e || e.type !== "tool") return;
+    if (d.extraOf?.[0] === e && d.extraOf[1] === built) return;
+    d.extraOf = [e, built];
+    d.extra = built ? 0 : countIn(foldFields(toolBodyFields(e, this.session?.cwd ?? "")), this.q);
+  }
+
+  private dropRanges(d: DomSite): void {
+    for (const r of d.ranges) this.all?.delete(r);
+    d.ranges = [];
+    d.lo = 0;
+  }
+
+  /** Highlights the stretch of each site near the view (after a scroll or a site coming near). */
+  private repaint(): void {
+    if (!this.q) return;
+    for (const d of this.dom.values()) this.paint(d, true);
+  }
+
+  /**
+   * Brings a site's highlights to the stretch near the view: all of a small site's matches; of a
+   * long one, those around the view when `measure` (found by their boxes), else the same stretch
+   * as before, following the end while the site grows there.
+   */
+  private paint(d: DomSite, measure: boolean): void {
+    const n = d.scan.count;
+    let lo = 0;
+    let hi = 0;
+    if (this.all && n > 0 && this.near.has(d.el)) {
+      if (n <= SMALL_SITE) hi = n;
+      else if (measure) [lo, hi] = this.around(d);
+      else {
+        lo = d.lo;
+        hi = Math.min(n, d.lo + d.ranges.length);
+        if (hi >= d.paintedOf) {
+          hi = n;
+          lo = Math.max(lo, hi - SITE_PAINT);
+        }
+      }
+    }
+    d.paintedOf = n;
+    const old = d.ranges;
+    if (lo === d.lo && hi - lo === old.length) return;
+    const next: StaticRange[] = [];
+    for (let i = lo; i < hi; i++) {
+      const reuse = i >= d.lo && i < d.lo + old.length ? old[i - d.lo] : undefined;
+      const r = reuse ?? this.staticRange(d, i);
+      if (!r) break;
+      if (!reuse) this.all?.add(r);
+      next.push(r);
+    }
+    for (let i = 0; i < old.length; i++) {
+      const at = d.lo + i;
+      if (at < lo || at >= lo + next.length) this.all?.delete(old[i] as StaticRange);
+    }
+    d.lo = lo;
+    d.ranges = next;
+  }
+
+  /** The matches of a long site whose boxes lie within a screen of what can be seen of it. */
+  private around(d: DomSite): [number, number] {
+    const view = this.root.getBoundingClientRect();
+    let top = view.top;
+    let bottom = view.bottom;
+    // A thought scrolls in its own box: what shows of it is what shows of that box.
+    const box = d.el.querySelector<HTMLElement>(":scope > .thought-text");
+    if (box && box.scrollHeight > box.clientHeight) {
+      const b = box.getBoundingClientRect();
+      top = Math.max(top, b.top);
+      bottom = Math.min(bottom, b.bottom);
+    }
+    if (bottom <= top) return [0, 0];
+    const margin = bottom - top;
+    top -= margin;
+    bottom += margin;
+    const n = d.scan.count;
+    const first = (test: (r: DOMRect) => boolean): number => {
+      let a = 0;
+      let b = n;
+      while (a < b) {
+        const mid = (a + b) >> 1;
+        const r = this.liveRange(d, mid)?.getBoundingClientRect();
+        if (r && test(r)) b = mid;
+        else a = mid + 1;
+      }
+      return a;
+    };
+    const lo = first((r) => r.height > 0 && r.bottom >= top);
+    const hi = first((r) => r.height > 0 && r.top > bottom);
+    return [lo, Math.max(lo, Math.min(hi, lo + SITE_PAINT))];
+  }
+
+  private bounds(d: DomSite, k: number): [Node, number, Node, number] | undefined {
+    const s = d.scan.locate(d.scan.starts[k] ?? -1, false);
+    const e = d.scan.locate(d.scan.ends[k] ?? -1, true);
+    if (!s || !e || s[0].nodeType !== Node.TEXT_NODE || e[0].nodeType !== Node.TEXT_NODE) return undefined;
+    return [s[0], s[1], e[0], e[1]];
+  }
+
+  private staticRange(d: DomSite, k: number): StaticRange | undefined {
+    const b = this.bounds(d, k);
+    return b && new StaticRange({ startContainer: b[0], startOffset: b[1], endContainer: b[2], endOffset: b[3] });
+  }
+
+  /** A live range for measuring (made on demand, never kept: live ranges slow every DOM change down). */
+  private liveRange(d: DomSite, k: number): Range | undefined {
+    const b = this.bounds(d, k);
+    if (!b) return undefined;
+    const r = document.createRange();
+    try {
+      r.setStart(b[0], b[1]);
+      r.setEnd(b[2], b[3]);
+    } catch {
+      return undefined; // the text changed since it was scanned; the next scan redraws it
+    }
+    return r;
+  }
+
+  private paintCurrent(): void {
+    if (!this.cur) return;
+    this.cur.clear();
+    const c = this.current;
+    const d = c && this.dom.get(c.key);
+    const r = d && c.k < d.scan.count ? this.staticRange(d, c.k) : undefined;
+    if (r) this.cur.add(r);
+  }
+
+  /** Every site in order with its count (only once all are counted). */
+  private flat(): { sites: Site[]; counts: number[] } {
+    const sites: Site[] = [];
+    const counts: number[] = [];
+    for (const g of this.groups) {
+      for (const s of g) {
+        sites.push(s);
+        counts.push(this.countOf(s) ?? 0);
+      }
+    }
+    return { sites, counts };
+  }
+
+  private navigate(session: SessionView, ctx: RenderCtx): void {
+    if (!this.complete || this.want === undefined) return;
+    const want = this.want;
+    this.want = undefined;
+    this.announce = want !== "here";
+    const { sites, counts } = this.flat();
+    const total = counts.reduce((a, b) => a + b, 0);
+    if (total === 0) {
+      this.current = undefined;
+      this.paintCurrent();
+      return;
+    }
+    let target: { key: string; k: number } | undefined;
+    if (want === "near" || want === "here") {
+      target = this.nearest(sites, counts);
+      // Already in sight: no scrolling while the reader types.
+      const d = target && this.dom.get(target.key);
+      const range = d && target && this.liveRange(d, target.k);
+      if (want === "here" || (target && range && inView(range, this.root))) {
+        this.current = target;
+        this.paintCurrent();
+        return;
+      }
+    } else {
+      const at = this.indexOf(sites, counts, want);
+      const pos = siteOf(counts, stepIndex(at, total, want));
+      const s = pos && sites[pos.site];
+      target = s && pos ? { key: s.key, k: pos.k } : undefined;
+    }
+    if (target) this.goTo(target, session, ctx);
+  }
+
+  /**
+   * The current match's index among all, -1 when there is none. When its site lost its matches,
+   * the index one step before where it was in the direction of `dir`, so the step lands beside it.
+   */
+  private indexOf(sites: readonly Site[], counts: readonly number[], dir: 1 | -1): number {
+    const c = this.current;
+    if (!c) return -1;
+    let before = 0;
+    for (let i = 0; i < sites.length; i++) {
+      const n = counts[i] ?? 0;
+      if (sites[i]?.key === c.key) return n > 0 ? before + Math.min(c.k, n - 1) : dir === 1 ? before - 1 : before;
+      before += n;
+    }
+    return -1;
+  }
+
+  /** The first match at or below the top of the transcript's view, else the first of all. */
+  private nearest(sites: readonly Site[], counts: readonly number[]): { key: string; k: number } | undefined {
+    const top = this.root.getBoundingClientRect().top;
+    let first: { key: string; k: number } | undefined;
+    for (let i = 0; i < sites.length; i++) {
+      const s = sites[i];
+      const n = counts[i] ?? 0;
+      if (!s || n === 0) continue;
+      first ??= { key: s.key, k: 0 };
+      const d = this.dom.get(s.key);
+      if (!d) continue;
+      const box = d.el.getBoundingClientRect();
+      if (box.height === 0 || box.bottom < top) continue;
+      for (let k = 0; k < Math.min(d.scan.count, NEAR_SCAN); k++) {
+        const r = this.liveRange(d, k)?.getBoundingClientRect();
+        if (r && r.height > 0 && r.bottom >= top) return { key: s.key, k };
+      }
+      return { key: s.key, k: 0 };
+    }
+    return first;
+  }
+
+  /** Makes a match drawn and visible: unfolds its turn, opens its thought or card; scrolls at the end of the frame. */
+  private goTo(target: { key: string; k: number }, session: SessionView, ctx: RenderCtx): void {
+    const site = this.site(target.key);
+    if (!site) return;
+    this.current = target;
+    if (!this.dom.has(target.key)) {
+      if (site.turn < 0 || !this.transcript.prepareTurn(session, ctx, site.turn, site.entry)) return;
+      this.transcript.render(session, ctx, session.agentName);
+      this.syncDom(this.observer.takeRecords());
+    }
+    const d = this.dom.get(target.key);
+    const e = site.entry;
+    if (d && e && (e.type === "thought" || e.type === "tool")) {
+      const inBody = e.type === "thought" || target.k >= d.scan.count || this.bounds(d, target.k)?.[0].parentElement?.closest(".tool-body") != null;
+      if (inBody) {
+        // It stays open when the thought ends or the call completes.
+        ctx.ui.entryOpen.set(entryKey(ctx, e.id), true);
+        const head = d.el.querySelector<HTMLElement>(e.type === "thought" ? ":scope > .thought-head" : ":scope > .tool-head .tool-toggle");
+        if (head?.getAttribute("aria-expanded") === "false") {
+          head.click();
+          this.syncDom(this.observer.takeRecords());
+        }
+      }
+    }
+    const now = this.dom.get(target.key);
+    if (now && target.k >= now.scan.count && now.scan.count > 0) this.current = { key: target.key, k: now.scan.count - 1 };
+    this.paintCurrent();
+    this.scrollTo = this.current;
+  }
+
+  private publish(): void {
+    let index = -1;
+    let total = 0;
+    const pending = this.q !== "" && !this.complete;
+    if (this.q && !pending) {
+      const c = this.current;
+      for (const g of this.groups) {
+        for (const s of g) {
+          const n = this.countOf(s) ?? 0;
+          if (c && n > 0 && s.key === c.key) index = total + Math.min(c.k, n - 1);
+          total += n;
+        }
+      }
+    }
+    const s = this.status;
+    const next: FindStatus = { active: this.q !== "", pending, index, total };
+    const announce = this.announce && !pending;
+    if (announce) this.announce = false;
+    if (!announce && s.active === next.active && s.pending === next.pending && s.index === next.index && s.total === next.total) return;
+    this.status = next;
+    this.hooks.status(next, announce);
+  }
+}

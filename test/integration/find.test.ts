@@ -1,0 +1,221 @@
+// Find in the transcript, in a real VS Code through the panel's webview DOM: typing highlights
+// every match (CSS Custom Highlights), Enter / Shift+Enter and the arrows step through them with
+// "k of N", going to one opens the folded turn, thought or tool card it is in and shows it, the
+// view stays on it while the agent streams, and "only entries that match" hides the rest.
+import * as assert from "node:assert/strict";
+import * as vscode from "vscode";
+import type { Step } from "../fixtures/agents/scenario";
+import { screenshot } from "./index";
+import { click, evaluate, fill, press, waitFor } from "./webview";
+import { api, until, useAgent } from "./helpers";
+
+/** Where the current match is, what the counter says, and whether the reader can see it. */
+function currentMatch(): { counter: string; text: string; where: string; turn: string; seen: boolean; open: string; top: string } {
+  const counter = document.querySelector(".match-count")?.textContent ?? "";
+  const cur = CSS.highlights.get("find-current");
+  const sr = cur ? [...cur][0] : undefined;
+  if (!sr) return { counter, text: "", where: "", turn: "", seen: false, open: "", top: "" };
+  const range = document.createRange();
+  range.setStart(sr.startContainer, sr.startOffset);
+  range.setEnd(sr.endContainer, sr.endOffset);
+  const r = range.getBoundingClientRect();
+  const parent = sr.startContainer.parentElement!;
+  const t = document.getElementById("transcript")!.getBoundingClientRect();
+  // Not merely inside the transcript's box: the topmost element there is the match's own text.
+  const hit = r.width > 0 ? document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) : null;
+  const seen = !!hit && (parent.contains(hit) || hit.contains(parent)) && r.top >= t.top && r.bottom <= t.bottom;
+  const entry = parent.closest<HTMLElement>("[data-entry-id]");
+  return {
+    counter, text: range.toString(), seen, top: hit ? `${hit.tagName}#${hit.id}.${hit.className} ${Math.round(r.top)}-${Math.round(r.bottom)} in ${Math.round(t.top)}-${Math.round(t.bottom)}` : "",
+    where: entry?.dataset.entryType ?? (parent.closest(".turn-prompt") ? "prompt" : "?"),
+    turn: parent.closest<HTMLElement>(".turn")?.dataset.turnId ?? "",
+    open: entry?.querySelector(":scope > [aria-expanded], :scope > .tool-head [aria-expanded]")?.getAttribute("aria-expanded") ?? "",
+  };
+}
+
+/** Waits until the counter reads `counter` and the current match can be seen; returns where it is. */
+async function shown(counter: string): Promise<ReturnType<typeof currentMatch>> {
+  let last: ReturnType<typeof currentMatch> | undefined;
+  return until(async () => {
+    last = await evaluate(currentMatch, undefined, "sidebar");
+    return last.counter === counter && last.seen ? last : undefined;
+  }, `match ${counter} shown`, 10_000, 25).catch((e: unknown) => {
+    throw new Error(`${e instanceof Error ? e.message : String(e)}; last: ${JSON.stringify(last)}`);
+  });
+}
+
+const filler = (what: string, n: number): string => Array.from({ length: n }, (_, i) => `${what} line ${i + 1}: weighing one option against another.\n`).join("");
+
+describe("find in the transcript", function () {
+  this.timeout(120_000);
+
+  before(async () => {
+    process.env.AGENT_THOUGHTS_DEMO_SPEED = "0";
+    await api();
+  });
+
+  after(async () => {
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration("workbench").update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it("highlights every match, steps with Enter / Shift+Enter, and opens the folded turn, thought and card a match is in", async () => {
+    const turns: Step[][] = [
+      // Folded by the time we search (only the last three turns start open).
+      [{ thought: "In the first turn the Needle hides." }, { message: "ok 1" }],
+      [{ message: "ok 2" }],
+      [{ message: "ok 3" }],
+      [{ message: "ok 4" }],
+      [
+        // Folds to "Thought for …" when the tool call starts; the match is far down its scroll box.
+        { thought: `${filler("thought", 60)}a needle deep in a long thought\n${filler("more", 20)}`, chunkSize: 400 },
+        // Completed without a diff: the card is closed and its body not even built.
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "s1", title: "Search files", kind: "search", status: "completed", content: [{ type: "content", content: { type: "text", text: "one needle in the tool output" } }] } },
+        { message: `${filler("answer", 30)}\nFound the **needle**, twice: needle.` },
+      ],
+    ];
+    await useAgent("Finder", { turns });
+    const a = await api();
+    const prompts = ["turn one", "turn two", "turn three", "turn four", "look for the needle"];
+    for (const [i, p] of prompts.entries()) await a.stream(p, { agent: "Finder", newSession: i === 0 }).result;
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("twice"), undefined, { view: "sidebar", what: "the last answer" });
+
+    const config = vscode.workspace.getConfiguration("workbench");
+    await config.update("colorTheme", "Default Dark Modern", vscode.ConfigurationTarget.Global);
+    await waitFor(() => document.body.classList.contains("vscode-dark"), undefined, { view: "sidebar", what: "the dark theme" });
+    await fill("#search", "needle", "sidebar");
+    // In the prompt, the two thoughts, the card's body and the answer (twice).
+    const total = 6;
+    const first = Number(await waitFor((n: number) => {
+      const m = (document.querySelector(".match-count")?.textContent ?? "").match(/^(\d+) of (\d+)$/);
+      return m && Number(m[2]) === n ? m[1] : undefined;
+    }, total, { view: "sidebar", what: `"k of ${total}"` }));
+    assert.ok(first >= 1 && first <= total);
+    // The answer's two, at the bottom in view, are highlighted (only matches near the view are).
+    const drawn = await waitFor(() => {
+      const h = CSS.highlights.get("find-match");
+      const where = h ? [...h].map((r) => r.startContainer.parentElement?.closest<HTMLElement>("[data-entry-type]")?.dataset.entryType ?? "prompt") : [];
+      return where.filter((w) => w === "message").length === 2 ? where : undefined;
+    }, undefined, { view: "sidebar", what: "the answer's matches highlighted" });
+    assert.ok(drawn && drawn.length <= 4, `no more highlights than matches on the page: ${drawn?.join(", ")}`);
+    assert.ok(await evaluate(() => document.querySelector("#transcript mark, #transcript .highlight") === null, undefined, "sidebar"), "no element was added around a match");
+
+    const next = (k: number): number => (k % total) + 1;
+    await press("#search", "Enter", "sidebar");
+    await waitFor((want: string) => document.querySelector(".match-count")?.textContent === want, `${next(first)} of ${total}`, { view: "sidebar", what: "Enter: the next match" });
+    await press("#search", "Shift+Enter", "sidebar");
+    await waitFor((want: string) => document.querySelector(".match-count")?.textContent === want, `${first} of ${total}`, { view: "sidebar", what: "Shift+Enter: back" });
+    assert.match(await evaluate(() => document.getElementById("find-live")?.textContent ?? "", undefined, "sidebar"), new RegExp(`^${first} of ${total} matches`), "the step is announced");
+
+    // Every match in turn: each is shown, whatever folded it.
+    const seen: Record<string, ReturnType<typeof currentMatch>> = {};
+    let k = first;
+    for (let i = 0; i < total; i++) {
+      k = next(k);
+      await press("#search", "Enter", "sidebar");
+      const m = await shown(`${k} of ${total}`);
+      assert.equal(m.text.toLowerCase(), "needle");
+      seen[`${m.where}@${m.turn}#${k}`] = m;
+      if (m.where === "thought" && m.turn === "5") await screenshot("test-results/find-dark.png"); // copied to docs/screenshots/
+    }
+    const places = Object.keys(seen).map((s) => s.replace(/#\d+$/, "")).sort();
+    assert.deepEqual(places, ["message@5", "message@5", "prompt@5", "thought@1", "thought@5", "tool@5"]);
+    for (const m of Object.values(seen)) if (m.where === "thought" || m.where === "tool") assert.equal(m.open, "true", `the ${m.where} was opened`);
+    assert.ok(await evaluate(() => document.querySelector('.turn[data-turn-id="1"]')?.classList.contains("open") ?? false, undefined, "sidebar"), "the folded first turn was unfolded");
+
+    // Light theme, on the current match.
+    await config.update("colorTheme", "Default Light Modern", vscode.ConfigurationTarget.Global);
+    try {
+      await waitFor(() => document.body.classList.contains("vscode-light"), undefined, { view: "sidebar", what: "the light theme" });
+      await screenshot("test-results/find-light.png"); // copied to docs/screenshots/
+      await config.update("colorTheme", "Default High Contrast", vscode.ConfigurationTarget.Global);
+      await waitFor(() => document.body.classList.contains("vscode-high-contrast"), undefined, { view: "sidebar", what: "the high contrast theme" });
+      await screenshot("test-results/find-hc.png");
+    } finally {
+      await config.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+    }
+
+    // The arrow buttons step too.
+    const before = (await evaluate(currentMatch, undefined, "sidebar")).counter;
+    await click(".find-next", "sidebar");
+    await waitFor((b: string) => (document.querySelector(".match-count")?.textContent ?? b) !== b, before, { view: "sidebar", what: "the next button" });
+    await click(".find-prev", "sidebar");
+    await waitFor((b: string) => document.querySelector(".match-count")?.textContent === b, before, { view: "sidebar", what: "the previous button" });
+
+    // F3 anywhere in the panel steps too; Ctrl+F puts the cursor back in the box.
+    const atF3 = (await evaluate(currentMatch, undefined, "sidebar")).counter;
+    await press("#transcript", "F3", "sidebar");
+    await waitFor((b: string) => (document.querySelector(".match-count")?.textContent ?? b) !== b, atF3, { view: "sidebar", what: "F3: the next match" });
+    await press("#transcript", "Shift+F3", "sidebar");
+    await waitFor((b: string) => document.querySelector(".match-count")?.textContent === b, atF3, { view: "sidebar", what: "Shift+F3: back" });
+    await press("#transcript", "Control+f", "sidebar");
+    await waitFor(() => document.activeElement?.id === "search", undefined, { view: "sidebar", what: "Ctrl+F: the cursor in the find box" });
+
+    // Only the entries that match: the rest go, the matches stay the same; and back.
+    await click(".find-only", "sidebar");
+    await waitFor(() => !(document.getElementById("transcript")?.textContent ?? "").includes("ok 4") && document.querySelector(".find-only")?.getAttribute("aria-pressed") === "true", undefined, { view: "sidebar", what: "entries without a match hidden" });
+    assert.match(await evaluate(() => document.querySelector(".match-count")?.textContent ?? "", undefined, "sidebar"), new RegExp(` of ${total}$`));
+    await click(".find-only", "sidebar");
+    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("ok 4"), undefined, { view: "sidebar", what: "every entry back" });
+
+    // Escape clears: no highlights, no counter.
+    await press("#search", "Escape", "sidebar");
+    await waitFor(() => !CSS.highlights.has("find-match") && !CSS.highlights.has("find-current") && (document.querySelector<HTMLElement>(".match-count")?.hidden ?? false), undefined, { view: "sidebar", what: "find cleared" });
+  });
+
+  it("stays on the match it went to while the agent streams: the view stops following the bottom until asked", async () => {
+    const streaming: Step[] = [];
+    // An answer that grows below the matches (a thought would grow inside its own box).
+    for (let i = 0; i < 100; i++) streaming.push({ message: `streaming line ${i}: ${i === 40 ? "the haystack in the middle" : "more and more ".repeat(4)}\n\n` }, { sleep: 80 });
+    await useAgent("Streamer", { turns: [[
+      { message: `${filler("early", 80)}\nthe haystack early on\n\n${filler("then", 40)}` },
+      { thought: "now the long part" },
+      ...streaming,
+      { thought: "and the end" },
+      { message: "the haystack at the end" },
+    ]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const turn = a.stream("stream for a while", { agent: "Streamer", newSession: true });
+    const streamed = (): Promise<number> => evaluate(() => (document.getElementById("transcript")?.textContent ?? "").split("streaming line").length - 1, undefined, "sidebar");
+    const moreLines = async (n: number): Promise<void> => {
+      const now = await streamed();
+      await waitFor((want: number) => (document.getElementById("transcript")?.textContent ?? "").split("streaming line").length - 1 >= want, now + n, { view: "sidebar", what: `${n} more streamed lines` });
+    };
+    const scrollTop = (): Promise<number> => evaluate(() => document.getElementById("transcript")!.scrollTop, undefined, "sidebar");
+    await waitFor(() => /streaming line 2\b/.test(document.getElementById("transcript")?.textContent ?? ""), undefined, { view: "sidebar", what: "the answer streaming" });
+    assert.ok(await evaluate(() => document.getElementById("jump-latest")?.hidden ?? false, undefined, "sidebar"), "following the bottom while it streams");
+
+    // Nothing matches below the view's top: find goes to the first match, up in the early answer.
+    await fill("#search", "haystack", "sidebar");
+    assert.equal((await shown("1 of 1")).where, "message");
+    const at = await scrollTop();
+    await moreLines(8);
+    assert.ok((await evaluate(currentMatch, undefined, "sidebar")).seen, "the match is still in view");
+    assert.equal(await scrollTop(), at, "the view did not move");
+    assert.equal(await evaluate(() => document.getElementById("jump-latest")?.hidden ?? true, undefined, "sidebar"), false, "Jump to latest is offered");
+
+    // Following again; a match that streams in at the bottom, gone to, stays in view as more streams below it.
+    await click("#jump-latest", "sidebar");
+    await waitFor(() => /the haystack in the middle/.test(document.getElementById("transcript")?.textContent ?? ""), undefined, { view: "sidebar", what: "the middle match streamed", timeoutMs: 20_000 });
+    // The reader is a few pixels above the bottom (still following) and goes to the next match: the
+    // transcript scrolls to the bottom to show it, and must not take that for "follow again".
+    await evaluate(() => {
+      const t = document.getElementById("transcript")!;
+      t.scrollTop = t.scrollHeight - t.clientHeight - 20;
+      document.querySelector<HTMLElement>(".find-next")!.click();
+    }, undefined, "sidebar");
+    await shown("2 of 2");
+    const there = await scrollTop();
+    await moreLines(15);
+    const still = await evaluate(currentMatch, undefined, "sidebar");
+    assert.ok(still.seen, `the match is still in view: ${JSON.stringify(still)}`);
+    assert.equal(await scrollTop(), there, "the view did not follow the bottom");
+
+    // The last answer's match is counted when it arrives; the current one stays.
+    await turn.result;
+    await shown("2 of 3");
+    await press("#search", "Escape", "sidebar");
+  });
+});
