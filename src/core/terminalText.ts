@@ -1,7 +1,7 @@
 /**
  * What a command's terminal mirror writes, as text: the next write into a read-only terminal
  * (a marker saying how much output was skipped, then the tail, with `\r\n` line ends), the exit
- * line, and the text of a command that reported its output only in `rawOutput`.
+ * line, and the text (and exit status) of a command that reported its output only in `rawOutput`.
  */
 import { stringifyJson } from "./json";
 import { tailOf } from "./tailBuffer";
@@ -43,14 +43,29 @@ export function exitLine(exit: { exitCode?: number | null; signal?: string | nul
   return `\n[process exited ${exit.signal ? `by signal ${exit.signal}` : `with code ${exit.exitCode ?? "?"}`}]\n`;
 }
 
-/** A command's output from a tool call's `rawOutput`: the first string field agents are known to use, else the whole value as JSON. */
-export function rawOutputText(raw: unknown): string {
-  if (raw === undefined) return "";
+/** The output text of a `rawOutput` in a field agents are known to use (or the value itself when it is a string). */
+export function rawOutputField(raw: unknown): string | undefined {
   if (typeof raw === "string") return raw;
   if (typeof raw === "object" && raw !== null) {
     const r = raw as { output?: unknown; stdout?: unknown; formatted_output?: unknown; aggregated_output?: unknown };
     for (const v of [r.formatted_output, r.aggregated_output, r.output, r.stdout]) if (typeof v === "string") return v;
   }
+  return undefined;
+}
+
+/** The exit code a `rawOutput` reports (codex-acp: `exit_code`), if any. */
+export function rawOutputExit(raw: unknown): { exitCode: number; signal: null } | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const r = raw as { exit_code?: unknown; exitCode?: unknown };
+  const code = r.exit_code ?? r.exitCode;
+  return typeof code === "number" && Number.isInteger(code) ? { exitCode: code, signal: null } : undefined;
+}
+
+/** A command's output from a tool call's `rawOutput`: the first string field agents are known to use, else the whole value as JSON. */
+export function rawOutputText(raw: unknown): string {
+  if (raw === undefined) return "";
+  const field = rawOutputField(raw);
+  if (field !== undefined) return field;
   try {
     return JSON.stringify(raw, null, 2);
   } catch {

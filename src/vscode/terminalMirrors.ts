@@ -2,9 +2,10 @@
  * Every command an agent runs shows up the same way: a read-only pseudoterminal named after its
  * tool call, fed live. That covers terminals the client runs for the agent (`terminal/create`) and
  * commands the agent runs itself and streams in `_meta` (`terminal_output`, `terminal_output_delta`,
- * `terminal_exit`) or only reports in `rawOutput`. Terminals open on demand (Show terminal) or by
- * themselves with `agentThoughts.terminals.reveal` = `auto`, always without taking focus. Closing
- * one never stops a running command without asking.
+ * `terminal_exit`) or only reports in `rawOutput` (the update mapper turns that into terminal
+ * output). Terminals open on demand (Show terminal) or by themselves with
+ * `agentThoughts.terminals.reveal` = `auto`, always without taking focus. Closing one never stops
+ * a running command without asking.
  *
  * Bounded under load: each mirror keeps only the tail of its output; writes into a terminal are
  * coalesced, and output arriving faster than a terminal can usefully show is skipped with a marker
@@ -40,8 +41,6 @@ interface Mirror {
   /** Client-run terminals can be stopped; agent-run ones belong to the agent. */
   clientTerminal?: { sessionId: string; terminalId: string };
   autoRevealed?: boolean;
-  /** The agent streamed output for it (`_meta`); without any, its `rawOutput` is the output. */
-  streamed?: boolean;
   /** `auto`: opened by itself (may be closed again once finished); otherwise the user asked for it. */
   view?: { terminal: vscode.Terminal; pty: ReadOnlyPty; auto: boolean; opened: number };
 }
@@ -112,7 +111,6 @@ export class TerminalMirrors implements vscode.Disposable {
   /** Agent-run command output in `_meta`, and tool calls that show a client terminal. */
   onEvent(e: ThoughtEvent): void {
     if (e.kind === "tool_done") {
-      this.outputFromRaw(`tool:${e.sessionId}:${e.toolCallId}`, e.rawOutput);
       this.finish(`tool:${e.sessionId}:${e.toolCallId}`);
       return;
     }
@@ -139,7 +137,8 @@ export class TerminalMirrors implements vscode.Disposable {
       this.autoReveal(key, m);
     }
     const meta = e.terminal;
-    if (!meta) return;
+    // A client terminal's output in the log (for the card): its terminal is fed by `listener`.
+    if (!meta || meta.client) return;
     const key = `tool:${e.sessionId}:${e.toolCallId}`;
     let m = this.mirrors.get(key);
     if (!m) {
@@ -149,31 +148,13 @@ export class TerminalMirrors implements vscode.Disposable {
     }
     if (meta.output || meta.info) this.autoReveal(key, m);
     if (meta.output !== undefined) {
-      m.streamed = true;
       if (meta.replace) {
         m.output?.clear();
         m.view?.pty.reset();
       }
       this.append(key, meta.output);
     }
-    if (meta.exit) {
-      this.outputFromRaw(key, e.rawOutput);
-      this.finish(key, meta.exit);
-    }
-  }
-
-  /**
-   * A command the agent runs whose output comes only in `rawOutput` when it completes (codex-acp,
-   * when the client asked for `_meta.terminal_output`): that is its terminal's output, instead of
-   * a terminal empty but for the exit line.
-   */
-  private outputFromRaw(key: string, rawOutput: unknown): void {
-    const m = this.mirrors.get(key);
-    if (!m || m.streamed || m.clientTerminal || rawOutput === undefined || m.finished !== undefined) return;
-    const text = rawOutputText(rawOutput);
-    if (!text) return;
-    m.streamed = true;
-    this.append(key, text.endsWith("\n") ? text : `${text}\n`);
+    if (meta.exit) this.finish(key, meta.exit);
   }
 
   private append(key: string, text: string): void {
