@@ -180,6 +180,40 @@ describe("terminals", function () {
     await screenshot("test-results/terminal-card-preview.png");
   });
 
+  it("a command whose first title is a placeholder opens its terminal under the real command, with nothing lost; one that prints before it has a name opens at once", async () => {
+    const names = (): string[] => vscode.window.terminals.map((t) => t.name);
+    for (const t of vscode.window.terminals) t.dispose();
+    await until(() => vscode.window.terminals.length === 0, "no terminal open");
+    const command = "cat hello.txt && echo placeholder-ok";
+    const a = await api();
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [scriptedAgent("Placeholder", {
+      turns: [[
+        // Claude's adapters: "Terminal" and no input first; the command in the next update.
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "p1", title: "Terminal", kind: "execute", status: "pending", rawInput: {}, content: [{ type: "terminal", terminalId: "p1" }], _meta: { terminal_info: { terminal_id: "p1" } } } },
+        { sleep: 1500 }, // the test looks meanwhile: no terminal yet
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p1", title: command, rawInput: { command } } },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p1", _meta: { terminal_output: { terminal_id: "p1", data: "Hello\nplaceholder-ok\n" } } } },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p1", status: "completed", _meta: { terminal_exit: { terminal_id: "p1", exit_code: 0 } } } },
+        // A placeholder that prints before anything names it: its terminal opens when output starts.
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "p2", title: "Run command", kind: "execute", status: "in_progress", _meta: { terminal_info: { terminal_id: "p2" } } } },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p2", _meta: { terminal_output_delta: { terminal_id: "p2", data: "early output\n" } } } },
+        { sleep: 3000 }, // the test looks meanwhile: its terminal is open
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p2", status: "completed", _meta: { terminal_exit: { terminal_id: "p2", exit_code: 0 } } } },
+      ]],
+    })], vscode.ConfigurationTarget.Global);
+    const turn = a.stream("run it", { agent: "Placeholder", newSession: true });
+    const state = (): typeof a._test.controller.viewState => a._test.controller.viewState;
+    const sessionId = await until(() => state().order.find((id) => findToolEntry(state(), id, "p1")), "the placeholder's card");
+    assert.deepEqual(names(), [], "no terminal named after the placeholder");
+    await until(() => names().includes(command), `the terminal named after the command (open: ${names().join(", ")})`);
+    await until(() => names().includes("Run command") && findToolEntry(state(), sessionId, "p2")?.status === "in_progress", "the second command's terminal while it runs");
+    await turn.result;
+    assert.ok(!names().includes("Terminal"), `open: ${names().join(", ")}`);
+    assert.equal(a._test.terminals.outputOf(sessionId, "p1"), "Hello\nplaceholder-ok\n");
+    vscode.window.terminals.find((t) => t.name === command)!.show(true);
+    await until(async () => /placeholder-ok[^]*process exited with code 0/.test(await terminalPanelText()), "its output and exit on screen");
+  });
+
   it("a mirror's buffer keeps the last characters, for big and tiny chunks alike, in linear time", () => {
     const b = new TailBuffer(1000);
     let all = "";
