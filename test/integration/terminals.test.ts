@@ -171,10 +171,13 @@ describe("terminals", function () {
     await until(() => a._test.terminals.outputOf(r.sessionId, "raw1") === "Hello from raw output\n", "the rawOutput in the command's terminal");
     const term = await until(() => vscode.window.terminals.find((t) => t.name === "cat hello.txt"), "the command's terminal");
     const term2 = await until(() => vscode.window.terminals.find((t) => t.name === "ls src && echo listed"), "the second command's terminal");
-    term.show(true);
-    await until(async () => /Hello from raw output[^]*process exited with code 0/.test(await terminalPanelText()), "the output and the exit on screen");
-    term2.show(true);
-    await until(async () => /cannot access 'src'[^]*process exited with code 2/.test(await terminalPanelText()), "the second's output and exit on screen");
+    // Shown again while waiting: the workbench may still be bringing the other one to the front.
+    const onScreen = (t: vscode.Terminal, re: RegExp) => async (): Promise<boolean> => {
+      t.show(true);
+      return re.test(await terminalPanelText());
+    };
+    await until(onScreen(term, /Hello from raw output[^]*process exited with code 0/), "the output and the exit on screen");
+    await until(onScreen(term2, /cannot access 'src'[^]*process exited with code 2/), "the second's output and exit on screen");
     assert.deepEqual(await cardPreview("raw1", /Hello/), { preview: "Hello from raw output", exit: "Exit code 0" });
     assert.deepEqual(await cardPreview("raw2", /cannot access/), { preview: "ls: cannot access 'src'", exit: "Exit code 2" });
     await screenshot("test-results/terminal-card-preview.png");
@@ -190,26 +193,32 @@ describe("terminals", function () {
       turns: [[
         // Claude's adapters: "Terminal" and no input first; the command in the next update.
         { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "p1", title: "Terminal", kind: "execute", status: "pending", rawInput: {}, content: [{ type: "terminal", terminalId: "p1" }], _meta: { terminal_info: { terminal_id: "p1" } } } },
-        { sleep: 1500 }, // the test looks meanwhile: no terminal yet
         { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p1", title: command, rawInput: { command } } },
         { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p1", _meta: { terminal_output: { terminal_id: "p1", data: "Hello\nplaceholder-ok\n" } } } },
         { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p1", status: "completed", _meta: { terminal_exit: { terminal_id: "p1", exit_code: 0 } } } },
         // A placeholder that prints before anything names it: its terminal opens when output starts.
         { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "p2", title: "Run command", kind: "execute", status: "in_progress", _meta: { terminal_info: { terminal_id: "p2" } } } },
         { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p2", _meta: { terminal_output_delta: { terminal_id: "p2", data: "early output\n" } } } },
-        { sleep: 3000 }, // the test looks meanwhile: its terminal is open
+        { sleep: 3000 }, // it runs a while (terminals open one at a time, each within a second)
         { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p2", status: "completed", _meta: { terminal_exit: { terminal_id: "p2", exit_code: 0 } } } },
       ]],
     })], vscode.ConfigurationTarget.Global);
-    const turn = a.stream("run it", { agent: "Placeholder", newSession: true });
-    const state = (): typeof a._test.controller.viewState => a._test.controller.viewState;
-    const sessionId = await until(() => state().order.find((id) => findToolEntry(state(), id, "p1")), "the placeholder's card");
-    assert.deepEqual(names(), [], "no terminal named after the placeholder");
-    await until(() => names().includes(command), `the terminal named after the command (open: ${names().join(", ")})`);
-    await until(() => names().includes("Run command") && findToolEntry(state(), sessionId, "p2")?.status === "in_progress", "the second command's terminal while it runs");
-    await turn.result;
+    // The terminals open at each step, read as the events come (the terminal mirrors have had each one first).
+    const openAt: Record<string, string[]> = {};
+    const sub = a.onEvent((e) => {
+      if (e.kind === "tool_start" || e.kind === "tool_done") openAt[`${e.kind}:${e.toolCallId}`] = names();
+    });
+    let r: { sessionId: string };
+    try {
+      r = await a.stream("run it", { agent: "Placeholder", newSession: true }).result;
+    } finally {
+      sub.dispose();
+    }
+    assert.deepEqual(openAt["tool_start:p1"], [], "no terminal named after the placeholder");
+    assert.ok(openAt["tool_done:p1"]?.includes(command), `the terminal is named after the command: ${openAt["tool_done:p1"]?.join(", ")}`);
+    assert.ok(openAt["tool_done:p2"]?.includes("Run command"), `the second command's terminal opened while it ran: ${openAt["tool_done:p2"]?.join(", ")}`);
     assert.ok(!names().includes("Terminal"), `open: ${names().join(", ")}`);
-    assert.equal(a._test.terminals.outputOf(sessionId, "p1"), "Hello\nplaceholder-ok\n");
+    assert.equal(a._test.terminals.outputOf(r.sessionId, "p1"), "Hello\nplaceholder-ok\n");
     vscode.window.terminals.find((t) => t.name === command)!.show(true);
     await until(async () => /placeholder-ok[^]*process exited with code 0/.test(await terminalPanelText()), "its output and exit on screen");
   });
