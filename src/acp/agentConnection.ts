@@ -61,6 +61,9 @@ export class AgentConnection {
   /** The agent and every process it started (they share its process group). */
   private readonly group: ProcessGroup;
   private readonly serial = ++connectionSerial;
+  /** The terminals run for this agent's sessions (`terminal/create`), and the session of each; what they do is reported to it. */
+  private readonly terminalSessions = new Map<string, AgentSession>();
+  private terminalListener: { dispose(): void } | undefined;
   initializeResponse: acp.InitializeResponse | undefined;
 
   private constructor(readonly spec: AgentSpec, private readonly proc: ChildProcess, private readonly ports: ClientPorts, private readonly options: ConnectOptions) {
@@ -113,6 +116,19 @@ export class AgentConnection {
 
   private wire(): void {
     const { proc, ports: { logger } } = this;
+    this.terminalListener = this.ports.terminal.listen({
+      created: ({ sessionId, terminalId }) => {
+        const session = [...this.sessions.values()].find((s) => s.sessionId === sessionId);
+        if (!session) return;
+        this.terminalSessions.set(terminalId, session);
+        session.terminalCreated(terminalId);
+      },
+      output: (terminalId, text) => this.terminalSessions.get(terminalId)?.terminalOutput(terminalId, text),
+      exited: (terminalId, exit) => {
+        this.terminalSessions.get(terminalId)?.terminalExited(terminalId, exit);
+        this.terminalSessions.delete(terminalId);
+      },
+    });
     proc.stderr!.setEncoding("utf8");
     let partial = "";
     proc.stderr!.on("data", (text: string) => {
@@ -467,6 +483,8 @@ export class AgentConnection {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.terminalListener?.dispose();
+    this.terminalSessions.clear();
     const reason = new AgentError(this.spec.name, "was stopped", "Start a new session to continue.");
     for (const s of this.sessions.values()) {
       s.end(reason);

@@ -4,6 +4,7 @@
  * `ThoughtStream`s; the connection feeds raw wire messages in through `ingest*`.
  */
 import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody } from "../shared/events";
+import { ClientTerminalOutput } from "../core/clientTerminalOutput";
 import { stringifyJson } from "../core/json";
 import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
@@ -54,6 +55,8 @@ export class AgentSession {
   private cancelTimer: NodeJS.Timeout | undefined;
   /** The `session/prompt` of a turn ended without the agent's answer, until it answers. */
   private unanswered: Promise<unknown> | undefined;
+  /** What the terminals run for this session print, reported as events of the tool calls that show them. */
+  private readonly terminals = new ClientTerminalOutput((body) => { if (!this.ended) this.log.append(body); });
 
   constructor(
     /** Our key for the session, unique across agents and restarts (events carry it). */
@@ -109,7 +112,21 @@ export class AgentSession {
 
   /** A raw `session/update` `update` object, in wire order. */
   ingestUpdate(update: unknown): void {
-    this.log.append(...this.mapper.map(update));
+    const bodies = this.mapper.map(update);
+    this.log.append(...bodies, ...this.terminals.link(bodies));
+  }
+
+  /** A terminal Agent Thoughts runs for this session (`terminal/create`) started, printed, or ended. */
+  terminalCreated(terminalId: string): void {
+    this.terminals.created(terminalId);
+  }
+
+  terminalOutput(terminalId: string, text: string): void {
+    this.terminals.output(terminalId, text);
+  }
+
+  terminalExited(terminalId: string, exit: { exitCode: number | null; signal: string | null }): void {
+    this.terminals.exited(terminalId, exit);
   }
 
   /** A raw `session/request_permission`, in wire order (see SessionPermissions). */
@@ -270,6 +287,7 @@ export class AgentSession {
   end(reason: Error): void {
     if (this.ended) return;
     this.ended = reason;
+    this.terminals.dispose();
     this.cancelOpenPermissions();
   }
 }

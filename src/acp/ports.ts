@@ -71,6 +71,8 @@ export interface TerminalListener {
 
 export interface TerminalPort {
   create(req: TerminalCreateRequest): Promise<string>;
+  /** Tells `listener` what the terminals do from now on; dispose to stop. */
+  listen(listener: TerminalListener): { dispose(): void };
   output(sessionId: string, terminalId: string): Promise<{ output: string; truncated: boolean; exitStatus?: TerminalExit }>;
   waitForExit(sessionId: string, terminalId: string): Promise<TerminalExit>;
   kill(sessionId: string, terminalId: string): Promise<void>;

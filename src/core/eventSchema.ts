@@ -35,6 +35,7 @@ const zToolFields = {
   rawOutput: z.unknown().optional(),
   terminal: z.object({
     terminalId: z.string().optional(),
+    client: z.boolean().optional(),
     output: z.string().optional(),
     replace: z.boolean().optional(),
     exit: z.object({ exitCode: z.number().nullable().optional(), signal: z.string().nullable().optional() }).optional(),

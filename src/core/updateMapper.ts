@@ -17,6 +17,7 @@ import { zodProblem } from "../shared/validation";
 import { zPermissionOption, zToolKind, zToolStatus } from "./eventSchema";
 import { boundId } from "./ids";
 import { stringifyJson } from "./json";
+import { rawOutputExit, rawOutputField, rawOutputText } from "./terminalText";
 
 
 const zContent = z.union([
@@ -341,8 +342,9 @@ export class SessionUpdateMapper {
     } else {
       // A repeated tool_call for an open id (claude-code-acp announces calls again with more detail): an update, as Zed treats it.
       known.seen.push(fields);
-      out.push({ kind: "tool_update", toolCallId: id, ...fields });
       if (fields.status) known.status = fields.status;
+      addRawCommandOutput(known, fields);
+      out.push({ kind: "tool_update", toolCallId: id, ...fields });
       out.push(...this.finish(id, known, raw.rawOutput));
     }
     if (problems.length) out.push({ kind: "unknown", what: raw.toolCallId ? `tool call ${id}` : "tool call", reason: problems.join("; "), raw: update });
@@ -353,6 +355,7 @@ export class SessionUpdateMapper {
   private start(id: string, announced: boolean, fields: ToolCallFields, wireId: string): ThoughtEventBody[] {
     const state: ToolState = { status: fields.status ?? "pending", done: false, seen: [fields] };
     this.tools.set(id, state);
+    addRawCommandOutput(state, fields);
     const { title, ...rest } = fields;
     const out: ThoughtEventBody[] = [{
       kind: "tool_start", toolCallId: id, ...(wireId !== id ? { agentToolCallId: wireId } : {}), announced,
@@ -367,6 +370,27 @@ export class SessionUpdateMapper {
     state.done = true;
     return [{ kind: "tool_done", toolCallId: id, outcome: state.status, ...(rawOutput !== undefined ? { rawOutput } : {}) }];
   }
+}
+
+/**
+ * A command the agent ran itself whose output it reports only in `rawOutput` when the call
+ * completes (codex-acp): that output (and the exit code it names) becomes the update's terminal
+ * output, so the command's terminal and its card's preview show it as they show streamed output.
+ * A command is a call the agent said runs in a terminal of its own (terminal `_meta`), or an
+ * `execute` call that shows no terminal Agent Thoughts runs, whose `rawOutput` has an output field.
+ * Nothing changes when the agent streamed output for it.
+ */
+function addRawCommandOutput(state: ToolState, fields: ToolCallFields): void {
+  if (state.done || (state.status !== "completed" && state.status !== "failed") || fields.rawOutput == null) return;
+  const { seen } = state;
+  if (seen.some((f) => f.terminal?.output !== undefined)) return;
+  let text: string | undefined;
+  if (seen.some((f) => f.terminal)) text = rawOutputText(fields.rawOutput);
+  else if (seen.findLast((f) => f.toolKind !== undefined)?.toolKind === "execute" && !seen.some((f) => f.content?.some((c) => c.type === "terminal"))) text = rawOutputField(fields.rawOutput);
+  else return;
+  const exit = fields.terminal?.exit ?? rawOutputExit(fields.rawOutput);
+  if (!text && !exit) return;
+  fields.terminal = { ...fields.terminal, ...(text ? { output: text.endsWith("\n") ? text : `${text}\n` } : {}), ...(exit ? { exit } : {}) };
 }
 
 /** Parses config options, flattening grouped select choices. */

@@ -24,9 +24,15 @@ export type ToolContent =
 
 export interface ToolLocation { path: string; line?: number }
 
-/** Terminal output an agent streams itself in `_meta` (Claude/Codex adapters), normalised. */
+/**
+ * A command's terminal output in a tool call update: what an agent streams itself in `_meta`
+ * (Claude/Codex adapters) or reports only in `rawOutput` when the call completes, normalised; or,
+ * with `client`, what a terminal Agent Thoughts runs for the agent (`terminal/create`) printed.
+ */
 export interface TerminalMeta {
   terminalId?: string;
+  /** Reported by Agent Thoughts for a terminal it runs (`terminal/create`); never read from the wire. */
+  client?: boolean;
   /** Output text appended by this update (from `terminal_output_delta`, or the new tail of `terminal_output`). */
   output?: string;
   /** True when `output` replaces everything seen so far rather than appending. */

@@ -2,9 +2,16 @@
  * Every command an agent runs shows up the same way: a read-only pseudoterminal named after its
  * tool call, fed live. That covers terminals the client runs for the agent (`terminal/create`) and
  * commands the agent runs itself and streams in `_meta` (`terminal_output`, `terminal_output_delta`,
- * `terminal_exit`) or only reports in `rawOutput`. Terminals open on demand (Show terminal) or by
- * themselves with `agentThoughts.terminals.reveal` = `auto`, always without taking focus. Closing
- * one never stops a running command without asking.
+ * `terminal_exit`) or only reports in `rawOutput` (the update mapper turns that into terminal
+ * output). Terminals open on demand (Show terminal) or by themselves with
+ * `agentThoughts.terminals.reveal` = `auto`, always without taking focus. Closing one never stops
+ * a running command without asking.
+ *
+ * A terminal is named after the command (or the tool call's real title) when it opens, and VS Code
+ * cannot rename it well after that (a pseudoterminal's new name counts as a process title, cut at
+ * the first space). So a command whose tool call still has a placeholder title ("Terminal", as
+ * Claude's adapters send before the command) opens by itself once the real title or the command
+ * is known, or as soon as it prints something, or when it ends — whichever comes first.
  *
  * Bounded under load: each mirror keeps only the tail of its output; writes into a terminal are
  * coalesced, and output arriving faster than a terminal can usefully show is skipped with a marker
@@ -17,7 +24,7 @@ import type { ThoughtEvent } from "../shared/events";
 import type { ToolEntry } from "../shared/viewModel";
 import { plainText } from "../core/plainText";
 import { TailBuffer } from "../core/tailBuffer";
-import { exitLine, rawOutputText } from "../core/terminalText";
+import { exitLine, nextCommandName, rawOutputText, terminalName, type CommandName } from "../core/terminalText";
 import { ReadOnlyPty } from "./readOnlyPty";
 
 // Sizes are in characters (UTF-16 code units); for terminal output, nearly always bytes.
@@ -27,11 +34,15 @@ const KEEP_CHARS = 1_048_576;
 const KEEP_FINISHED_OUTPUTS = 20;
 /** Commands remembered at all (name and exit status); the oldest finished ones are forgotten. */
 const MAX_MIRRORS = 500;
-/** Tool call titles remembered to name terminals. */
-const MAX_TITLES = 2000;
+/** Tool call names remembered to name terminals. */
+const MAX_NAMES = 2000;
 
 interface Mirror {
   name: string;
+  /** `name` is the command or a real title, not a placeholder. */
+  named: boolean;
+  /** Opens by itself once it has a real name (or prints, or ends); until then its tool call's title is a placeholder. */
+  revealWhenNamed?: boolean;
   /** Undefined once evicted (an older finished command). */
   output: TailBuffer | undefined;
   exit?: string;
@@ -40,8 +51,6 @@ interface Mirror {
   /** Client-run terminals can be stopped; agent-run ones belong to the agent. */
   clientTerminal?: { sessionId: string; terminalId: string };
   autoRevealed?: boolean;
-  /** The agent streamed output for it (`_meta`); without any, its `rawOutput` is the output. */
-  streamed?: boolean;
   /** `auto`: opened by itself (may be closed again once finished); otherwise the user asked for it. */
   view?: { terminal: vscode.Terminal; pty: ReadOnlyPty; auto: boolean; opened: number };
 }
@@ -56,8 +65,8 @@ export class TerminalMirrors implements vscode.Disposable {
   private readonly mirrors = new Map<string, Mirror>();
   /** Client terminal id → the tool call that shows it. */
   private readonly toolOf = new Map<string, { sessionId: string; toolCallId: string }>();
-  /** Latest title of recent tool calls ("session:id"), to name terminals an update points at. */
-  private readonly titles = new Map<string, string>();
+  /** What recent tool calls ("session:id") are named after so far, to name their terminals. */
+  private readonly names = new Map<string, CommandName>();
   private readonly disposables: vscode.Disposable[] = [];
   private sequence = 0;
   /**
@@ -102,7 +111,7 @@ export class TerminalMirrors implements vscode.Disposable {
   /** Feeds `NodeTerminals` (terminals the client runs for the agent). */
   readonly listener: TerminalListener = {
     created: ({ sessionId, terminalId, commandLine }) => {
-      this.mirrors.set(`client:${terminalId}`, { name: commandLine, output: newOutput(`$ ${commandLine}\n`), clientTerminal: { sessionId, terminalId } });
+      this.mirrors.set(`client:${terminalId}`, { name: commandLine, named: true, output: newOutput(`$ ${commandLine}\n`), clientTerminal: { sessionId, terminalId } });
       this.forgetOld();
     },
     output: (terminalId, text) => this.append(`client:${terminalId}`, text),
@@ -112,7 +121,6 @@ export class TerminalMirrors implements vscode.Disposable {
   /** Agent-run command output in `_meta`, and tool calls that show a client terminal. */
   onEvent(e: ThoughtEvent): void {
     if (e.kind === "tool_done") {
-      this.outputFromRaw(`tool:${e.sessionId}:${e.toolCallId}`, e.rawOutput);
       this.finish(`tool:${e.sessionId}:${e.toolCallId}`);
       return;
     }
@@ -124,56 +132,57 @@ export class TerminalMirrors implements vscode.Disposable {
     }
     if (e.kind !== "tool_start" && e.kind !== "tool_update") return;
     const toolKey = `${e.sessionId}:${e.toolCallId}`;
-    if (e.title) {
-      this.titles.set(toolKey, e.title);
-      if (this.titles.size > MAX_TITLES) this.titles.delete(this.titles.keys().next().value!);
+    const before = this.names.get(toolKey);
+    const name = nextCommandName(before, e.title, e.rawInput);
+    if (name && name !== before) {
+      this.names.delete(toolKey);
+      this.names.set(toolKey, name);
+      if (this.names.size > MAX_NAMES) this.names.delete(this.names.keys().next().value!);
     }
-    const title = this.titles.get(toolKey);
     for (const c of e.content ?? []) {
       if (c.type !== "terminal") continue;
       const key = `client:${c.terminalId}`;
       const m = this.mirrors.get(key);
       if (!m) continue; // an id we never created: the agent runs it, output comes in _meta
       this.toolOf.set(c.terminalId, { sessionId: e.sessionId, toolCallId: e.toolCallId });
-      if (title) m.name = title;
+      if (name) this.rename(key, m, name);
       this.autoReveal(key, m);
     }
-    const meta = e.terminal;
-    if (!meta) return;
     const key = `tool:${e.sessionId}:${e.toolCallId}`;
     let m = this.mirrors.get(key);
+    if (m && name) this.rename(key, m, name);
+    const meta = e.terminal;
+    // A client terminal's output in the log (for the card): its terminal is fed by `listener`.
+    if (!meta || meta.client) return;
     if (!m) {
-      m = { name: title ?? `Command ${e.toolCallId}`, output: newOutput() };
+      m = { name: name?.text ?? `Command ${e.toolCallId}`, named: name?.real ?? false, output: newOutput() };
       this.mirrors.set(key, m);
       this.forgetOld();
     }
-    if (meta.output || meta.info) this.autoReveal(key, m);
+    if (meta.output) this.autoReveal(key, m);
+    else if (meta.info) this.revealWhenNamed(key, m);
     if (meta.output !== undefined) {
-      m.streamed = true;
       if (meta.replace) {
         m.output?.clear();
         m.view?.pty.reset();
       }
       this.append(key, meta.output);
     }
-    if (meta.exit) {
-      this.outputFromRaw(key, e.rawOutput);
-      this.finish(key, meta.exit);
-    }
+    if (meta.exit) this.finish(key, meta.exit);
   }
 
-  /**
-   * A command the agent runs whose output comes only in `rawOutput` when it completes (codex-acp,
-   * when the client asked for `_meta.terminal_output`): that is its terminal's output, instead of
-   * a terminal empty but for the exit line.
-   */
-  private outputFromRaw(key: string, rawOutput: unknown): void {
-    const m = this.mirrors.get(key);
-    if (!m || m.streamed || m.clientTerminal || rawOutput === undefined || m.finished !== undefined) return;
-    const text = rawOutputText(rawOutput);
-    if (!text) return;
-    m.streamed = true;
-    this.append(key, text.endsWith("\n") ? text : `${text}\n`);
+  /** A command's terminal not open yet takes its tool call's real name; one waiting for it opens. */
+  private rename(key: string, m: Mirror, name: CommandName): void {
+    if (m.view || !name.real || (m.named && m.name === name.text)) return;
+    m.name = name.text;
+    m.named = true;
+    if (m.revealWhenNamed) this.autoReveal(key, m);
+  }
+
+  /** Opens by itself now when the terminal has a real name, else once it gets one (or prints, or ends). */
+  private revealWhenNamed(key: string, m: Mirror): void {
+    if (m.named) this.autoReveal(key, m);
+    else if (!m.autoRevealed) m.revealWhenNamed = true;
   }
 
   private append(key: string, text: string): void {
@@ -194,6 +203,8 @@ export class TerminalMirrors implements vscode.Disposable {
     }
     if (m.finished !== undefined) return;
     m.finished = this.sequence++;
+    // Ended still without a real name: it shows under the one it has.
+    if (m.revealWhenNamed) this.autoReveal(key, m);
     this.forgetOld();
   }
 
@@ -216,6 +227,7 @@ export class TerminalMirrors implements vscode.Disposable {
 
   /** Opens a command's terminal by itself, once, if the setting says so (and, in turn, if there is room). */
   private autoReveal(key: string, m: Mirror): void {
+    delete m.revealWhenNamed;
     if (!this.settings.autoReveal || m.autoRevealed) return;
     m.autoRevealed = true;
     if (m.view) return;
@@ -274,7 +286,7 @@ export class TerminalMirrors implements vscode.Disposable {
     if (!m) return undefined;
     if (!m.view) {
       const pty = new ReadOnlyPty(() => void this.closedByUser(key));
-      const terminal = vscode.window.createTerminal({ name: m.name.slice(0, 60), pty, iconPath: new vscode.ThemeIcon("terminal"), isTransient: true });
+      const terminal = vscode.window.createTerminal({ name: terminalName(m.name), pty, iconPath: new vscode.ThemeIcon("terminal"), isTransient: true });
       if (m.output) {
         pty.skipped(m.output.skipped);
         pty.write(m.output.text());
@@ -294,7 +306,7 @@ export class TerminalMirrors implements vscode.Disposable {
   private async closedByUser(key: string): Promise<void> {
     const m = this.mirrors.get(key);
     if (!m?.clientTerminal || m.exit) return;
-    const choice = await vscode.window.showWarningMessage(plainText(`"${m.name}" is still running.`), { detail: "Closing its terminal does not stop it." }, "Stop It", "Keep Running");
+    const choice = await vscode.window.showWarningMessage(plainText(`"${terminalName(m.name, "The command", 200)}" is still running.`), { detail: "Closing its terminal does not stop it." }, "Stop It", "Keep Running");
     if (choice === "Stop It") await this.kill(m.clientTerminal.sessionId, m.clientTerminal.terminalId);
   }
 
@@ -307,8 +319,10 @@ export class TerminalMirrors implements vscode.Disposable {
       // Output only in rawOutput (or nothing yet, or a command forgotten long ago): show what there is.
       const text = tool.terminalOutput ?? rawOutputText(tool.rawOutput);
       const forgotten = tool.content.some((c) => c.type === "terminal");
+      const name = nextCommandName(undefined, tool.title, tool.rawInput);
       this.mirrors.set(key, {
-        name: tool.title,
+        name: name?.text ?? tool.title,
+        named: name?.real ?? false,
         output: newOutput(text || (forgotten ? "(Agent Thoughts no longer keeps the output of this command)\n" : "(no output yet)\n")),
         ...(tool.terminalExit ? { exit: exitLine(tool.terminalExit) } : {}),
       });

@@ -1,6 +1,7 @@
 // Commands an agent runs, in a real VS Code: a client terminal (terminal/create) streams into a
 // pseudoterminal named after its tool call, and terminal/output gives the agent the same text;
-// output the agent streams itself in _meta is mirrored the same way.
+// output the agent streams itself in _meta, or reports only in rawOutput, is mirrored the same way.
+// Each command's card shows the last lines of its output, wherever it came from.
 import * as assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as os from "node:os";
@@ -16,6 +17,7 @@ import { TailBuffer } from "../../src/core/tailBuffer";
 import { ReadOnlyPty } from "../../src/vscode/readOnlyPty";
 import { harnessRequest, log, screenshot } from "./index";
 import { api, scriptedAgent, until } from "./helpers";
+import { click, evaluate, waitFor } from "./webview";
 
 const MB = 1024 * 1024;
 
@@ -40,6 +42,23 @@ async function terminalTextDrawn(): Promise<string> {
     return [...document.querySelectorAll(".xterm-rows, .xterm-accessibility-tree")].map((e) => e.textContent ?? "").join("\n");
   }).toString() });
   return reply?.value ?? "";
+}
+
+/**
+ * What a tool card shows of its command's output (the last lines) and exit, once the preview
+ * matches `re`: the panel shows the newest session; a folded card is opened as a user would.
+ */
+async function cardPreview(toolCallId: string, re: RegExp): Promise<{ preview: string; exit: string }> {
+  await vscode.commands.executeCommand("agentThoughts.panel.focus");
+  const card = `[data-tool-call-id="${toolCallId}"]`;
+  await waitFor((sel: string) => document.querySelector(sel) !== null, card, { view: "sidebar", what: `the card of ${toolCallId}` });
+  if (!(await evaluate((sel: string) => document.querySelector(sel)?.classList.contains("open") ?? false, card, "sidebar"))) await click(`${card} .tool-toggle`, "sidebar");
+  const shown = await waitFor(({ sel, source }: { sel: string; source: string }) => {
+    const preview = document.querySelector(`${sel} .terminal-preview`)?.textContent ?? "";
+    return new RegExp(source).test(preview) ? { preview, exit: document.querySelector(`${sel} .terminal-actions .exit`)?.textContent ?? "" } : undefined;
+  }, { sel: card, source: re.source }, { view: "sidebar", what: `${toolCallId}'s output in its card` });
+  assert.ok(shown);
+  return shown;
 }
 
 /**
@@ -99,20 +118,24 @@ describe("terminals", function () {
     const r = await run("Runner", {
       turns: [[
         { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "run-1", title: "Run the greeting script", kind: "execute", status: "in_progress" } },
-        { terminal: { command: "printf 'hello from the client terminal\\n'; sleep 0.3; printf 'second line\\n'" }, toolCallId: "run-1", report: true },
+        { terminal: { command: "printf '\\033[32mhello\\033[0m from the client terminal\\n'; sleep 0.3; printf 'second line\\n'" }, toolCallId: "run-1", report: true },
         { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "run-1", status: "completed" } },
         // terminal/output honours outputByteLimit: the start is cut, at a character boundary.
         { terminal: { command: "printf 'ééééé-the-end'", outputByteLimit: 10 }, report: true },
       ]],
     });
-    assert.match(r.text, /terminal:0:hello from the client terminal\nsecond line/);
+    assert.ok(r.text.includes("terminal:0:\x1b[32mhello\x1b[0m from the client terminal\nsecond line"), r.text.slice(0, 200));
     assert.match(r.text, /terminal:0:é?-the-end$/, "truncated from the start without splitting a character");
     const term = await until(() => vscode.window.terminals.find((t) => t.name === "Run the greeting script"), "the terminal named after the tool call");
     const a = await api();
-    assert.match(a._test.terminals.outputOf(r.sessionId, "run-1") ?? "", /hello from the client terminal\nsecond line\n/);
+    assert.ok(a._test.terminals.outputOf(r.sessionId, "run-1")?.includes("hello\x1b[0m from the client terminal\nsecond line\n"));
     term.show(true);
     await until(async () => /second line[^]*process exited with code 0/.test(await terminalPanelText()), "the output and the exit on screen");
     await screenshot("test-results/terminal-client.png");
+    // The card shows it too: its last lines, without the colour codes, and the exit.
+    const card = await cardPreview("run-1", /second line/);
+    assert.equal(card.preview, "hello from the client terminal\nsecond line");
+    assert.equal(card.exit, "Exit code 0");
   });
 
   it("output the agent streams itself in _meta is mirrored into a read-only terminal too", async () => {
@@ -134,18 +157,70 @@ describe("terminals", function () {
     });
   });
 
-  it("a command whose output comes only in rawOutput when it completes fills its terminal", async () => {
+  it("a command whose output comes only in rawOutput when it completes fills its terminal and its card", async () => {
     const r = await run("RawOnly", {
       turns: [[
         { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "raw1", title: "cat hello.txt", kind: "execute", status: "in_progress", _meta: { terminal_info: { terminal_id: "raw1" } } } },
         { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "raw1", status: "completed", rawOutput: { stdout: "Hello from raw output\n", exit_code: 0 } } },
+        // As recorded from codex-acp: no _meta at all, the command's output in formatted_output.
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "raw2", title: "ls src && echo listed", kind: "execute", status: "in_progress", rawInput: { command: ["/bin/bash", "-lc", "ls src && echo listed"] } } },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "raw2", status: "failed", rawOutput: { command: ["/bin/bash", "-lc", "ls src && echo listed"], stdout: "", stderr: "ls: cannot access 'src'\n", formatted_output: "\u001b[1mls\u001b[0m: cannot access 'src'\n", exit_code: 2 } } },
       ]],
     });
     const a = await api();
     await until(() => a._test.terminals.outputOf(r.sessionId, "raw1") === "Hello from raw output\n", "the rawOutput in the command's terminal");
     const term = await until(() => vscode.window.terminals.find((t) => t.name === "cat hello.txt"), "the command's terminal");
-    term.show(true);
-    await until(async () => /Hello from raw output/.test(await terminalPanelText()), "the output on screen");
+    const term2 = await until(() => vscode.window.terminals.find((t) => t.name === "ls src && echo listed"), "the second command's terminal");
+    // Shown again while waiting: the workbench may still be bringing the other one to the front.
+    const onScreen = (t: vscode.Terminal, re: RegExp) => async (): Promise<boolean> => {
+      t.show(true);
+      return re.test(await terminalPanelText());
+    };
+    await until(onScreen(term, /Hello from raw output[^]*process exited with code 0/), "the output and the exit on screen");
+    await until(onScreen(term2, /cannot access 'src'[^]*process exited with code 2/), "the second's output and exit on screen");
+    assert.deepEqual(await cardPreview("raw1", /Hello/), { preview: "Hello from raw output", exit: "Exit code 0" });
+    assert.deepEqual(await cardPreview("raw2", /cannot access/), { preview: "ls: cannot access 'src'", exit: "Exit code 2" });
+    await screenshot("test-results/terminal-card-preview.png");
+  });
+
+  it("a command whose first title is a placeholder opens its terminal under the real command, with nothing lost; one that prints before it has a name opens at once", async () => {
+    const names = (): string[] => vscode.window.terminals.map((t) => t.name);
+    for (const t of vscode.window.terminals) t.dispose();
+    await until(() => vscode.window.terminals.length === 0, "no terminal open");
+    const command = "cat hello.txt && echo placeholder-ok";
+    const a = await api();
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [scriptedAgent("Placeholder", {
+      turns: [[
+        // Claude's adapters: "Terminal" and no input first; the command in the next update.
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "p1", title: "Terminal", kind: "execute", status: "pending", rawInput: {}, content: [{ type: "terminal", terminalId: "p1" }], _meta: { terminal_info: { terminal_id: "p1" } } } },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p1", title: command, rawInput: { command } } },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p1", _meta: { terminal_output: { terminal_id: "p1", data: "Hello\nplaceholder-ok\n" } } } },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p1", status: "completed", _meta: { terminal_exit: { terminal_id: "p1", exit_code: 0 } } } },
+        // A placeholder that prints before anything names it: its terminal opens when output starts.
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "p2", title: "Run command", kind: "execute", status: "in_progress", _meta: { terminal_info: { terminal_id: "p2" } } } },
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p2", _meta: { terminal_output_delta: { terminal_id: "p2", data: "early output\n" } } } },
+        { sleep: 3000 }, // it runs a while (terminals open one at a time, each within a second)
+        { sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: "p2", status: "completed", _meta: { terminal_exit: { terminal_id: "p2", exit_code: 0 } } } },
+      ]],
+    })], vscode.ConfigurationTarget.Global);
+    // The terminals open at each step, read as the events come (the terminal mirrors have had each one first).
+    const openAt: Record<string, string[]> = {};
+    const sub = a.onEvent((e) => {
+      if (e.kind === "tool_start" || e.kind === "tool_done") openAt[`${e.kind}:${e.toolCallId}`] = names();
+    });
+    let r: { sessionId: string };
+    try {
+      r = await a.stream("run it", { agent: "Placeholder", newSession: true }).result;
+    } finally {
+      sub.dispose();
+    }
+    assert.deepEqual(openAt["tool_start:p1"], [], "no terminal named after the placeholder");
+    assert.ok(openAt["tool_done:p1"]?.includes(command), `the terminal is named after the command: ${openAt["tool_done:p1"]?.join(", ")}`);
+    assert.ok(openAt["tool_done:p2"]?.includes("Run command"), `the second command's terminal opened while it ran: ${openAt["tool_done:p2"]?.join(", ")}`);
+    assert.ok(!names().includes("Terminal"), `open: ${names().join(", ")}`);
+    assert.equal(a._test.terminals.outputOf(r.sessionId, "p1"), "Hello\nplaceholder-ok\n");
+    vscode.window.terminals.find((t) => t.name === command)!.show(true);
+    await until(async () => /placeholder-ok[^]*process exited with code 0/.test(await terminalPanelText()), "its output and exit on screen");
   });
 
   it("a mirror's buffer keeps the last characters, for big and tiny chunks alike, in linear time", () => {

@@ -2,13 +2,15 @@
  * The update mapper over recorded real-agent sessions (`../shared/fixtures/acp-traces/*.jsonl`,
  * beside the repo: one prompt turn of each agent, every JSON-RPC message as it crossed the wire).
  * Each trace is replayed as the client does (session/update → mapper → session log, permission
- * requests and their answers, the prompt's answer ending the turn), then checked for properties
+ * requests and their answers, a terminal the recording client ran reported as Agent Thoughts reports
+ * its own (`ClientTerminalOutput`), the prompt's answer ending the turn), then checked for properties
  * that hold for any agent, and summarised against a golden file per trace in
  * test/fixtures/acp-traces/ (UPDATE_GOLDEN=1 rewrites them). Skipped when the folder is missing.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { ClientTerminalOutput } from "../../src/core/clientTerminalOutput";
 import { SessionLog } from "../../src/core/sessionLog";
 import { parseContentBlock, SessionUpdateMapper } from "../../src/core/updateMapper";
 import type { ContentBlock, StopReason, ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
@@ -53,6 +55,8 @@ function replay(lines: readonly TraceLine[]): Replay {
   const mapped: Mapped[] = [];
   const requests = new Map<string, { method: string; params: Record<string, unknown> }>();
   const permissionToolCall = new Map<string, string>();
+  // What a terminal the recording client ran printed: what terminal/output returned, before the exit it names.
+  const terminals = new ClientTerminalOutput((b) => log.append(b));
   let stopReason: StopReason | undefined;
   let permissions = 0;
   for (const line of lines) {
@@ -70,7 +74,7 @@ function replay(lines: readonly TraceLine[]): Replay {
         const update = (m.params?.update ?? {}) as Record<string, unknown>;
         const bodies = mapper.map(update);
         mapped.push({ update, bodies });
-        log.append(...bodies);
+        log.append(...bodies, ...terminals.link(bodies));
       } else if (line.dir === "agent->client" && m.method === "session/request_permission") {
         permissions++;
         const bodies = mapper.permissionRequest(String(m.id), m.params?.toolCall, m.params?.options);
@@ -83,7 +87,13 @@ function replay(lines: readonly TraceLine[]): Replay {
     // A response: to the request the other side sent with this id.
     const to = requests.get(`${line.dir === "agent->client" ? "client->agent" : "agent->client"}:${String(m.id)}`);
     if (!to) continue;
-    if (to.method === "session/new" && m.result) {
+    if (to.method === "terminal/create" && typeof m.result?.terminalId === "string") {
+      terminals.created(m.result.terminalId);
+    } else if (to.method === "terminal/output" && typeof m.result?.output === "string" && typeof to.params.terminalId === "string") {
+      terminals.output(to.params.terminalId, m.result.output);
+      const exit = m.result.exitStatus as { exitCode: number | null; signal: string | null } | undefined;
+      if (exit) terminals.exited(to.params.terminalId, exit);
+    } else if (to.method === "session/new" && m.result) {
       log.append({ kind: "session_start", agentName: "traced agent", cwd: typeof to.params.cwd === "string" ? to.params.cwd : "" });
     } else if (to.method === "session/request_permission") {
       const outcome = (m.result?.outcome ?? {}) as { outcome?: string; optionId?: string };
@@ -96,6 +106,7 @@ function replay(lines: readonly TraceLine[]): Replay {
       log.append(...mapper.endTurn(), { kind: "turn_end", turnId: 1, stopReason });
     }
   }
+  terminals.dispose();
   return { events: log.all(), mapped, stopReason, permissions };
 }
 
@@ -132,6 +143,8 @@ function summary(r: Replay): unknown {
     view: {
       status: session?.status ?? null,
       entries: (turn?.entries ?? []).map((e) => (e.type === "tool" ? `tool:${e.status}` : e.type)),
+      terminals: (turn?.entries ?? []).flatMap((e) => (e.type === "tool" && e.terminalOutput !== undefined
+        ? [{ id: e.toolCallId, output: e.terminalOutput, exit: e.terminalExit ?? null }] : [])),
       plan: session?.plan?.map((p) => `${p.status}: ${p.content}`) ?? null,
     },
   };
@@ -208,6 +221,20 @@ describe("the update mapper over recorded real-agent traces", () => {
         const turn = s.turns[0];
         assert.ok(turn?.endedAt !== undefined, "the turn ended");
         for (const e of turn.entries) if (e.type === "tool") assert.ok(["completed", "failed", "canceled"].includes(e.status), `${e.toolCallId} is ${e.status}`);
+      });
+
+      it("a command's card shows its output whenever the agent or the terminal it ran in reported it", () => {
+        const state = reduce(EMPTY_STATE, r.events);
+        const marker = "fake-llm-shell-ok";
+        // The command's output, wherever the agent put it (its title names the command, so it does not count).
+        const said = (id: string): string => JSON.stringify(r.mapped.filter((m) => m.update.toolCallId === id).map((m) => [m.update.rawOutput, m.update._meta]));
+        let commands = 0;
+        for (const e of state.sessions.trace?.turns[0]?.entries ?? []) {
+          if (e.type !== "tool" || e.toolKind !== "execute" || !said(e.toolCallId).includes(marker)) continue;
+          commands++;
+          assert.ok(e.terminalOutput?.includes(marker), `${e.toolCallId}'s preview: ${JSON.stringify(e.terminalOutput)}`);
+        }
+        if (name !== "gemini-cli.jsonl") assert.equal(commands, 1, "the trace's one command reported its output");
       });
 
       it("matches its golden summary", () => {

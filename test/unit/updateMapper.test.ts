@@ -77,6 +77,33 @@ describe("SessionUpdateMapper", () => {
     assert.deepEqual(e[0].terminal?.exit, { exitCode: 2, signal: null });
   });
 
+  it("a command whose output comes only in rawOutput when it completes (codex-acp) gets it as terminal output, with its exit code", () => {
+    const terminalOf = ([e]: ThoughtEventBody[]): unknown => (e?.kind === "tool_update" || e?.kind === "tool_start" ? e.terminal : undefined);
+    const codexOutput = { command: ["/bin/bash", "-lc", "cat hello.txt"], stdout: "Hello\n", formatted_output: "Hello", exit_code: 0 };
+    // With its terminal announced in _meta (codex-acp when the client asks for terminal output).
+    const m = new SessionUpdateMapper();
+    m.map({ sessionUpdate: "tool_call", toolCallId: "c1", title: "cat hello.txt", kind: "execute", status: "in_progress", _meta: { terminal_info: { terminal_id: "c1" } } });
+    assert.deepEqual(terminalOf(m.map({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed", rawOutput: codexOutput })),
+      { output: "Hello\n", exit: { exitCode: 0, signal: null } });
+    // Without any _meta (the recorded codex-acp trace): an execute call's output field.
+    m.map({ sessionUpdate: "tool_call", toolCallId: "c2", title: "ls", kind: "execute", status: "in_progress" });
+    assert.deepEqual(terminalOf(m.map({ sessionUpdate: "tool_call_update", toolCallId: "c2", status: "failed", rawOutput: { aggregated_output: "ls: nope\n", exit_code: 2 } })),
+      { output: "ls: nope\n", exit: { exitCode: 2, signal: null } });
+    // A call first seen completed.
+    assert.deepEqual(terminalOf(m.map({ sessionUpdate: "tool_call", toolCallId: "c3", title: "pwd", kind: "execute", status: "completed", rawOutput: "/w" })), { output: "/w\n" });
+
+    // Not a command, a command in a terminal Agent Thoughts runs, one that streamed its output, or rawOutput that is not output: unchanged.
+    m.map({ sessionUpdate: "tool_call", toolCallId: "e1", title: "Edit a.ts", kind: "edit" });
+    assert.equal(terminalOf(m.map({ sessionUpdate: "tool_call_update", toolCallId: "e1", status: "completed", rawOutput: "The file a.ts has been updated." })), undefined);
+    m.map({ sessionUpdate: "tool_call", toolCallId: "t1", title: "make", kind: "execute", content: [{ type: "terminal", terminalId: "term-1" }] });
+    assert.equal(terminalOf(m.map({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", rawOutput: { output: "Exited with code 0" } })), undefined);
+    m.map({ sessionUpdate: "tool_call", toolCallId: "s1", title: "npm test", kind: "execute", _meta: { terminal_info: { terminal_id: "s1" } } });
+    m.map({ sessionUpdate: "tool_call_update", toolCallId: "s1", _meta: { terminal_output: { terminal_id: "s1", data: "ok" } } });
+    assert.equal(terminalOf(m.map({ sessionUpdate: "tool_call_update", toolCallId: "s1", status: "completed", rawOutput: "ok" })), undefined);
+    m.map({ sessionUpdate: "tool_call", toolCallId: "x1", title: "run", kind: "execute" });
+    assert.equal(terminalOf(m.map({ sessionUpdate: "tool_call_update", toolCallId: "x1", status: "failed", rawOutput: { error: "denied" } })), undefined);
+  });
+
   it("cancels tool calls still open when the turn ends", () => {
     const m = new SessionUpdateMapper();
     m.map({ sessionUpdate: "tool_call", toolCallId: "a", title: "A" });
