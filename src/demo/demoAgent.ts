@@ -689,13 +689,7 @@ class DemoTurn {
       "",
       "### Try a real agent",
       "",
-      "Add one to your settings, for example:",
-      "",
-      "```json",
-      "\"agentThoughts.agents\": [",
-      "  { \"name\": \"Gemini CLI\", \"command\": \"gemini\", \"args\": [\"--acp\"] }",
-      "]",
-      "```",
+      "Run **Agent Thoughts: Add Agent…** (or pick *Add Agent…* in Select Agent): Claude Code, Codex, Gemini CLI, Goose and OpenCode are presets — it finds the ones on your PATH, says how to install the others, and writes the entry to your user settings. Any other ACP agent is a custom command.",
       "",
     );
     return sections.join("\n");

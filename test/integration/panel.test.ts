@@ -62,7 +62,8 @@ describe("the thought panel", function () {
     const options = await evaluate(() => [...document.querySelectorAll<HTMLElement>("[data-option-id]")].map((b) => b.dataset.optionId ?? ""), undefined, "sidebar");
     assert.ok(options.length >= 2, `options: ${options.join(", ")}`);
     const allow = options.find((o) => /allow/i.test(o) && !/always/i.test(o)) ?? optionId;
-    await screenshot("test-results/panel-permission.png");
+    await waitFor(() => document.querySelector("#question[data-ready]") !== null, undefined, { view: "sidebar", what: "the pinned question ready" });
+    await screenshot("test-results/panel-permission.png"); // copied to docs/screenshots/
     await click(`[data-option-id="${allow}"]`, "sidebar");
     // The answer reached the agent: it writes the scratch file and finishes.
     const scratch = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, "agent-thoughts-demo", "demo.md");
