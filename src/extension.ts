@@ -98,7 +98,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const transcripts = new TranscriptStore(context.storageUri, logger);
   // Past sessions come back after activation (reading them must not slow activation down).
   const restoreTimer = setTimeout(() => {
-    transcripts.recent().then((sessions) => controller.restore(sessions), (err: unknown) => logger.error(`Could not restore saved transcripts: ${String(err)}`));
+    void transcripts.recent().then((sessions) => controller.restore(sessions)).catch((err: unknown) => logger.error(`Could not restore saved transcripts: ${String(err)}`));
   }, 0);
   context.subscriptions.push(
     { dispose: () => clearTimeout(restoreTimer) },

@@ -11,3 +11,8 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener("abort", done, { once: true });
   });
 }
+
+/** Lets the extension host's other work run: one setImmediate turn of its event loop (for work done in slices). */
+export function yieldToHost(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -19,6 +19,7 @@ import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
 import { nextPatch } from "../core/panelPatches";
 import { QuestionSight } from "../core/questionSight";
+import { yieldToHost } from "../core/sleep";
 import type { AgentLinks } from "./links";
 import type { Checkpoints } from "./checkpoints";
 
@@ -29,6 +30,9 @@ const POST_RETRIES = 6;
 const POST_RETRY_MS = 100;
 
 const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
+/** Restoring saved sessions: events folded per reduce call, and the longest stretch before the host gets a turn. */
+const RESTORE_BATCH = 500;
+const RESTORE_SLICE_MS = 8;
 
 interface View {
   webview: vscode.Webview;
@@ -259,17 +263,28 @@ export class ThoughtPanelController implements vscode.Disposable {
    * Brings saved transcripts back as history (oldest first). Their events do not pass through the
    * live stream; every ready view gets a fresh snapshot.
    */
-  restore(sessions: readonly (readonly ThoughtEvent[])[]): void {
-    this.flush();
-    const ids: string[] = [];
+  async restore(sessions: readonly (readonly ThoughtEvent[])[]): Promise<void> {
+    // Folded off to the side in slices (the host keeps answering the panel and the agents while
+    // an hour-long session folds), then put into the state and shown at once, marked as history.
+    let side: ViewState = EMPTY_STATE;
+    let deadline = performance.now() + RESTORE_SLICE_MS;
     for (const events of sessions) {
       const id = events[0]?.sessionId;
-      if (!id || this.state.sessions[id]) continue;
-      this.state = reduce(this.state, events.map(boundEvent));
-      ids.push(id);
+      if (!id || this.state.sessions[id] || side.sessions[id]) continue;
+      for (let i = 0; i < events.length; i += RESTORE_BATCH) {
+        side = reduce(side, events.slice(i, i + RESTORE_BATCH).map(boundEvent));
+        if (performance.now() > deadline) {
+          await yieldToHost();
+          deadline = performance.now() + RESTORE_SLICE_MS;
+        }
+      }
     }
+    const ids = side.order.filter((id) => !this.state.sessions[id]);
     if (ids.length === 0) return;
-    this.state = markRestored(this.state, ids);
+    this.flush();
+    const merged = { ...this.state.sessions };
+    for (const id of ids) merged[id] = side.sessions[id]!;
+    this.state = markRestored({ version: this.state.version + side.version, sessions: merged, order: [...this.state.order, ...ids] }, ids);
     this.activeSessionId ??= ids[ids.length - 1];
     for (const v of this.views) if (v.ready) this.snapshot(v);
   }

@@ -11,6 +11,7 @@ import type * as vscode from "vscode";
 import type { ThoughtEvent } from "../shared/events";
 import { parseThoughtEvent } from "../core/eventSchema";
 import { stringifyJson } from "../core/json";
+import { yieldToHost } from "../core/sleep";
 import type { Logger } from "../acp/ports";
 
 /** How many past sessions come back into the panel on start. */
@@ -19,6 +20,8 @@ const RESTORE_SESSIONS = 20;
 const KEEP_SESSIONS = 200;
 const OPEN_STREAMS = 8;
 const FLUSH_MS = 200;
+/** The longest stretch of reading a transcript back before the extension host gets a turn. */
+const SLICE_MS = 8;
 
 /** A saved transcript (its session id is in its events, not its name). */
 export interface TranscriptInfo { file: string; modified: number }
@@ -101,7 +104,19 @@ export class TranscriptStore implements vscode.Disposable {
     const events: ThoughtEvent[] = [];
     let skipped = 0;
     let firstProblem = "";
-    for (const line of (await fs.promises.readFile(file, "utf8")).split("\n")) {
+    const text = await fs.promises.readFile(file, "utf8");
+    // Parsed in slices of at most SLICE_MS, handing the extension host back between them: an
+    // hour-long session is 100,000 lines, which took 0.2–0.5 s in one go.
+    let deadline = performance.now() + SLICE_MS;
+    for (let pos = 0, n = 0; pos < text.length; n++) {
+      const nl = text.indexOf("\n", pos);
+      const end = nl < 0 ? text.length : nl;
+      const line = text.slice(pos, end);
+      pos = end + 1;
+      if ((n & 127) === 127 && performance.now() > deadline) {
+        await yieldToHost();
+        deadline = performance.now() + SLICE_MS;
+      }
       if (!line.trim()) continue;
       let problem: string;
       try {

@@ -39,8 +39,8 @@ function entriesText(turn: TurnView | undefined, type: "thought" | "message"): s
 /** One session's transcript checked against what the host saw: every event, each once, in order. */
 interface TranscriptCheck { file: string; lines: number; bytes: number; dense: boolean; events: ThoughtEvent[] }
 
-async function checkTranscript(dir: string, view: SessionView): Promise<TranscriptCheck> {
-  const file = path.join(dir, transcriptName(view.sessionId));
+async function checkTranscript(a: AgentThoughtsInternalApi, view: SessionView): Promise<TranscriptCheck> {
+  const file = a._test.transcripts.fileOf(view.sessionId) ?? path.join(findTranscriptDir(view.sessionId) ?? "", transcriptName(view.sessionId));
   const lines = await readTranscript(file, view.lastSeq);
   const events = lines.map((l) => JSON.parse(l) as ThoughtEvent);
   const dense = events.length === view.lastSeq && events.every((e, i) => e.seq === i + 1 && e.sessionId === view.sessionId);
@@ -232,7 +232,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const expectMessage = (k: number): string => floodText(messageTemplate(k), LOAD_MESSAGES);
   const bad: string[] = [];
   const state = a._test.controller.viewState;
-  const dir = findTranscriptDir(sessions[0]!);
+  const dir = transcriptDirOf(a, sessions[0]!);
   let transcriptEvents = 0;
   for (let k = 0; k < LOAD_AGENTS; k++) {
     const r = results[k]!;
@@ -252,7 +252,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
     if (tools.length !== LOAD_BLOCKS || tools.some((e) => e.status !== "completed")) bad.push(`${names[k]}: view state has ${tools.length} tool cards`);
     if (view.lastSeq !== seen[k]!.lastSeq) bad.push(`${names[k]}: view state folded up to event ${view.lastSeq} of ${seen[k]!.lastSeq}`);
     if (!dir) continue;
-    const t = await checkTranscript(dir, view);
+    const t = await checkTranscript(a, view);
     transcriptEvents += t.lines;
     if (!t.dense) bad.push(`${names[k]}: transcript has ${t.lines} lines for ${view.lastSeq} events (or out of order)`);
     if (turnText(t.events, turn.turnId, "thought") !== thoughts || turnText(t.events, turn.turnId, "message") !== message) bad.push(`${names[k]}: transcript text differs`);
@@ -274,6 +274,12 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   if (profiled) log(`    extension host CPU profile: ${profiled}`);
   fs.rmSync(tmp, { recursive: true, force: true });
   if (bad.length) throw new Error(`concurrent sessions: ${bad.join("; ")}`);
+}
+
+/** The folder of a session's transcript, as the extension names it (else searched for under the test host's temp folders). */
+function transcriptDirOf(a: AgentThoughtsInternalApi, sessionId: string): string | undefined {
+  const file = a._test.transcripts.fileOf(sessionId);
+  return file && fs.existsSync(file) ? path.dirname(file) : findTranscriptDir(sessionId);
 }
 
 // ——— 2. an hour of a busy session ———
@@ -461,10 +467,10 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<void> {
   const lastTool = view.turns[view.turns.length - 1]?.entries.find((e) => e.type === "tool" && e.toolKind === "execute");
   const wantOutput = lastTool?.type === "tool" && lastTool.terminalOutput?.split("\n").length === OUTPUT_LINES + 1 && lastTool.terminalExit?.exitCode === 0;
   if (!wantOutput) bad.push("the last command's terminal output is incomplete in the view state");
-  const dir = findTranscriptDir(sessionId);
+  const dir = transcriptDirOf(a, sessionId);
   let transcript: TranscriptCheck | undefined;
   if (dir) {
-    transcript = await checkTranscript(dir, view);
+    transcript = await checkTranscript(a, view);
     if (!transcript.dense) bad.push(`transcript has ${transcript.lines} lines for ${view.lastSeq} events (or out of order)`);
   } else bad.push("transcript folder not found");
 
@@ -473,6 +479,17 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<void> {
   let logCost = NaN;
   let viewCost = NaN;
   let restoreMs: [number, number] | undefined;
+  // The extension's own read-back (TranscriptStore.read, parsed in slices): how long it takes and the longest the host waited meanwhile.
+  let sliced: { ms: number; maxBlock: number; events: number } | undefined;
+  if (transcript) {
+    const blocks = monitorEventLoopDelay({ resolution: 1 });
+    const s0 = performance.now();
+    blocks.enable();
+    const read = await a._test.transcripts.read(transcript.file);
+    blocks.disable();
+    sliced = { ms: performance.now() - s0, maxBlock: blocks.max / 1e6, events: read.length };
+    if (read.length !== view.lastSeq) bad.push(`TranscriptStore.read gave ${read.length} of ${view.lastSeq} events`);
+  }
   if (gcWorks && transcript) {
     const lines = (await fs.promises.readFile(transcript.file, "utf8")).split("\n").filter((l) => l);
     transcript.events = [];
@@ -504,7 +521,8 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<void> {
   log(`    host heap growth: ${mb(hostSlope * SAMPLE_EVERY)} per ${num(SAMPLE_EVERY)} events (least squares), ${mb(last.host - first.host)} from first to last sample (${num(last.events - first.events)} events; ${((last.host - first.host) / Math.max(1, last.events - first.events)).toFixed(0)} bytes/event); rss ${mb(first.rss)} → ${mb(last.rss)}`);
   if (transcript) {
     const perTenK = (bytes: number): string => mb((bytes / Math.max(1, events)) * SAMPLE_EVERY);
-    if (restoreMs) log(`    reading this transcript back as a window reload does (for each of the 20 most recent sessions): parse ${fmt(restoreMs[0])} + fold ${fmt(restoreMs[1])}, synchronous on the extension host`);
+    if (restoreMs) log(`    reading this transcript back in one go (the way restore worked before it was sliced): parse ${fmt(restoreMs[0])} + fold ${fmt(restoreMs[1])}, synchronous`);
+    if (sliced) log(`    reading it back as a window reload does now (TranscriptStore.read, in slices of 8 ms; the panel then folds it in 8 ms slices too): ${fmt(sliced.ms)} for ${num(sliced.events)} events, longest extension-host block meanwhile ${fmt(sliced.maxBlock)}`);
     log(`    retained on purpose, rebuilt from the transcript with the host's code: the session log ${mb(logCost)} (${perTenK(logCost)} per ${num(SAMPLE_EVERY)} events), the panel's view state ${mb(viewCost)} (${perTenK(viewCost)}); the rest of the growth ${mb(last.host - first.host - logCost - viewCost)}; transcript on disk ${perTenK(transcript.bytes)} per ${num(SAMPLE_EVERY)} events`);
   }
   const shared = Math.abs(webEnd - pageHeap) < 1_048_576;
