@@ -95,7 +95,9 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const stream = (prompt: string | ContentBlock[], options?: StreamOptions): ReturnType<SessionManager["stream"]> => manager.stream(prompt, options);
   const statusBar = new AgentStatusBar(registry, () => controller.activeSession);
   const trace = new TraceFile(logger);
-  const transcripts = new TranscriptStore(context.storageUri, logger);
+  const transcripts = new TranscriptStore(context.storageUri, logger,
+    () => 1_048_576 * Math.max(1, vscode.workspace.getConfiguration("agentThoughts").inspect<number>("history.maxMegabytes")?.globalValue ?? 500),
+    (message) => { void vscode.window.showInformationMessage(`Agent Thoughts: ${message}`); });
   // Past sessions come back after activation (reading them must not slow activation down).
   const restoreTimer = setTimeout(() => {
     void transcripts.recent().then((sessions) => controller.restore(sessions)).catch((err: unknown) => logger.error(`Could not restore saved transcripts: ${String(err)}`));

@@ -18,6 +18,7 @@ export const USER_ONLY_SETTINGS = [
   "agentThoughts.permissions.default",
   "agentThoughts.trace.file",
   "agentThoughts.protectedFiles",
+  "agentThoughts.history.maxMegabytes",
 ] as const;
 
 const NOTICED_KEY = "agentThoughts.settingsGuard.noticed";

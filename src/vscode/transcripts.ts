@@ -32,7 +32,16 @@ export class TranscriptStore implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private readonly dir: string | undefined;
 
-  constructor(storage: vscode.Uri | undefined, private readonly logger: Logger) {
+  /**
+   * `maxBytes`: what all saved transcripts of this workspace may take (the user's
+   * `agentThoughts.history.maxMegabytes`); `notify` says what was removed to stay under it.
+   */
+  constructor(
+    storage: Pick<vscode.Uri, "fsPath"> | undefined,
+    private readonly logger: Logger,
+    private readonly maxBytes: () => number = () => Infinity,
+    private readonly notify: (message: string) => void = () => undefined,
+  ) {
     this.dir = storage ? path.join(storage.fsPath, "transcripts") : undefined;
     if (this.dir) fs.mkdirSync(this.dir, { recursive: true });
   }
@@ -81,18 +90,49 @@ export class TranscriptStore implements vscode.Disposable {
     this.pending.clear();
   }
 
-  /** Saved transcripts, newest first. */
+  /**
+   * Saved transcripts, newest first. The oldest beyond KEEP_SESSIONS, or beyond the byte budget
+   * (the newest is always kept, and so are sessions still being written), are deleted; when the
+   * budget removed any, `notify` says how many and how much.
+   */
   list(): TranscriptInfo[] {
     if (!this.dir) return [];
-    const out: TranscriptInfo[] = [];
+    const out: (TranscriptInfo & { bytes: number })[] = [];
     for (const name of fs.readdirSync(this.dir)) {
       if (!name.endsWith(".jsonl")) continue;
       const file = path.join(this.dir, name);
-      out.push({ file, modified: fs.statSync(file).mtimeMs });
+      const st = fs.statSync(file);
+      out.push({ file, modified: st.mtimeMs, bytes: st.size });
     }
     out.sort((a, b) => b.modified - a.modified);
-    for (const old of out.slice(KEEP_SESSIONS)) fs.rmSync(old.file, { force: true });
-    return out.slice(0, KEEP_SESSIONS);
+    const budget = this.maxBytes();
+    const live = new Set([...this.streams.keys()].map((id) => this.fileOf(id)));
+    const kept: TranscriptInfo[] = [];
+    let total = 0;
+    let over = 0;
+    let overBytes = 0;
+    let full = false; // once one does not fit, every older one goes too (oldest first)
+    for (const t of out) {
+      const fits = kept.length === 0 || live.has(t.file) || (!full && kept.length < KEEP_SESSIONS && total + t.bytes <= budget);
+      if (!fits) full = true;
+      if (fits) {
+        kept.push({ file: t.file, modified: t.modified });
+        total += t.bytes;
+        continue;
+      }
+      fs.rmSync(t.file, { force: true });
+      if (kept.length < KEEP_SESSIONS) {
+        over++;
+        overBytes += t.bytes;
+      }
+    }
+    if (over > 0) {
+      const mb = (n: number): string => `${(n / 1_048_576).toFixed(n < 10_485_760 ? 1 : 0)} MB`;
+      const message = `Removed the ${over === 1 ? "oldest saved session" : `${over} oldest saved sessions`} (${mb(overBytes)}) to keep this workspace's history under ${mb(budget)} (agentThoughts.history.maxMegabytes).`;
+      this.logger.info(message);
+      this.notify(message);
+    }
+    return kept;
   }
 
   /**
