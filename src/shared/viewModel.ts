@@ -114,6 +114,11 @@ export function agentIdOf(s: SessionView): string {
   return s.agentId ?? s.agentName;
 }
 
+/** Whether a session's turn is under way (working, or waiting for a permission answer). */
+export function isWorking(s: SessionView | undefined): boolean {
+  return s?.status === "running" || s?.status === "awaiting_permission";
+}
+
 /**
  * The agent the next prompt from the panel goes to: the shown session's, unless another agent has
  * been selected since (then the prompt starts a new session with it). `switched` says which.

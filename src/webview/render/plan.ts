@@ -5,7 +5,7 @@
  */
 import { truncatedNote } from "../../shared/bound";
 import type { PlanEntry } from "../../shared/events";
-import type { Entry, SessionView } from "../../shared/viewModel";
+import { isWorking, type Entry, type SessionView } from "../../shared/viewModel";
 import { cleanInline, h, icon, setText, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
 import { entryShell, type EntryComp } from "./entryBase";
@@ -124,7 +124,7 @@ export class PinnedPlan {
 
   render(session: SessionView | undefined): void {
     const plan = session?.plan;
-    const running = session?.status === "running" || session?.status === "awaiting_permission";
+    const running = isWorking(session);
     toggleHidden(this.el, !plan || plan.length === 0 || !running);
     if (plan === this.plan && this.note.textContent === (session?.planCut ? truncatedNote(session.planCut) : "")) return;
     syncChecklist(this.list, this.plan ?? [], plan ?? []);

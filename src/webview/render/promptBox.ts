@@ -10,15 +10,13 @@
  * turn ends, one per turn, in order; the queue and the history survive a reload.
  */
 import type { AvailableCommand, ConfigOption } from "../../shared/events";
-import { nextAgent, type SessionView, type ViewState } from "../../shared/viewModel";
+import { isWorking, nextAgent, type SessionView, type ViewState } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { button, cleanInline, h, icon, setAttr, toggleHidden } from "../dom";
 import { PromptHistory } from "../promptHistory";
 import { MAX_QUEUED, type QueuedPrompt, type UiState } from "../uiState";
 
 const MAX_COMPLETIONS = 50;
-
-const busy = (s: SessionView): boolean => s.status === "running" || s.status === "awaiting_permission";
 
 function modelFirst(a: ConfigOption, b: ConfigOption): number {
   const rank = (o: ConfigOption): number => (o.category === "model" || o.id === "model" ? 0 : 1);
@@ -118,7 +116,7 @@ export class PromptBox {
       this.placeholder = placeholder;
       this.textarea.placeholder = placeholder;
     }
-    const running = session?.status === "running" || session?.status === "awaiting_permission";
+    const running = isWorking(session);
     toggleHidden(this.stop, !running);
     this.el.classList.toggle("running", running);
     const key = [session?.sessionId, session?.modes, session?.configOptions];
@@ -145,7 +143,7 @@ export class PromptBox {
     if (!text) return;
     const s = this.session;
     const next = s ? nextAgent(s, this.host?.defaultAgent ?? s.agentName) : undefined;
-    if (s && busy(s) && next && !next.switched) {
+    if (s && isWorking(s) && next && !next.switched) {
       // The turn runs: queue it for when the turn ends (the box keeps it if the queue is full).
       if (this.ui.queue.length >= MAX_QUEUED) return;
       this.ui.queue = [...this.ui.queue, { sessionId: s.sessionId, text }];
@@ -157,7 +155,6 @@ export class PromptBox {
     this.ui.history = [...this.history.list];
     this.setText("");
     this.close();
-    this.queuedKey = "";
     this.drawQueue(s);
   }
 
@@ -209,7 +206,6 @@ export class PromptBox {
   private unqueue(q: QueuedPrompt): void {
     this.ui.queue = this.ui.queue.filter((x) => x !== q);
     this.ui.save();
-    this.queuedKey = "";
     this.drawQueue(this.session);
   }
 
@@ -217,7 +213,7 @@ export class PromptBox {
   private settlePrompt(session: SessionView | undefined, host: HostInfo): void {
     const u = this.unconfirmed;
     if (!u) return;
-    if (session && (session.status === "running" || session.status === "awaiting_permission" || session.turns.length > u.turnsBefore)) {
+    if (session && (isWorking(session) || session.turns.length > u.turnsBefore)) {
       this.unconfirmed = undefined;
       return;
     }
@@ -228,10 +224,7 @@ export class PromptBox {
     if (!u.errorCleared && host.hostError === u.errorBefore) return;
     this.unconfirmed = undefined;
     if (this.textarea.value.trim()) return; // the user is typing something else
-    this.textarea.value = u.text;
-    this.ui.draft = u.text;
-    this.ui.save();
-    this.syncSend();
+    this.setText(u.text);
   }
 
   private onKey(e: KeyboardEvent): void {
@@ -271,10 +264,7 @@ export class PromptBox {
       const text = up ? this.history.older(t.value) : this.history.newer();
       if (text === undefined) return;
       e.preventDefault();
-      t.value = text;
-      this.ui.draft = text;
-      this.ui.save();
-      this.syncSend();
+      this.setText(text);
       const caret = up ? 0 : text.length;
       t.setSelectionRange(caret, caret);
     }
