@@ -12,7 +12,22 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Lets the extension host's other work run: one setImmediate turn of its event loop (for work done in slices). */
-export function yieldToHost(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+/** The longest stretch of work done in slices (reading transcripts back) before the extension host gets a turn. */
+export const HOST_SLICE_MS = 8;
+
+/**
+ * Long work in slices: `due()` says (cheaply) whether the slice is used up, `pause()` then gives
+ * the extension host one setImmediate turn of its event loop and starts the next slice.
+ */
+export class TimeSlice {
+  private deadline = performance.now() + HOST_SLICE_MS;
+
+  due(): boolean {
+    return performance.now() > this.deadline;
+  }
+
+  async pause(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.deadline = performance.now() + HOST_SLICE_MS;
+  }
 }

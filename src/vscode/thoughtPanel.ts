@@ -19,7 +19,7 @@ import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
 import { nextPatch } from "../core/panelPatches";
 import { QuestionSight } from "../core/questionSight";
-import { yieldToHost } from "../core/sleep";
+import { TimeSlice } from "../core/sleep";
 import type { AgentLinks } from "./links";
 import type { Checkpoints } from "./checkpoints";
 
@@ -30,9 +30,8 @@ const POST_RETRIES = 6;
 const POST_RETRY_MS = 100;
 
 const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
-/** Restoring saved sessions: events folded per reduce call, and the longest stretch before the host gets a turn. */
+/** Restoring saved sessions: events folded per reduce call (slices of HOST_SLICE_MS in between). */
 const RESTORE_BATCH = 500;
-const RESTORE_SLICE_MS = 8;
 
 interface View {
   webview: vscode.Webview;
@@ -267,16 +266,13 @@ export class ThoughtPanelController implements vscode.Disposable {
     // Folded off to the side in slices (the host keeps answering the panel and the agents while
     // an hour-long session folds), then put into the state and shown at once, marked as history.
     let side: ViewState = EMPTY_STATE;
-    let deadline = performance.now() + RESTORE_SLICE_MS;
+    const slice = new TimeSlice();
     for (const events of sessions) {
       const id = events[0]?.sessionId;
       if (!id || this.state.sessions[id] || side.sessions[id]) continue;
       for (let i = 0; i < events.length; i += RESTORE_BATCH) {
         side = reduce(side, events.slice(i, i + RESTORE_BATCH).map(boundEvent));
-        if (performance.now() > deadline) {
-          await yieldToHost();
-          deadline = performance.now() + RESTORE_SLICE_MS;
-        }
+        if (slice.due()) await slice.pause();
       }
     }
     const ids = side.order.filter((id) => !this.state.sessions[id]);

@@ -11,7 +11,7 @@ import type * as vscode from "vscode";
 import type { ThoughtEvent } from "../shared/events";
 import { parseThoughtEvent } from "../core/eventSchema";
 import { stringifyJson } from "../core/json";
-import { yieldToHost } from "../core/sleep";
+import { TimeSlice } from "../core/sleep";
 import type { Logger } from "../acp/ports";
 
 /** How many past sessions come back into the panel on start. */
@@ -20,8 +20,6 @@ const RESTORE_SESSIONS = 20;
 const KEEP_SESSIONS = 200;
 const OPEN_STREAMS = 8;
 const FLUSH_MS = 200;
-/** The longest stretch of reading a transcript back before the extension host gets a turn. */
-const SLICE_MS = 8;
 
 /** A saved transcript (its session id is in its events, not its name). */
 export interface TranscriptInfo { file: string; modified: number }
@@ -113,13 +111,13 @@ export class TranscriptStore implements vscode.Disposable {
     let overBytes = 0;
     let full = false; // once one does not fit, every older one goes too (oldest first)
     for (const t of out) {
-      const fits = kept.length === 0 || live.has(t.file) || (!full && kept.length < KEEP_SESSIONS && total + t.bytes <= budget);
-      if (!fits) full = true;
-      if (fits) {
+      const fits = kept.length === 0 || (!full && kept.length < KEEP_SESSIONS && total + t.bytes <= budget);
+      if (fits || live.has(t.file)) {
         kept.push({ file: t.file, modified: t.modified });
         total += t.bytes;
         continue;
       }
+      full = true;
       fs.rmSync(t.file, { force: true });
       if (kept.length < KEEP_SESSIONS) {
         over++;
@@ -145,18 +143,15 @@ export class TranscriptStore implements vscode.Disposable {
     let skipped = 0;
     let firstProblem = "";
     const text = await fs.promises.readFile(file, "utf8");
-    // Parsed in slices of at most SLICE_MS, handing the extension host back between them: an
+    // Parsed in slices of at most HOST_SLICE_MS, handing the extension host back between them: an
     // hour-long session is 100,000 lines, which took 0.2–0.5 s in one go.
-    let deadline = performance.now() + SLICE_MS;
+    const slice = new TimeSlice();
     for (let pos = 0, n = 0; pos < text.length; n++) {
       const nl = text.indexOf("\n", pos);
       const end = nl < 0 ? text.length : nl;
       const line = text.slice(pos, end);
       pos = end + 1;
-      if ((n & 127) === 127 && performance.now() > deadline) {
-        await yieldToHost();
-        deadline = performance.now() + SLICE_MS;
-      }
+      if ((n & 127) === 127 && slice.due()) await slice.pause();
       if (!line.trim()) continue;
       let problem: string;
       try {
