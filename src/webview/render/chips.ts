@@ -5,7 +5,7 @@
  */
 import type { Attachment } from "../../shared/attachments";
 import type { WebviewMessage } from "../../shared/protocol";
-import { cleanInline, h, icon } from "../dom";
+import { cleanBlock, cleanInline, h, icon } from "../dom";
 
 const ICON: Record<Attachment["kind"], string> = { file: "file-code", link: "link", image: "file-media", audio: "unmute" };
 
@@ -20,4 +20,14 @@ export function chipRow(list: readonly Attachment[] | undefined, post: (m: Webvi
     b.addEventListener("click", () => post({ type: "openLocation", path, ...(a.line ? { line: a.line } : {}) }));
     return b;
   }));
+}
+
+/**
+ * A user message's body: its text (or `empty` when it has neither text nor chips) above its
+ * chips, so a message that carried only an attachment is never an empty bubble.
+ */
+export function messageBody(text: string, list: readonly Attachment[] | undefined, post: (m: WebviewMessage) => void, textEl: (shown: string) => HTMLElement, empty: string): HTMLElement {
+  const shown = cleanBlock(text);
+  const chips = chipRow(list, post);
+  return h("div", { class: "prompt-main" }, shown || !chips ? textEl(shown || empty) : null, chips);
 }

@@ -12,7 +12,7 @@ import { afterLayout, runAfterLayout } from "./frame";
 import { entryShell, extendsText, type EntryComp } from "./entryBase";
 import { PlanCard } from "./plan";
 import { ToolCard } from "./toolCard";
-import { chipRow } from "./chips";
+import { messageBody } from "./chips";
 
 type Of<T extends Entry["type"]> = Extract<Entry, { type: T }>;
 
@@ -122,17 +122,7 @@ class ThoughtComp implements EntryComp, Ticker {
 
   /** `text` is the thought without its leading blank lines (see LeadingBlankLines). */
   private syncText(text: string): void {
-    if (!this.plain && text.length <= THOUGHT_MARKDOWN_MAX) {
-      if (!this.md) {
-        this.md = new IncrementalMarkdown("thought-md", THOUGHT_MARKDOWN_TAIL);
-        this.body.replaceChildren(this.md.el);
-      }
-      this.md.update(text);
-      this.src = text;
-      if (this.open && this.follow && this.entry.endedAt === undefined) this.scrollToEnd();
-      return;
-    }
-    if (!this.plain) {
+    if (!this.plain && text.length > THOUGHT_MARKDOWN_MAX) {
       // Too long for markdown: plain text from here on (drawn once, then appended to).
       this.plain = true;
       this.md = undefined;
@@ -141,7 +131,13 @@ class ThoughtComp implements EntryComp, Ticker {
       this.src = "";
       this.body.classList.add("plain");
     }
-    if (extendsText(this.src, text)) {
+    if (!this.plain) {
+      if (!this.md) {
+        this.md = new IncrementalMarkdown("thought-md", THOUGHT_MARKDOWN_TAIL);
+        this.body.replaceChildren(this.md.el);
+      }
+      this.md.update(text);
+    } else if (extendsText(this.src, text)) {
       this.append(text.slice(this.src.length));
     } else {
       this.body.replaceChildren();
@@ -239,7 +235,7 @@ class MessageComp implements EntryComp {
 
 class UserComp implements EntryComp {
   readonly el: HTMLElement;
-  private readonly main = h("div", { class: "prompt-main" });
+  private main: HTMLElement = h("div", { class: "prompt-main" });
   private entry: Of<"user">;
 
   constructor(entry: Of<"user">, private readonly post: RenderCtx["post"]) {
@@ -257,9 +253,9 @@ class UserComp implements EntryComp {
 
   /** Text, chips, or both; never an empty bubble. */
   private draw(): void {
-    const text = cleanBlock(this.entry.text);
-    const chips = chipRow(this.entry.attachments, this.post);
-    this.main.replaceChildren(...(text || !chips ? [h("div", { class: "user-text" }, text || "(empty message)")] : []), ...(chips ? [chips] : []));
+    const body = messageBody(this.entry.text, this.entry.attachments, this.post, (shown) => h("div", { class: "user-text" }, shown), "(empty message)");
+    this.main.replaceWith(body);
+    this.main = body;
   }
 
   dispose(): void {}

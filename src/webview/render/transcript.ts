@@ -7,11 +7,11 @@
  * unchanged entries, so a streaming frame touches only what changed.
  */
 import type { Entry, SessionView, TurnView } from "../../shared/viewModel";
-import { button, cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
+import { button, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
 import { turnKey, type RenderCtx } from "./context";
 import { createEntry } from "./entries";
 import type { EntryComp } from "./entryBase";
-import { chipRow } from "./chips";
+import { messageBody } from "./chips";
 import { foldCase } from "../find";
 import { shownPrompt } from "./searchText";
 
@@ -202,11 +202,8 @@ class TurnComp {
       const edit = turn.prompt.trim() ? [button({ class: "turn-action edit-prompt", icon: "edit", label: `Edit turn ${n}'s prompt and send it again`, labelHidden: true, title: "Edit and send again: put this prompt in the box" })] : [];
       const promptText = turn.prompt;
       for (const b of edit) b.addEventListener("click", () => this.ctx?.editPrompt(promptText));
-      const text = cleanBlock(turn.prompt.slice(0, 50_000));
-      const chips = chipRow(turn.attachments, (m) => ctx.post(m));
-      this.prompt.replaceChildren(icon("account", "user-icon"),
-        h("div", { class: "prompt-main" }, text || !chips ? h("div", { class: "prompt-text", attrs: { tabindex: "-1" } }, text || "(no prompt)") : null, chips),
-        ...edit, ...restore);
+      const body = messageBody(turn.prompt.slice(0, 50_000), turn.attachments, (m) => ctx.post(m), (shown) => h("div", { class: "prompt-text", attrs: { tabindex: "-1" } }, shown), "(no prompt)");
+      this.prompt.replaceChildren(icon("account", "user-icon"), body, ...edit, ...restore);
     }
     if (!this.list) {
       this.list = new EntryList(() => {
