@@ -12,9 +12,10 @@
  *
  * Which file a command names is decided here (`resolveCommand`, `planSpawn`; `findCommand`, the
  * same without blocking, for Add Agent's detection), purely from the platform, PATH, PATHEXT and
- * the working directory, so the Windows and macOS rules are testable anywhere. They follow what
- * cross-spawn and `which` do on Windows (the working directory first, then PATH; each PATHEXT
- * extension; a name that has one of them is also tried as is) and what `execvp` does on POSIX.
+ * the working directory, so the Windows and macOS rules are testable anywhere. A bare name is
+ * looked up on PATH only — never in the working directory (the workspace) first, as Windows,
+ * cross-spawn and `which` would — with each PATHEXT extension on Windows (a name that has one of
+ * them is also tried as is), as `execvp` does on POSIX.
  * On Windows the file found is what cross-spawn is given, so the file logged is the file that runs.
  */
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
