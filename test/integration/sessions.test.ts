@@ -9,6 +9,7 @@ import type { TurnResult } from "../../src/core/thoughtStream";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { api, scriptedAgent, until } from "./helpers";
 import { evaluate, waitFor } from "./webview";
+import { screenshot } from "./index";
 
 
 
@@ -55,6 +56,13 @@ describe("session commands", function () {
     assert.equal(bubble.chip, "hello.ts:1-3");
     assert.match(bubble.title, /hello\.ts#L1-L3$/);
     assert.equal(bubble.empty, 0, "no empty bubble");
+    const workbench = vscode.workspace.getConfiguration("workbench");
+    for (const [name, theme] of [["light", "Default Light Modern"], ["dark", "Default Dark Modern"]] as const) {
+      await workbench.update("colorTheme", theme, vscode.ConfigurationTarget.Global);
+      await waitFor((cls: string) => document.body.classList.contains(cls), `vscode-${name}`, { view: "sidebar", what: `the ${name} theme` });
+      await screenshot(`test-results/prompt-chip-${name}.png`);
+    }
+    await workbench.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
     await evaluate(() => { const c = [...document.querySelectorAll<HTMLElement>(".turn-prompt .chip")].pop(); c?.click(); }, undefined, "sidebar");
     await until(() => vscode.window.activeTextEditor?.document.uri.fsPath === file && vscode.window.activeTextEditor.selection.active.line === 0, "the chip to open hello.ts at line 1");
