@@ -8,7 +8,7 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
-import type { ContentBlock, SessionStartInfo } from "../shared/events";
+import type { ContentBlock, SessionAbilities, SessionStartInfo } from "../shared/events";
 import { boundId } from "../core/ids";
 import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";
@@ -387,7 +387,7 @@ export class AgentConnection {
     };
     const session = new AgentSession(`${RUN_ID}.${this.serial}:${boundId(res.sessionId)}`, res.sessionId, transport, this.ports.permission, this.ports.logger, Date.now, this.ports.guard);
     this.sessions.set(res.sessionId, session);
-    session.record({ kind: "session_start", ...this.startInfo(cwd, res) });
+    session.record({ kind: "session_start", ...this.startInfo(cwd, res.sessionId, res) });
     const held = this.pendingUpdates.get(res.sessionId);
     if (held) {
       this.pendingUpdates.delete(res.sessionId);
@@ -414,8 +414,18 @@ export class AgentConnection {
     });
   }
 
-  private startInfo(cwd: string, res: acp.NewSessionResponse): SessionStartInfo {
-    const info: SessionStartInfo = { agentName: this.initializeResponse?.agentInfo?.title ?? this.initializeResponse?.agentInfo?.name ?? this.spec.name, agentId: this.spec.name, cwd };
+  /** What the agent declared it can do with sessions. */
+  get abilities(): SessionAbilities {
+    const caps = this.initializeResponse?.agentCapabilities;
+    const sc = caps?.sessionCapabilities;
+    const out: SessionAbilities = {};
+    if (caps?.loadSession === true) out.load = true;
+    for (const k of ["resume", "list", "close", "delete", "fork"] as const) if (sc?.[k] != null) out[k] = true;
+    return out;
+  }
+
+  private startInfo(cwd: string, agentSessionId: string, res: Pick<acp.NewSessionResponse, "modes" | "configOptions">): SessionStartInfo {
+    const info: SessionStartInfo = { agentName: this.initializeResponse?.agentInfo?.title ?? this.initializeResponse?.agentInfo?.name ?? this.spec.name, agentId: this.spec.name, cwd, agentSessionId, abilities: this.abilities };
     const version = this.initializeResponse?.agentInfo?.version;
     if (version) info.agentVersion = version;
     if (res.modes) info.modes = { currentModeId: res.modes.currentModeId, availableModes: res.modes.availableModes.map((m) => ({ id: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })) };

@@ -56,6 +56,9 @@ const chunk = { text: z.string(), content: zContentBlock, messageId: z.string().
 const zBody = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("session_start"), agentName: z.string(), agentId: z.string().optional(), agentVersion: z.string().optional(), cwd: z.string(),
+    agentSessionId: z.string().optional(),
+    abilities: z.object({ load: z.boolean().optional(), resume: z.boolean().optional(), list: z.boolean().optional(), close: z.boolean().optional(), delete: z.boolean().optional(), fork: z.boolean().optional() }).optional(),
+    continued: z.enum(["resume", "load"]).optional(),
     modes: z.object({ currentModeId: z.string(), availableModes: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().optional() })) }).optional(),
     configOptions: z.array(zConfigOption).optional(),
     models: z.object({ currentModelId: z.string(), availableModels: z.array(z.object({ modelId: z.string(), name: z.string(), description: z.string().optional() })) }).optional(),

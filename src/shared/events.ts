@@ -76,7 +76,22 @@ export interface ConfigOption {
 
 export interface SessionMode { id: string; name: string; description?: string }
 
-/** What `session/new` told us about the session. */
+/**
+ * What an agent declared it can do with its sessions (`initialize`'s `loadSession` and
+ * `sessionCapabilities`), kept with the session so a saved one knows how it can be continued.
+ */
+export interface SessionAbilities {
+  /** `session/load`: opens a saved session and replays its history. */
+  load?: boolean;
+  /** `session/resume`: reopens a saved session without replaying it. */
+  resume?: boolean;
+  list?: boolean;
+  close?: boolean;
+  delete?: boolean;
+  fork?: boolean;
+}
+
+/** What `session/new` (or `session/resume` / `session/load`) told us about the session. */
 export interface SessionStartInfo {
   /** The agent's own name for itself (its `agentInfo`), else its name in the settings. */
   agentName: string;
@@ -84,6 +99,12 @@ export interface SessionStartInfo {
   agentId?: string;
   agentVersion?: string;
   cwd: string;
+  /** The agent's own id for the session (what `session/load` and `session/resume` take). */
+  agentSessionId?: string;
+  /** What the agent can do with sessions (absent in transcripts saved before they were recorded). */
+  abilities?: SessionAbilities;
+  /** This start continues a saved session (same session, same card list), and how. */
+  continued?: "resume" | "load";
   modes?: { currentModeId: string; availableModes: SessionMode[] };
   configOptions?: ConfigOption[];
   /** Legacy (pre-config-option) model list some agents still return. */

@@ -9,7 +9,7 @@
  * is what lets the renderer skip them.
  */
 import type {
-  AvailableCommand, ConfigOption, Cuts, PermissionOption, PermissionOutcome, PlanEntry, SessionMode, StopReason, TerminalMeta, ThoughtEvent,
+  AvailableCommand, ConfigOption, Cuts, SessionAbilities, PermissionOption, PermissionOutcome, PlanEntry, SessionMode, StopReason, TerminalMeta, ThoughtEvent,
   ToolContent, ToolKind, ToolLocation,
 } from "./events";
 import { attachmentOf, type Attachment } from "./attachments";
@@ -74,6 +74,9 @@ export interface SessionView {
   agentId?: string;
   agentVersion?: string;
   cwd: string;
+  /** The agent's own id for the session, and what the agent can do with sessions (continue, list…). */
+  agentSessionId?: string;
+  abilities?: SessionAbilities;
   title?: string;
   status: SessionStatus;
   modes?: { currentModeId: string; availableModes: SessionMode[] };
@@ -314,6 +317,15 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       if (e.agentId) v.agentId = e.agentId;
       if (e.agentVersion) v.agentVersion = e.agentVersion;
       v.cwd = e.cwd;
+      if (e.agentSessionId) v.agentSessionId = e.agentSessionId;
+      if (e.abilities) v.abilities = e.abilities;
+      if (e.continued) {
+        // The agent took the saved session back: it is live again, in the same card list.
+        delete v.restored;
+        delete v.fatalError;
+        delete v.fatalHint;
+        v.status = "idle";
+      }
       if (e.modes) v.modes = e.modes;
       if (e.configOptions) v.configOptions = e.configOptions;
       if (e.models) v.models = e.models;
