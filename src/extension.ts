@@ -8,6 +8,7 @@ import { terminateAllGroups } from "./acp/processGroups";
 import { SessionManager } from "./acp/sessionManager";
 import type { AgentThoughtsApi, StreamOptions } from "./api";
 import type { ContentBlock } from "./shared/events";
+import { savedSessionOf, type SessionView } from "./shared/viewModel";
 import { AgentChanges } from "./vscode/agentChanges";
 import { AgentRegistry, clientOptions } from "./vscode/agents";
 import { registerAgentSetup } from "./vscode/agentSetup";
@@ -58,12 +59,19 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const outputs = new ToolOutputs(mirrors, (file) => changes.openReview(file));
   const broker = new PermissionBroker(logger);
   const checkpoints = new Checkpoints(context.storageUri?.fsPath, context.workspaceState, logger, changes);
-  const manager = new SessionManager(
+  const manager: SessionManager = new SessionManager(
     { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, permission: broker, terminal: terminals, logger, checkpoint: checkpoints },
-    clientOptions(registry, version),
+    {
+      ...clientOptions(registry, version),
+      // What the panel shows of a session that is not running: a prompt in it continues it.
+      savedSession: (sessionId: string): Promise<ReturnType<typeof savedSessionOf> | undefined> => {
+        const view: SessionView | undefined = controller.viewState.sessions[sessionId];
+        return Promise.resolve(view ? savedSessionOf(view) : undefined);
+      },
+    },
   );
   const transcript = new EventTranscript(channel);
-  const controller = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger), checkpoints);
+  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger), checkpoints);
   const sidebar = new ThoughtViewProvider(controller);
   /** Shows a tool call in the panel (Why this change?). */
   const revealTool = async (sessionId: string, toolCallId: string): Promise<void> => {

@@ -9,10 +9,11 @@ import { randomBytes } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { ContentBlock, SessionAbilities, SessionStartInfo } from "../shared/events";
+import type { SavedSession } from "../shared/viewModel";
 import { boundId } from "../core/ids";
 import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";
-import { AgentSession, describeError, type SessionTransport } from "./agentSession";
+import { AgentSession, describeError, type ContinueFrom, type SessionTransport } from "./agentSession";
 import { ndJsonStream } from "./ndjson";
 import type { AgentSpec, ClientPorts } from "./ports";
 import { ProcessGroup } from "./processGroups";
@@ -337,23 +338,115 @@ export class AgentConnection {
     }
   }
 
-  /** `session/new` (authenticating first when the agent asks for it). */
-  async newSession(cwd: string): Promise<AgentSession> {
+  /** A session request, authenticating first when the agent answers that it requires it (-32000). */
+  private async withAuth<R>(what: string, request: () => Promise<R>): Promise<R> {
     if (this.deathReason) throw this.deathReason;
-    const request = (): Promise<acp.NewSessionResponse> => Promise.race([this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }), this.dead]);
-    let res: acp.NewSessionResponse;
     try {
-      res = await request();
+      return await Promise.race([request(), this.dead]);
     } catch (err) {
-      if (!(err instanceof acp.RequestError) || err.code !== -32000) throw this.wrap(err, "could not start a session");
+      if (!(err instanceof acp.RequestError) || err.code !== -32000) throw this.wrap(err, `could not ${what}`);
       await this.authenticate();
       try {
-        res = await request();
+        return await Promise.race([request(), this.dead]);
       } catch (err2) {
-        throw this.wrap(err2, "could not start a session after authenticating");
+        throw this.wrap(err2, `could not ${what} after authenticating`);
       }
     }
+  }
+
+  /** `session/new` (authenticating first when the agent asks for it). */
+  async newSession(cwd: string): Promise<AgentSession> {
+    const res = await this.withAuth("start a session", () => this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }));
+    const session = this.makeSession(`${RUN_ID}.${this.serial}:${boundId(res.sessionId)}`, res.sessionId, cwd);
+    session.record({ kind: "session_start", ...this.startInfo(cwd, res.sessionId, res) });
+    this.releaseHeld(res.sessionId, session);
+    return session;
+  }
+
+  /**
+   * Takes a saved session back (same key, its events and turns going on after the saved ones):
+   * `session/resume` when the agent declares it (nothing replayed), else `session/load`, whose
+   * replay is merged into what the panel shows (ReplayMerge: turns it already has are dropped).
+   * Throws an AgentError saying why when the agent can do neither.
+   */
+  async continueSession(saved: SavedSession): Promise<AgentSession> {
+    const abilities = this.abilities;
+    if (!abilities.resume && !abilities.load) {
+      throw new AgentError(this.spec.name, "cannot continue a saved session: it declares neither session/resume nor session/load", "Continue in a new session, with a summary of this one.");
+    }
+    const { agentSessionId, cwd } = saved;
+    const session = this.makeSession(saved.sessionId, agentSessionId, cwd, { lastSeq: saved.lastSeq, lastTurnId: saved.lastTurnId });
+    let how: "resume" | "load" = abilities.resume ? "resume" : "load";
+    let res: acp.ResumeSessionResponse | acp.LoadSessionResponse;
+    try {
+      if (how === "resume") {
+        try {
+          res = await this.withAuth("resume the saved session", () => this.conn.agent.request(acp.methods.agent.session.resume, { sessionId: agentSessionId, cwd, mcpServers: [] }));
+        } catch (err) {
+          if (!abilities.load) throw err;
+          this.ports.logger.warn(`${this.spec.name} could not resume session ${agentSessionId} (${describeError(err).message}); loading it instead`);
+          how = "load";
+        }
+      }
+      if (how === "load") {
+        // Replayed updates arrive before the answer; they are merged as they come.
+        this.sessions.set(agentSessionId, session);
+        session.beginReplay(saved.knownTurns);
+        try {
+          res = await this.withAuth("load the saved session", () => this.conn.agent.request(acp.methods.agent.session.load, { sessionId: agentSessionId, cwd, mcpServers: [] }));
+        } finally {
+          const replay = session.endReplay();
+          this.ports.logger.info(`${this.spec.name} replayed session ${agentSessionId}: ${replay.skipped} update(s) already shown, ${replay.added} turn(s) added`);
+        }
+      }
+    } catch (err) {
+      if (this.sessions.get(agentSessionId) === session) this.sessions.delete(agentSessionId);
+      session.end(err instanceof Error ? err : new Error(String(err)));
+      throw err;
+    }
+    this.sessions.set(agentSessionId, session);
+    session.record({ kind: "session_start", ...this.startInfo(cwd, agentSessionId, res!), continued: how });
+    this.releaseHeld(agentSessionId, session);
+    return session;
+  }
+
+  /** The agent's own sessions in a folder (`session/list`, every page, at most `max`). */
+  async listSessions(cwd: string, max = 500): Promise<acp.SessionInfo[]> {
+    if (!this.abilities.list) return [];
+    const out: acp.SessionInfo[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20 && out.length < max; page++) {
+      const res = await this.withAuth("list its sessions", () => this.conn.agent.request(acp.methods.agent.session.list, { cwd, ...(cursor ? { cursor } : {}) }));
+      out.push(...res.sessions.slice(0, max - out.length));
+      if (!res.nextCursor || res.nextCursor === cursor) break;
+      cursor = res.nextCursor;
+    }
+    return out;
+  }
+
+  /** `session/delete` of one of the agent's sessions (when declared). */
+  async deleteSession(agentSessionId: string): Promise<void> {
+    if (!this.abilities.delete) return;
+    await this.withAuth("delete the session", () => this.conn.agent.request(acp.methods.agent.session.delete, { sessionId: agentSessionId }));
+    const live = this.sessions.get(agentSessionId);
+    if (live) {
+      live.end(new Error("the session was deleted"));
+      this.sessions.delete(agentSessionId);
+    }
+  }
+
+  /** Updates that came for a session before it was known, now that it is. */
+  private releaseHeld(agentSessionId: string, session: AgentSession): void {
+    const held = this.pendingUpdates.get(agentSessionId);
+    if (!held) return;
+    this.pendingUpdates.delete(agentSessionId);
+    this.pendingCount -= held.length;
+    for (const u of held) session.ingestUpdate(u);
+  }
+
+  private makeSession(key: string, agentSessionId: string, cwd: string, from?: ContinueFrom): AgentSession {
     const options = this.options;
+    const abilities = this.abilities;
     const transport: SessionTransport = {
       agentName: this.spec.name,
       cwd,
@@ -384,16 +477,15 @@ export class AgentConnection {
         const r = await Promise.race([this.conn.agent.request(acp.methods.agent.session.setConfigOption, params), this.dead]);
         return r.configOptions;
       },
+      ...(abilities.close ? {
+        close: async (sessionId: string) => {
+          await Promise.race([this.conn.agent.request(acp.methods.agent.session.close, { sessionId }), this.dead]);
+          if (this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
+        },
+      } : {}),
     };
-    const session = new AgentSession(`${RUN_ID}.${this.serial}:${boundId(res.sessionId)}`, res.sessionId, transport, this.ports.permission, this.ports.logger, Date.now, this.ports.guard);
-    this.sessions.set(res.sessionId, session);
-    session.record({ kind: "session_start", ...this.startInfo(cwd, res.sessionId, res) });
-    const held = this.pendingUpdates.get(res.sessionId);
-    if (held) {
-      this.pendingUpdates.delete(res.sessionId);
-      this.pendingCount -= held.length;
-      for (const u of held) session.ingestUpdate(u);
-    }
+    const session = new AgentSession(key, agentSessionId, transport, this.ports.permission, this.ports.logger, Date.now, this.ports.guard, from);
+    this.sessions.set(agentSessionId, session);
     return session;
   }
 

@@ -9,6 +9,7 @@ import { stringifyJson } from "../core/json";
 import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
 import { SessionUpdateMapper } from "../core/updateMapper";
+import { ReplayMerge } from "../core/replayMerge";
 import type { GuardPort, Logger, PermissionPort, ProtectedWriteQuestion } from "./ports";
 import { AgentError } from "./agentError";
 import { SessionPermissions } from "./sessionPermissions";
@@ -25,6 +26,8 @@ export interface SessionTransport {
   setModel(sessionId: string, modelId: string): Promise<void>;
   /** Returns the agent's full, updated option list. */
   setConfigOption(sessionId: string, configId: string, value: string | boolean): Promise<unknown[]>;
+  /** `session/close`, when the agent declared it. */
+  close?(sessionId: string): Promise<void>;
   /** Rejects when the connection dies, with the reason; never resolves otherwise. */
   readonly dead: Promise<never>;
   /** How long the agent gets to end a cancelled turn (read at each cancel; default 5 s). */
@@ -35,6 +38,9 @@ export interface PromptOptions {
   include?: EventFilter;
   signal?: AbortSignal;
 }
+
+/** Where a continued session goes on: after the saved events and turns the panel already shows. */
+export interface ContinueFrom { lastSeq: number; lastTurnId: number }
 
 /** How long an agent gets to end a cancelled turn when nobody says otherwise. */
 export const DEFAULT_CANCEL_TIMEOUT_MS = 5000;
@@ -55,6 +61,9 @@ export class AgentSession {
   private cancelTimer: NodeJS.Timeout | undefined;
   /** The `session/prompt` of a turn ended without the agent's answer, until it answers. */
   private unanswered: Promise<unknown> | undefined;
+  /** While `session/load` replays the conversation: what of it the panel already shows, and the added turn being replayed. */
+  private replay: ReplayMerge | undefined;
+  private replayTurn: number | undefined;
   /** What the terminals run for this session print, reported as events of the tool calls that show them. */
   private readonly terminals = new ClientTerminalOutput((body) => { if (!this.ended) this.log.append(body); });
 
@@ -69,8 +78,11 @@ export class AgentSession {
     now: () => number = Date.now,
     /** Decides which requests touch files that configure tools (always asked). */
     guard?: GuardPort,
+    /** A saved session this one continues (same key): its events and turns go on after these. */
+    from?: ContinueFrom,
   ) {
-    this.log = new SessionLog(sessionId, now, (err) => logger.error(`A listener of session ${sessionId} failed: ${String(err)}`));
+    this.log = new SessionLog(sessionId, now, (err) => logger.error(`A listener of session ${sessionId} failed: ${String(err)}`), from?.lastSeq ?? 0);
+    this.turnCounter = from?.lastTurnId ?? 0;
     this.permissions = new SessionPermissions(this, permissionPort, logger, guard);
   }
 
@@ -112,8 +124,39 @@ export class AgentSession {
 
   /** A raw `session/update` `update` object, in wire order. */
   ingestUpdate(update: unknown): void {
+    if (this.replay) {
+      const step = this.replay.step(update);
+      if (step === "skip") return;
+      if (step === "newTurn") {
+        this.closeReplayTurn();
+        this.replayTurn = ++this.turnCounter;
+        this.log.append({ kind: "turn_start", turnId: this.replayTurn, prompt: [] });
+      }
+    }
     const bodies = this.mapper.map(update);
     this.log.append(...bodies, ...this.terminals.link(bodies));
+  }
+
+  /**
+   * `session/load` is about to replay the conversation: the first `knownTurns` replayed turns are
+   * already shown and are dropped, later ones are added as turns (see ReplayMerge).
+   */
+  beginReplay(knownTurns: number): void {
+    this.replay = new ReplayMerge(knownTurns);
+  }
+
+  /** The replay is over (`session/load` answered or failed): how many turns it added and how many updates it dropped. */
+  endReplay(): { added: number; skipped: number } {
+    this.closeReplayTurn();
+    const r = this.replay;
+    this.replay = undefined;
+    return { added: r?.added ?? 0, skipped: r?.skipped ?? 0 };
+  }
+
+  private closeReplayTurn(): void {
+    if (this.replayTurn === undefined) return;
+    this.log.append(...this.mapper.endTurn(), { kind: "turn_end", turnId: this.replayTurn, stopReason: "end_turn" });
+    this.replayTurn = undefined;
   }
 
   /** A terminal Agent Thoughts runs for this session (`terminal/create`) started, printed, or ended. */
@@ -281,6 +324,18 @@ export class AgentSession {
   async setConfigOption(configId: string, value: string | boolean): Promise<void> {
     const options = await this.transport.setConfigOption(this.agentSessionId, configId, value);
     this.ingestUpdate({ sessionUpdate: "config_option_update", configOptions: options });
+  }
+
+  /**
+   * Closes an idle session: `session/close` when the agent declared it (it frees what the agent
+   * keeps for it), then the session ends here. A prompt in it later continues it (resume or load).
+   */
+  async close(): Promise<void> {
+    if (this.ended) return;
+    if (this.busy) throw new TurnError(`${this.agentName} is working in this session; stop the turn first`);
+    if (this.transport.close) await this.transport.close(this.agentSessionId);
+    this.log.append({ kind: "session_end", reason: "closed" });
+    this.end(new Error("the session was closed"));
   }
 
   /** The agent died or the session was closed: fail what runs, cancel what waits. */

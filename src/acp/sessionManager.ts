@@ -4,9 +4,10 @@
  * synchronously (eager start) even while the agent is still starting.
  */
 import { Emitter } from "../core/emitter";
-import type { ContentBlock, ThoughtEvent } from "../shared/events";
+import type { ContentBlock, SessionAbilities, ThoughtEvent } from "../shared/events";
 import { ThoughtStream, TurnError, TurnFeed, type StreamOptions } from "../core/thoughtStream";
 import { AgentConnection, type ConnectOptions } from "./agentConnection";
+import type { SavedSession } from "../shared/viewModel";
 import { AgentError, userMessage } from "./agentError";
 import type { AgentSession } from "./agentSession";
 import type { AgentSpec, ClientPorts } from "./ports";
@@ -14,15 +15,22 @@ import type { AgentSpec, ClientPorts } from "./ports";
 export interface SessionManagerOptions extends ConnectOptions {
   /** Resolves an agent name (undefined = the default agent) to how to run it. */
   resolveAgent(name: string | undefined): AgentSpec;
+  /**
+   * A session that is not running here (saved, closed, or its agent died) as far as the panel
+   * shows it, with the agent that made it and what that agent can do: a prompt in it continues it.
+   */
+  savedSession?(sessionId: string): Promise<(SavedSession & { agentName: string; abilities?: SessionAbilities }) | undefined>;
 }
 
 interface Running { connection: AgentConnection; session: AgentSession }
+/** An agent's connection and its current session (none yet while it was started only to list or continue sessions). */
+interface AgentEntry { connection: AgentConnection; session?: AgentSession | undefined }
 
 /** Agent start-up progress, and a failure that belongs to no session (with the agent it concerns). */
 export interface AgentStatus { starting?: string; error?: string; errorAgent?: string }
 
 export class SessionManager {
-  private readonly starting = new Map<string, Promise<Running>>();
+  private readonly starting = new Map<string, Promise<AgentEntry>>();
   /** Every session's events, to the panel, the transcript writer, the API…: one throwing listener stops none of the others. */
   private readonly events: Emitter<ThoughtEvent>;
   private readonly sessionsStarted: Emitter<AgentSession>;
@@ -95,9 +103,11 @@ export class SessionManager {
     void (async () => {
       try {
         const existing = options.sessionId ? this.sessionById(options.sessionId) : undefined;
-        if (options.sessionId && !existing) throw new TurnError(`No session ${options.sessionId}`);
+        // A session not running here (saved, closed, its agent died): its agent takes it back if it can.
+        const continued = options.sessionId && (!existing || existing.isEnded) ? await this.continueOrNew(options.sessionId, existing?.agentName) : undefined;
+        if (options.sessionId && !existing && !continued) throw new TurnError(`No session ${options.sessionId}`);
         // A session whose agent never answered a stopped turn may still be busy with it: a new one.
-        const session = existing && !existing.isEnded && !existing.stuck ? existing : (await this.sessionFor(existing?.agentName ?? options.agent, options.newSession === true || existing !== undefined)).session;
+        const session = continued ?? (existing && !existing.isEnded && !existing.stuck ? existing : (await this.sessionFor(existing?.agentName ?? options.agent, options.newSession === true || existing !== undefined)).session);
         if (existing?.stuck && session !== existing) {
           session.record({ kind: "notice", severity: "info", title: `${session.agentName} has not answered the turn you stopped, so this is a new session`, description: "Restart Agent stops what it may still be doing." });
         }
@@ -121,37 +131,110 @@ export class SessionManager {
     if (existing) {
       const running = await existing.catch(() => undefined);
       if (running && running.connection.isAlive && sameSpec(running.connection.spec, spec)) {
-        if (!fresh && !running.session.isEnded && !running.session.stuck) return running;
+        if (!fresh && running.session && !running.session.isEnded && !running.session.stuck) return { connection: running.connection, session: running.session };
         const next = this.newSession(running.connection);
         this.starting.set(spec.name, next);
         return next;
       }
       running?.connection.dispose();
     }
-    this.status({ starting: spec.name });
-    const started = (async () => {
-      const connection = await AgentConnection.start(spec, this.ports, this.options).finally(() => this.status({}));
-      this.connections.add(connection);
-      connection.onDeath((err) => this.deaths.fire(err));
-      if (this.disposed) {
-        connection.dispose();
-        throw new TurnError("Agent Thoughts is shutting down");
-      }
-      return this.newSession(connection);
-    })();
+    const started = this.startConnection(spec).then((connection) => this.newSession(connection));
     this.starting.set(spec.name, started);
     started.catch(() => { if (this.starting.get(spec.name) === started) this.starting.delete(spec.name); });
     return started;
   }
 
+  private async startConnection(spec: AgentSpec): Promise<AgentConnection> {
+    this.status({ starting: spec.name });
+    const connection = await AgentConnection.start(spec, this.ports, this.options).finally(() => this.status({}));
+    this.connections.add(connection);
+    connection.onDeath((err) => this.deaths.fire(err));
+    if (this.disposed) {
+      connection.dispose();
+      throw new TurnError("Agent Thoughts is shutting down");
+    }
+    return connection;
+  }
+
+  /** The agent's running connection, started when there is none (without a new session). */
+  private async connectionFor(agentName: string | undefined): Promise<AgentConnection> {
+    const spec = this.options.resolveAgent(agentName);
+    const running = await this.starting.get(spec.name)?.catch(() => undefined);
+    if (running && running.connection.isAlive && sameSpec(running.connection.spec, spec)) return running.connection;
+    running?.connection.dispose();
+    const started = this.startConnection(spec);
+    // Until a session exists, nobody else may start this agent a second time.
+    const placeholder = started.then((connection): AgentEntry => ({ connection }));
+    this.starting.set(spec.name, placeholder);
+    started.catch(() => { if (this.starting.get(spec.name) === placeholder) this.starting.delete(spec.name); });
+    return started;
+  }
+
   private async newSession(connection: AgentConnection): Promise<Running> {
-    const session = await connection.newSession(connection.spec.cwd);
-    this.allSessions.push(session);
+    return this.adopt(connection, await connection.newSession(connection.spec.cwd));
+  }
+
+  /** A session starts here (new or continued): the panel, the transcript… hear all of it. */
+  private adopt(connection: AgentConnection, session: AgentSession): Running {
+    // A continued session takes the place of the one it continues (same key).
+    const at = this.allSessions.findIndex((s) => s.sessionId === session.sessionId);
+    if (at >= 0) this.allSessions[at] = session;
+    else this.allSessions.push(session);
     session.log.subscribe((e) => this.events.fire(e));
     // Replay what was recorded before anyone could subscribe (session_start, early updates).
     for (const e of session.log.all()) this.events.fire(e);
     this.sessionsStarted.fire(session);
     return { connection, session };
+  }
+
+  /**
+   * Continues a session that is not running here with the agent that made it (session/resume or
+   * session/load). Undefined when there is nothing to continue; when the agent cannot continue it,
+   * a new session with a notice that says why (the prompt is never lost).
+   */
+  private async continueOrNew(sessionId: string, agentName: string | undefined): Promise<AgentSession | undefined> {
+    const saved = await this.options.savedSession?.(sessionId);
+    if (!saved) return undefined;
+    const name = saved.agentName || agentName;
+    const known = saved.abilities;
+    let why: string;
+    if (known && !known.resume && !known.load) why = "it declares neither session/resume nor session/load";
+    else if (!saved.agentSessionId) why = "the saved transcript does not have the agent's id for it";
+    else {
+      try {
+        return await this.continueSession(saved, name);
+      } catch (err) {
+        why = userMessage(err);
+        this.ports.logger.warn(`Could not continue session ${sessionId}: ${why}`);
+      }
+    }
+    const { session } = await this.sessionFor(name, true);
+    session.record({ kind: "notice", severity: "info", title: `${session.agentName} could not continue the earlier session, so this is a new one`, description: `Why: ${why}. The earlier session stays in Show Sessions as history; "Continue in a new session" there starts one with a summary of it.` });
+    return session;
+  }
+
+  /** Takes a saved session back with its agent (see AgentConnection.continueSession). */
+  async continueSession(saved: SavedSession, agentName: string | undefined): Promise<AgentSession> {
+    const connection = await this.connectionFor(agentName);
+    const running = this.adopt(connection, await connection.continueSession(saved));
+    this.starting.set(connection.spec.name, Promise.resolve(running));
+    return running.session;
+  }
+
+  /** The agent's own sessions in a folder (`session/list`; empty when it does not declare it). */
+  async listAgentSessions(agentName: string | undefined, cwd: string): Promise<{ agentName: string; sessions: { sessionId: string; cwd: string; title?: string; updatedAt?: string }[] }> {
+    const connection = await this.connectionFor(agentName);
+    const sessions = await connection.listSessions(cwd);
+    return {
+      agentName: connection.spec.name,
+      sessions: sessions.map((s) => ({ sessionId: s.sessionId, cwd: s.cwd, ...(s.title ? { title: s.title } : {}), ...(s.updatedAt ? { updatedAt: s.updatedAt } : {}) })),
+    };
+  }
+
+  /** Deletes a session on the agent's side (`session/delete`, when the agent declares it). */
+  async deleteAgentSession(agentName: string | undefined, agentSessionId: string): Promise<void> {
+    const connection = await this.connectionFor(agentName);
+    await connection.deleteSession(agentSessionId);
   }
 
   /** Stops one agent (by name) or all. */

@@ -88,6 +88,7 @@ const zBody = z.discriminatedUnion("kind", [
     outcome: z.discriminatedUnion("outcome", [z.object({ outcome: z.literal("selected"), optionId: z.string() }), z.object({ outcome: z.literal("cancelled") })]),
     by: z.enum(["user", "policy", "cancel"]),
   }),
+  z.object({ kind: z.literal("session_end"), reason: z.literal("closed") }),
   z.object({ kind: z.literal("turn_end"), turnId: z.number(), stopReason: z.enum(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]), usage: z.record(z.string(), z.unknown()).optional() }),
   z.object({ kind: z.literal("error"), message: z.string(), detail: z.string().optional(), code: z.number().optional(), fatal: z.boolean() }),
   z.object({ kind: z.literal("unknown"), what: z.string(), reason: z.string(), raw: z.unknown() }),

@@ -74,6 +74,7 @@ export function toMarkdown(events: readonly ThoughtEvent[]): string {
       case "error": out.push(`> **Error:** ${e.message}${e.detail ? `\n>\n${quote(e.detail)}` : ""}\n`); break;
       case "turn_end": flushPlan(); out.push(`_Turn ${e.turnId} ended: ${e.stopReason}_\n`); break;
       case "unknown": out.push(`_(not shown: ${e.what} — ${e.reason})_\n`); break;
+      case "session_end": out.push("_Session closed_\n"); break;
       case "user_message": case "usage": case "mode": case "config_options": case "commands": case "compaction": case "compaction_summary": break;
     }
   }

@@ -21,6 +21,8 @@ export class SessionLog {
     public sessionId: string,
     private readonly now: () => number = Date.now,
     onListenerError?: (err: unknown) => void,
+    /** The last sequence number already used by this session (a continued session goes on after its saved events). */
+    private readonly baseSeq = 0,
   ) {
     this.listeners = new Emitter<ThoughtEvent>(onListenerError);
   }
@@ -35,7 +37,7 @@ export class SessionLog {
     for (const body of bodies) {
       if (body.kind === "turn_start") this.currentTurn = body.turnId;
       const at = this.now();
-      const envelope = { seq: this.events.length + 1, at, sessionId: this.sessionId, ...(this.currentTurn !== undefined ? { turnId: this.currentTurn } : {}) };
+      const envelope = { seq: this.baseSeq + this.events.length + 1, at, sessionId: this.sessionId, ...(this.currentTurn !== undefined ? { turnId: this.currentTurn } : {}) };
       const event = { ...body, ...envelope };
       this.events.push(event);
       if (body.kind === "turn_end") this.currentTurn = undefined;
@@ -52,7 +54,7 @@ export class SessionLog {
 
   /** Events with `seq` greater than `afterSeq` (all when omitted). */
   since(afterSeq = 0): readonly ThoughtEvent[] {
-    return afterSeq <= 0 ? this.events.slice() : this.events.slice(afterSeq);
+    return this.events.slice(Math.max(0, afterSeq - this.baseSeq));
   }
 
   all(): readonly ThoughtEvent[] {

@@ -140,6 +140,8 @@ export type ThoughtEventBody =
   | { kind: "permission_request"; requestId: string; toolCallId: string; title: string; options: PermissionOption[]; toolCall: ToolCallFields; guard?: string }
   | { kind: "permission_outcome"; requestId: string; toolCallId: string; outcome: PermissionOutcome; by: "user" | "policy" | "cancel" }
   | { kind: "turn_end"; turnId: number; stopReason: StopReason; usage?: Record<string, unknown> }
+  /** The session was closed (Close Session; `session/close` where the agent declared it); a prompt continues it. */
+  | { kind: "session_end"; reason: "closed" }
   /** Something went wrong; `fatal` errors end the session (agent crashed, connection lost). */
   | { kind: "error"; message: string; detail?: string; code?: number; fatal: boolean }
   /** Anything the agent sent that we do not model (new or malformed update kinds) — never dropped. */
@@ -205,6 +207,7 @@ export function describeEvent(e: ThoughtEvent): string {
     case "permission_request": return `${head} ${e.requestId} for ${e.toolCallId} ${JSON.stringify(e.title)} options=${e.options.map((o) => o.optionId).join("|")}`;
     case "permission_outcome": return `${head} ${e.requestId} ${e.outcome.outcome === "selected" ? e.outcome.optionId : "cancelled"} by ${e.by}`;
     case "turn_end": return `${head} ${e.stopReason}`;
+    case "session_end": return `${head} ${e.reason}`;
     case "error": return `${head}${e.fatal ? " FATAL" : ""} ${e.message}${e.detail ? ` — ${e.detail}` : ""}`;
     case "unknown": return `${head} ${e.what}: ${e.reason}`;
   }

@@ -53,8 +53,11 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ready"), version: z.number().int().nonnegative().optional() }),
   /** The webview saw a version gap and needs a fresh snapshot. */
   z.object({ type: z.literal("requestSnapshot"), have: z.number().int().nonnegative() }),
-  /** Send a prompt to the active session (or a new one of the default agent). */
-  z.object({ type: z.literal("sendPrompt"), text: z.string().min(1).max(1_000_000), sessionId: id.optional() }),
+  /**
+   * Send a prompt to the session (default: the shown one; a session not running is continued by
+   * its agent when it can be), or with `newSession` to a new session of the default agent.
+   */
+  z.object({ type: z.literal("sendPrompt"), text: z.string().min(1).max(1_000_000), sessionId: id.optional(), newSession: z.literal(true).optional() }),
   /** Cancel the running turn of a session. */
   z.object({ type: z.literal("cancelTurn"), sessionId: id }),
   /** Answer a permission request with one of the agent's options, or cancel it (`optionId` null). */

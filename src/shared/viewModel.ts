@@ -131,6 +131,76 @@ export function nextAgent(s: SessionView | undefined, defaultAgent: string): { n
   return { name: defaultAgent, switched: true };
 }
 
+/** A session to continue (resume or load): our key, the agent's id for it, and how far the panel shows it. */
+export interface SavedSession {
+  sessionId: string;
+  agentSessionId: string;
+  cwd: string;
+  lastSeq: number;
+  lastTurnId: number;
+  /** Turns the panel shows (a load's replay of these is dropped). */
+  knownTurns: number;
+}
+
+/**
+ * How a session that is not running (saved, closed, its agent died) can be continued by the agent
+ * that made it; `abilities` is undefined for transcripts saved before they were recorded (then
+ * the agent is asked and the answer decides). The agent's id comes from the session's start, or
+ * for older transcripts from our key (`run.serial:agentId`) when it was kept whole.
+ */
+export function savedSessionOf(s: SessionView): SavedSession & { agentName: string; abilities?: SessionAbilities } {
+  const fromKey = s.sessionId.slice(s.sessionId.indexOf(":") + 1);
+  const agentSessionId = s.agentSessionId ?? (s.sessionId.includes(":") && !fromKey.includes("…") ? fromKey : "");
+  return {
+    sessionId: s.sessionId, agentSessionId, cwd: s.cwd, lastSeq: s.lastSeq,
+    lastTurnId: s.turns.reduce((m, t) => Math.max(m, t.turnId), 0), knownTurns: s.turns.length,
+    agentName: agentIdOf(s), ...(s.abilities ? { abilities: s.abilities } : {}),
+  };
+}
+
+/**
+ * Why a shown session that is not running cannot be continued by its agent (read-only history),
+ * or undefined when a prompt in it continues it (or it is running).
+ */
+export function readOnlyReason(s: SessionView | undefined): string | undefined {
+  if (!s || (s.status !== "ended" && !s.restored)) return undefined;
+  const a = s.abilities;
+  if (a && !a.resume && !a.load) return `${s.agentName} cannot continue saved sessions (it declares neither session/resume nor session/load)`;
+  if (!savedSessionOf(s).agentSessionId) return "This transcript does not have the agent's id for the session";
+  return undefined;
+}
+
+/**
+ * A short account of a session to start a new one with (Continue in a new session): its title and,
+ * per turn, the prompt and the start of the agent's last message; at most `max` characters, the
+ * newest turns kept. The user sees and edits it before it is sent.
+ */
+export function sessionSummary(s: SessionView, max = 4000): string {
+  const clip = (t: string, n: number): string => {
+    const one = t.replace(/\s+/g, " ").trim();
+    return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+  };
+  const head = `Continuing an earlier session with ${s.agentName}${s.title ? ` ("${clip(s.title, 120)}")` : ""}. What happened there:`;
+  const lines: string[] = [];
+  let used = head.length;
+  for (let i = s.turns.length - 1; i >= 0; i--) {
+    const t = s.turns[i]!;
+    let answer = "";
+    for (let j = t.entries.length - 1; j >= 0 && !answer; j--) {
+      const e = t.entries[j]!;
+      if (e.type === "message") answer = e.text;
+    }
+    const line = `${i + 1}. Asked: ${clip(t.prompt || "(attachments only)", 300)}${answer ? `\n   Answer: ${clip(answer, 500)}` : ""}`;
+    if (used + line.length + 1 > max - 40) {
+      lines.unshift(`(${i + 1} earlier turn${i === 0 ? "" : "s"} left out)`);
+      break;
+    }
+    lines.unshift(line);
+    used += line.length + 1;
+  }
+  return `${head}\n${lines.join("\n")}\n\nNow: `;
+}
+
 export const EMPTY_STATE: ViewState = { version: 0, sessions: {}, order: [] };
 
 /** The tool card of a tool call, read-only (the reducer keeps `toolIndex` pointing at it). */
@@ -498,6 +568,11 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       }
       return;
     }
+    case "session_end":
+      pushEntry(d, v, undefined, { type: "notice", id: `e${e.seq}`, severity: "info", title: "Session closed", description: "A prompt here continues it.", at: e.at }, e.at);
+      v.status = "ended";
+      v.pendingPermissions = {};
+      return;
     case "turn_end":
     case "error": {
       const t = turn(d, v, e.turnId);

@@ -10,7 +10,7 @@ import * as vscode from "vscode";
 import type { AgentStatus, SessionManager } from "../acp/sessionManager";
 import { boundEvent } from "../shared/bound";
 import type { ThoughtEvent } from "../shared/events";
-import { EMPTY_STATE, findToolEntry, markRestored, reduce, type ToolEntry, type ViewState } from "../shared/viewModel";
+import { agentIdOf, EMPTY_STATE, findToolEntry, markRestored, reduce, type ToolEntry, type ViewState } from "../shared/viewModel";
 import { parseWebviewMessage, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
 import type { AgentRegistry } from "./agents";
 import type { Logger } from "../acp/ports";
@@ -351,12 +351,13 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       case "sendPrompt": {
         this.stats.prompts++;
-        const sessionId = m.sessionId ?? this.activeSessionId;
-        const shown = sessionId ? this.manager.sessionById(sessionId) : undefined;
-        // Continue the shown session unless the user has picked another agent since.
-        const session = shown && shown.agentName === this.registry.defaultName() ? shown : undefined;
+        const sessionId = m.newSession ? undefined : m.sessionId ?? this.activeSessionId;
+        const shown = sessionId ? this.state.sessions[sessionId] : undefined;
+        // Continue the shown session unless the user has picked another agent since: running, or
+        // not (saved, closed, its agent died), when its agent takes it back (resume or load).
+        const same = shown && agentIdOf(shown) === this.registry.defaultName();
         this.clearHostError();
-        const turn = this.manager.stream(m.text, session ? { sessionId: session.sessionId } : { newSession: true });
+        const turn = this.manager.stream(m.text, same ? { sessionId: shown.sessionId } : { newSession: true });
         turn.result.catch(() => undefined); // failures are shown as events/banners
         return;
       }

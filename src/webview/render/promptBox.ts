@@ -10,7 +10,7 @@
  * turn ends, one per turn, in order; the queue and the history survive a reload.
  */
 import type { AvailableCommand, ConfigOption } from "../../shared/events";
-import { isWorking, nextAgent, type SessionView, type ViewState } from "../../shared/viewModel";
+import { isWorking, nextAgent, readOnlyReason, sessionSummary, type SessionView, type ViewState } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { button, cleanInline, h, icon, setAttr, toggleHidden } from "../dom";
 import { PromptHistory } from "../promptHistory";
@@ -45,6 +45,10 @@ export class PromptBox {
   private queuedKey = "";
   /** Sessions a queued prompt was just sent to, with their turn count then (one in flight per session). */
   private readonly inFlight = new Map<string, number>();
+  /** Why the shown session cannot be continued (read-only history), with Continue in a new session. */
+  private readonly readOnly: HTMLElement;
+  private readonly readOnlyText: HTMLElement;
+  private readOnlyReason: string | undefined;
 
   constructor(private readonly ui: UiState, private readonly post: (m: WebviewMessage) => void) {
     this.list = h("ul", { id: "slash-list", class: "completions", attrs: { role: "listbox", "aria-label": "Commands" } });
@@ -61,9 +65,22 @@ export class PromptBox {
     this.history = new PromptHistory(ui.history);
     this.queued = h("ul", { class: "queued", attrs: { "aria-label": "Queued prompts" } });
     this.queued.hidden = true;
+    this.readOnlyText = h("span", { class: "read-only-text" });
+    const fresh = button({ class: "secondary continue-new", icon: "debug-continue", label: "Continue in a new session", title: "Put a summary of this session in the box, to edit and send to a new session" });
+    fresh.type = "button";
+    fresh.addEventListener("click", () => {
+      if (!this.session) return;
+      const typed = this.textarea.value.trim();
+      this.setText(sessionSummary(this.session) + typed);
+      this.textarea.focus();
+      this.textarea.setSelectionRange(this.textarea.value.length, this.textarea.value.length);
+    });
+    this.readOnly = h("div", { class: "read-only", attrs: { role: "note" } }, icon("lock"), this.readOnlyText, fresh);
+    this.readOnly.hidden = true;
     this.el = h("form", { class: "prompt-box", attrs: { "aria-label": "Prompt" } },
       this.list,
       this.queued,
+      this.readOnly,
       h("div", { class: "prompt-frame" },
         this.textarea,
         h("div", { class: "prompt-row" }, this.controls, h("span", { class: "spacer" }), this.stop, this.send)));
@@ -111,7 +128,14 @@ export class PromptBox {
     this.drawQueue(session);
     const next = nextAgent(session, host.defaultAgent);
     const agent = cleanInline(next.name, 60);
-    const placeholder = next.switched ? `Ask ${agent}… (starts a new session)` : `Ask ${agent}… (/ for commands)`;
+    const reason = next.switched ? undefined : readOnlyReason(session);
+    if (reason !== this.readOnlyReason) {
+      this.readOnlyReason = reason;
+      this.readOnlyText.textContent = reason ? `Read-only: ${reason}.` : "";
+      toggleHidden(this.readOnly, !reason);
+    }
+    const resting = !!session && !next.switched && !isWorking(session) && (session.status === "ended" || !!session.restored);
+    const placeholder = next.switched || reason ? `Ask ${agent}… (starts a new session)` : resting ? `Ask ${agent}… (continues this session)` : `Ask ${agent}… (/ for commands)`;
     if (placeholder !== this.placeholder) {
       this.placeholder = placeholder;
       this.textarea.placeholder = placeholder;
@@ -148,7 +172,8 @@ export class PromptBox {
       if (this.ui.queue.length >= MAX_QUEUED) return;
       this.ui.queue = [...this.ui.queue, { sessionId: s.sessionId, text }];
     } else {
-      this.post({ type: "sendPrompt", text, ...(s && s.status !== "ended" ? { sessionId: s.sessionId } : {}) });
+      // A session that is not running is continued by its agent; read-only history starts a new one.
+      this.post({ type: "sendPrompt", text, ...(s ? { sessionId: s.sessionId } : {}), ...(this.readOnlyReason ? { newSession: true as const } : {}) });
       this.unconfirmed = { text, errorBefore: this.host?.hostError, errorCleared: false, turnsBefore: s?.turns.length ?? 0 };
     }
     this.history.record(text);
