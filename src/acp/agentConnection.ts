@@ -357,7 +357,7 @@ export class AgentConnection {
   /** `session/new` (authenticating first when the agent asks for it). */
   async newSession(cwd: string): Promise<AgentSession> {
     const res = await this.withAuth("start a session", () => this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }));
-    const session = this.makeSession(`${RUN_ID}.${this.serial}:${boundId(res.sessionId)}`, res.sessionId, cwd);
+    const session = this.makeSession(this.keyFor(res.sessionId), res.sessionId, cwd);
     session.record({ kind: "session_start", ...this.startInfo(cwd, res.sessionId, res) });
     this.releaseHeld(res.sessionId, session);
     return session;
@@ -369,14 +369,14 @@ export class AgentConnection {
    * replay is merged into what the panel shows (ReplayMerge: turns it already has are dropped).
    * Throws an AgentError saying why when the agent can do neither.
    */
-  async continueSession(saved: SavedSession): Promise<AgentSession> {
+  async continueSession(saved: SavedSession, prefer: "resume" | "load" = "resume"): Promise<AgentSession> {
     const abilities = this.abilities;
     if (!abilities.resume && !abilities.load) {
       throw new AgentError(this.spec.name, "cannot continue a saved session: it declares neither session/resume nor session/load", "Continue in a new session, with a summary of this one.");
     }
     const { agentSessionId, cwd } = saved;
-    const session = this.makeSession(saved.sessionId, agentSessionId, cwd, { lastSeq: saved.lastSeq, lastTurnId: saved.lastTurnId });
-    let how: "resume" | "load" = abilities.resume ? "resume" : "load";
+    const session = this.makeSession(saved.sessionId || this.keyFor(agentSessionId), agentSessionId, cwd, { lastSeq: saved.lastSeq, lastTurnId: saved.lastTurnId });
+    let how: "resume" | "load" = abilities.resume && (prefer === "resume" || !abilities.load) ? "resume" : "load";
     let res: acp.ResumeSessionResponse | acp.LoadSessionResponse;
     try {
       if (how === "resume") {
@@ -433,6 +433,11 @@ export class AgentConnection {
       live.end(new Error("the session was deleted"));
       this.sessions.delete(agentSessionId);
     }
+  }
+
+  /** Our key for one of this agent's sessions: unique across agents, restarts and windows. */
+  private keyFor(agentSessionId: string): string {
+    return `${RUN_ID}.${this.serial}:${boundId(agentSessionId)}`;
   }
 
   /** Updates that came for a session before it was known, now that it is. */

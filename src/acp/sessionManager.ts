@@ -213,10 +213,14 @@ export class SessionManager {
     return session;
   }
 
-  /** Takes a saved session back with its agent (see AgentConnection.continueSession). */
+  /**
+   * Takes a saved session back with its agent (see AgentConnection.continueSession). An empty
+   * `saved.sessionId` opens one of the agent's own sessions (from `session/list`) under a new key,
+   * loading it (its history replayed) when the agent can.
+   */
   async continueSession(saved: SavedSession, agentName: string | undefined): Promise<AgentSession> {
     const connection = await this.connectionFor(agentName);
-    const running = this.adopt(connection, await connection.continueSession(saved));
+    const running = this.adopt(connection, await connection.continueSession(saved, saved.sessionId ? "resume" : "load"));
     this.starting.set(connection.spec.name, Promise.resolve(running));
     return running.session;
   }
@@ -229,6 +233,11 @@ export class SessionManager {
       agentName: connection.spec.name,
       sessions: sessions.map((s) => ({ sessionId: s.sessionId, cwd: s.cwd, ...(s.title ? { title: s.title } : {}), ...(s.updatedAt ? { updatedAt: s.updatedAt } : {}) })),
     };
+  }
+
+  /** Whether the agent (started if needed) declared an ability; for what the UI offers. */
+  async abilitiesOf(agentName: string | undefined): Promise<SessionAbilities> {
+    return (await this.connectionFor(agentName)).abilities;
   }
 
   /** Deletes a session on the agent's side (`session/delete`, when the agent declares it). */

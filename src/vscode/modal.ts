@@ -11,16 +11,28 @@ import { plainText } from "../core/plainText";
 export interface AskedQuestion { message: string; detail: string; answer: string | undefined }
 
 const KEEP = 20;
+const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
 
 export class Modal {
   /** The latest questions, oldest first. */
   readonly asked: AskedQuestion[] = [];
+
+  /**
+   * TEST ONLY — answers the tests give in place of the user (code-server refuses every dialog in
+   * extension tests), taken one per question; honoured only when AGENT_THOUGHTS_TEST_MODE is set.
+   */
+  readonly testAnswers: string[] = [];
 
   constructor(private readonly logger: Logger) {}
 
   /** Asks; resolves the chosen action, or undefined for no (dismissed, or no dialog could be shown). */
   async ask(message: string, detail: string, ...actions: string[]): Promise<string | undefined> {
     let answer: string | undefined;
+    if (TEST_MODE && this.testAnswers.length > 0) {
+      answer = this.testAnswers.shift();
+      this.asked.push({ message, detail, answer });
+      return answer;
+    }
     try {
       answer = await vscode.window.showWarningMessage(plainText(message), { modal: true, detail: plainText(detail) }, ...actions);
     } catch (err) {

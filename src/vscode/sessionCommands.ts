@@ -10,7 +10,7 @@ import type { AgentSession } from "../acp/agentSession";
 import type { SessionManager } from "../acp/sessionManager";
 import type { ContentBlock } from "../shared/events";
 import type { TurnResult } from "../core/thoughtStream";
-import type { ViewState } from "../shared/viewModel";
+import { agentIdOf, savedSessionOf, type ViewState } from "../shared/viewModel";
 import { DEMO_AGENT } from "../core/agentPresets";
 import type { AgentRegistry } from "./agents";
 import { plainText } from "../core/plainText";
@@ -33,6 +33,12 @@ export interface SessionUi {
   openInEditor(): unknown;
   focusPrompt(): void;
   showLog(): void;
+  /** Removes a session from the panel, and its saved transcript. */
+  forget(sessionId: string): void;
+  deleteSaved(sessionId: string): Promise<void>;
+  /** A modal yes/no question (see Modal). */
+  ask(message: string, detail: string, ...actions: string[]): Promise<string | undefined>;
+  log(message: string): void;
 }
 
 /**
@@ -70,6 +76,167 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
     if (!ui.anyVisible) void ui.reveal();
     try {
       return await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `${registry.defaultName()} is working…` }, () => turn.result);
+    } catch (err) {
+      showError(err, ui);
+      return undefined;
+    }
+  };
+
+
+  const deleteButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("trash"), tooltip: "Delete session…" };
+  const closeButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("circle-slash"), tooltip: "Close session (a prompt in it continues it)" };
+  type SessionItem = vscode.QuickPickItem & { sid?: string; agentSessions?: boolean };
+
+  /** Show Sessions: every session, newest first, searchable; Delete and Close on each row; the agent's own sessions last. */
+  const pickSession = (): Promise<string | undefined> => new Promise((resolve) => {
+    const qp = vscode.window.createQuickPick<SessionItem>();
+    qp.title = "Sessions";
+    qp.placeholder = "Show a session in the thought panel (type to search titles, agents, dates)";
+    qp.matchOnDescription = true;
+    qp.matchOnDetail = true;
+    const fill = (): void => {
+      const state = ui.viewState();
+      const rows: SessionItem[] = [...state.order].reverse().map((sid) => {
+        const v = state.sessions[sid]!;
+        const waiting = Object.keys(v.pendingPermissions).length;
+        const last = v.turns[v.turns.length - 1];
+        const live = manager.sessionById(sid);
+        const idle = !!live && !live.isEnded && !live.busy;
+        const state_ = waiting ? "waiting for you" : v.status === "running" ? "working" : v.restored ? "saved" : v.status === "ended" ? "ended" : "idle";
+        return {
+          label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${plainText(v.title ?? last?.prompt.slice(0, 60) ?? "New session")}`,
+          description: `${plainText(v.agentName)} · ${state_}`,
+          detail: `${count(v.turns.length, "turn")}${last ? ` · last ${new Date(last.startedAt).toLocaleString()}` : ""}`,
+          sid,
+          buttons: idle ? [closeButton, deleteButton] : [deleteButton],
+        };
+      });
+      const agent = registry.defaultName();
+      qp.items = [...rows, { label: "", kind: vscode.QuickPickItemKind.Separator }, { label: `$(history) ${plainText(agent)}'s own sessions in this folder…`, detail: "Sessions the agent keeps (session/list), e.g. ones started in its CLI; opening one loads it", agentSessions: true, alwaysShow: true }];
+    };
+    fill();
+    let done = false;
+    const finish = (id: string | undefined): void => {
+      if (done) return;
+      done = true;
+      qp.dispose();
+      resolve(id);
+    };
+    qp.onDidTriggerItemButton(async ({ item, button }) => {
+      if (!item.sid) return;
+      if (button === deleteButton) await deleteSession(item.sid);
+      else await closeSession(item.sid);
+      fill();
+    });
+    qp.onDidAccept(() => {
+      const item = qp.selectedItems[0];
+      if (item?.agentSessions) {
+        finish(undefined);
+        void openAgentSessions(undefined, undefined);
+        return;
+      }
+      finish(item?.sid);
+    });
+    qp.onDidHide(() => finish(undefined));
+    qp.show();
+  });
+
+  /** Deletes a session: asks first; closes it if live, then its transcript here and, where declared, the agent's own copy. */
+  const deleteSession = async (id: string): Promise<boolean> => {
+    const v = ui.viewState().sessions[id];
+    if (!v) return false;
+    const live = manager.sessionById(id);
+    if (live?.busy) {
+      void vscode.window.showInformationMessage("The agent is working in this session; stop the turn before deleting it.");
+      return false;
+    }
+    const agentSessionId = savedSessionOf(v).agentSessionId;
+    const agentSide = !!v.abilities?.delete && !!agentSessionId;
+    const title = v.title ?? v.turns[v.turns.length - 1]?.prompt.slice(0, 60) ?? "New session";
+    const answer = await ui.ask(`Delete the session "${title.slice(0, 80)}"?`,
+      `Its saved transcript in this workspace is removed${agentSide ? `, and ${v.agentName} deletes its own copy of the conversation (session/delete)` : ""}. This cannot be undone.`, "Delete");
+    if (answer !== "Delete") return false;
+    if (live && !live.isEnded) await live.close().catch((err: unknown) => ui.log(`Closing session ${id} before deleting it failed: ${String(err)}`));
+    if (agentSide) {
+      try {
+        await manager.deleteAgentSession(agentIdOf(v), agentSessionId);
+      } catch (err) {
+        void vscode.window.showWarningMessage(plainText(`${v.agentName} could not delete its copy of the session: ${userMessage(err)}. It is removed here.`));
+      }
+    }
+    await ui.deleteSaved(id);
+    ui.forget(id);
+    return true;
+  };
+
+  /** Closes an idle live session (session/close where declared); a prompt in it later continues it. */
+  const closeSession = async (id: string): Promise<boolean> => {
+    const live = manager.sessionById(id);
+    if (!live || live.isEnded) return false;
+    try {
+      await live.close();
+      return true;
+    } catch (err) {
+      showError(err, ui);
+      return false;
+    }
+  };
+
+  /**
+   * The agent's own sessions in this folder (session/list); the one picked (or `pick`, the agent's
+   * id for it) opens in the panel, loaded with its history. Sessions the panel already has are shown.
+   */
+  const openAgentSessions = async (agentName: string | undefined, pick: string | undefined): Promise<string | undefined> => {
+    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (!cwd) {
+      void vscode.window.showInformationMessage("Open a folder first: agents list their sessions per folder.");
+      return undefined;
+    }
+    const name = agentName ?? registry.defaultName();
+    let listed: Awaited<ReturnType<SessionManager["listAgentSessions"]>> | undefined;
+    try {
+      listed = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Asking ${name} for its sessions…` },
+        async () => ((await manager.abilitiesOf(name)).list ? manager.listAgentSessions(name, cwd) : undefined));
+    } catch (err) {
+      showError(err, ui);
+      return undefined;
+    }
+    if (!listed) {
+      void vscode.window.showInformationMessage(plainText(`${name} does not list its sessions (it does not declare session/list).`));
+      return undefined;
+    }
+    const state = ui.viewState();
+    const shown = new Map<string, string>();
+    for (const sid of state.order) {
+      const v = state.sessions[sid]!;
+      const agentId = savedSessionOf(v).agentSessionId;
+      if (agentId && agentIdOf(v) === listed.agentName) shown.set(agentId, sid);
+    }
+    const rows = listed.sessions.map((s) => ({
+      label: plainText(s.title ?? s.sessionId).slice(0, 200),
+      description: shown.has(s.sessionId) ? "in the panel" : undefined,
+      detail: s.updatedAt && !Number.isNaN(Date.parse(s.updatedAt)) ? `updated ${new Date(s.updatedAt).toLocaleString()}` : undefined,
+      info: s,
+    }));
+    if (rows.length === 0 && !pick) {
+      void vscode.window.showInformationMessage(plainText(`${listed.agentName} has no saved sessions in this folder.`));
+      return undefined;
+    }
+    const chosen = pick ? rows.find((r) => r.info.sessionId === pick)?.info : (await vscode.window.showQuickPick(rows, { title: `${plainText(listed.agentName)}'s sessions in this folder`, matchOnDetail: true, placeHolder: "Open a session in the thought panel" }))?.info;
+    if (!chosen) return undefined;
+    const already = shown.get(chosen.sessionId);
+    if (already) {
+      ui.select(already);
+      if (!ui.anyVisible) await ui.reveal();
+      return already;
+    }
+    try {
+      // Our folder, not the one the agent reported: a session opens only where we work.
+      const session = await manager.continueSession({ sessionId: "", agentSessionId: chosen.sessionId, cwd, lastSeq: 0, lastTurnId: 0, knownTurns: 0 }, listed.agentName);
+      if (chosen.title) session.record({ kind: "session_info", title: chosen.title });
+      ui.select(session.sessionId);
+      if (!ui.anyVisible) await ui.reveal();
+      return session.sessionId;
     } catch (err) {
       showError(err, ui);
       return undefined;
@@ -129,25 +296,22 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
       });
     }),
     vscode.commands.registerCommand("agentThoughts.showSessions", async (sessionArg?: unknown) => {
-      const state = ui.viewState();
-      const id = typeof sessionArg === "string" ? sessionArg : (await vscode.window.showQuickPick(
-        [...state.order].reverse().map((sid) => {
-          const v = state.sessions[sid]!;
-          const waiting = Object.keys(v.pendingPermissions).length;
-          const last = v.turns[v.turns.length - 1];
-          return {
-            label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${plainText(v.title ?? last?.prompt.slice(0, 60) ?? "New session")}`,
-            description: `${plainText(v.agentName)}${v.restored ? " · saved transcript" : ""}${waiting ? " · waiting for you" : ""}`,
-            detail: `${count(v.turns.length, "turn")}${last ? ` · last ${new Date(last.startedAt).toLocaleString()}` : ""}`,
-            sid,
-          };
-        }),
-        { title: "Sessions", placeHolder: "Show a session in the thought panel" },
-      ))?.sid;
+      const id = typeof sessionArg === "string" ? sessionArg : await pickSession();
       if (!id) return undefined;
       ui.select(id);
       if (!ui.anyVisible) await ui.reveal();
       return id;
+    }),
+    vscode.commands.registerCommand("agentThoughts.deleteSession", async (sessionArg?: unknown) => {
+      const id = typeof sessionArg === "string" ? sessionArg : ui.activeSessionId();
+      return id ? deleteSession(id) : false;
+    }),
+    vscode.commands.registerCommand("agentThoughts.closeSession", async (sessionArg?: unknown) => {
+      const id = typeof sessionArg === "string" ? sessionArg : ui.activeSessionId();
+      return id ? closeSession(id) : false;
+    }),
+    vscode.commands.registerCommand("agentThoughts.openAgentSessions", async (agentArg?: unknown, sessionArg?: unknown) => {
+      return openAgentSessions(typeof agentArg === "string" ? agentArg : undefined, typeof sessionArg === "string" ? sessionArg : undefined);
     }),
     vscode.commands.registerCommand("agentThoughts.openPanel", () => ui.openInEditor()),
     vscode.commands.registerCommand("agentThoughts.focusPrompt", async () => { await ui.reveal(); ui.focusPrompt(); }),

@@ -63,6 +63,8 @@ export class ThoughtPanelController implements vscode.Disposable {
   private editorPanel: vscode.WebviewPanel | undefined;
   private pendingReveal: { sessionId: string; toolCallId: string; at: number } | undefined;
   private readonly sight = new QuestionSight();
+  /** Sessions deleted from the panel. */
+  private readonly forgotten = new Set<string>();
   /**
    * TEST ONLY — faults the integration tests inject, honoured only when AGENT_THOUGHTS_TEST_MODE is
    * set (by test/host/runTests.mjs): the panel's event listener throws for the next
@@ -120,6 +122,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       throw new Error(`test fault: the panel's listener throws on event #${e.seq}`);
     }
     this.stats.eventsIn++;
+    if (this.forgotten.has(e.sessionId)) return;
     this.pending.push(e);
     this.timer ??= setTimeout(() => this.flush(), FRAME_MS);
   }
@@ -282,6 +285,21 @@ export class ThoughtPanelController implements vscode.Disposable {
     for (const id of ids) merged[id] = side.sessions[id]!;
     this.state = markRestored({ version: this.state.version + side.version, sessions: merged, order: [...this.state.order, ...ids] }, ids);
     this.activeSessionId ??= ids[ids.length - 1];
+    for (const v of this.views) if (v.ready) this.snapshot(v);
+  }
+
+  /**
+   * Removes a session from the panel (Delete Session); events still on their way for it are
+   * dropped, so it cannot come back half.
+   */
+  forget(sessionId: string): void {
+    this.flush();
+    this.forgotten.add(sessionId);
+    if (!this.state.sessions[sessionId]) return;
+    const sessions = { ...this.state.sessions };
+    delete sessions[sessionId];
+    this.state = { version: this.state.version + 1, sessions, order: this.state.order.filter((id) => id !== sessionId) };
+    if (this.activeSessionId === sessionId) this.activeSessionId = this.state.order[this.state.order.length - 1];
     for (const v of this.views) if (v.ready) this.snapshot(v);
   }
 

@@ -176,6 +176,16 @@ export class TranscriptStore implements vscode.Disposable {
     return sessions.filter((e) => e.length > 0);
   }
 
+  /** Deletes a session's saved transcript (Delete Session); what was still to be written goes too. */
+  async remove(sessionId: string): Promise<void> {
+    this.pending.delete(sessionId);
+    const stream = this.streams.get(sessionId);
+    this.streams.delete(sessionId);
+    if (stream) await new Promise<void>((resolve) => stream.end(resolve));
+    const file = this.fileOf(sessionId);
+    if (file) await fs.promises.rm(file, { force: true });
+  }
+
   dispose(): void {
     this.flush();
     for (const s of this.streams.values()) s.end();
