@@ -46,3 +46,20 @@ export function midQuestion(): { title: string; step: string } {
 }
 
 export { alive } from "../support/processes";
+
+/** The continue-after-reload row: where its agents keep their sessions and record what they receive. */
+export function continued(): { dir: string; store: string; record: string; loadRecord: string } {
+  const dir = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, ".reload-continue");
+  return { dir, store: path.join(dir, "store"), record: path.join(dir, "keeper.jsonl"), loadRecord: path.join(dir, "loader.jsonl") };
+}
+
+/** The agents of that row: Keeper declares resume, list, close and delete; LoadOnly declares only session/load. */
+export function continuingAgents(repo: string): { name: string; command: string; args: string[]; env: Record<string, string> }[] {
+  const c = continued();
+  const run = (name: string, scenario: Record<string, unknown>): { name: string; command: string; args: string[]; env: Record<string, string> } =>
+    ({ name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } });
+  return [
+    run("Keeper", { capabilities: { loadSession: true, sessionCapabilities: { resume: {}, list: {}, close: {}, delete: {} } }, storeDir: `${c.store}-keeper`, recordFile: c.record, turns: [[{ message: "KEPT-BEFORE-RELOAD" }], [{ echoPrompt: true }]] }),
+    run("LoadOnly", { capabilities: { loadSession: true }, storeDir: `${c.store}-loader`, recordFile: c.loadRecord, turns: [[{ thought: "loading thought" }, { message: "LOADED-BEFORE-RELOAD" }], [{ echoPrompt: true }]] }),
+  ];
+}

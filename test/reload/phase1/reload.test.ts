@@ -5,7 +5,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { until } from "../../support/until";
 import { waitFor } from "../../integration/webview";
-import { alive, api, EDITED, EXTENSION_ID, file, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
+import { alive, api, continued, continuingAgents, EDITED, EXTENSION_ID, file, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
 
 describe("window reload, phase 1", function () {
   this.timeout(60_000);
@@ -102,5 +102,22 @@ describe("window reload, phase 1", function () {
     const transcript = a._test.transcripts.fileOf(id);
     assert.ok(transcript, "the session has a transcript file");
     await until(() => fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").split("\n").filter(Boolean).length >= a._test.controller.viewState.sessions[id]!.lastSeq, "the session's transcript on disk");
+  });
+
+  it("leaves a session of an agent that can resume, and one of an agent that can only load", async () => {
+    const c = continued();
+    fs.rmSync(c.dir, { recursive: true, force: true });
+    fs.mkdirSync(c.dir, { recursive: true });
+    const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+    const config = vscode.workspace.getConfiguration("agentThoughts");
+    const others = (config.get<{ name: string }[]>("agents") ?? []).filter((x) => x.name !== "Keeper" && x.name !== "LoadOnly");
+    await config.update("agents", [...others, ...continuingAgents(repo)], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    for (const [agent, said] of [["Keeper", "KEPT-BEFORE-RELOAD"], ["LoadOnly", "LOADED-BEFORE-RELOAD"]] as const) {
+      const r = await a.stream(`${agent} first`, { agent, newSession: true }).result;
+      assert.equal(r.text, said);
+      const transcript = a._test.transcripts.fileOf(r.sessionId)!;
+      await until(() => fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").split("\n").filter(Boolean).length >= a._test.controller.viewState.sessions[r.sessionId]!.lastSeq, `${agent}'s transcript on disk`);
+    }
   });
 });

@@ -2,7 +2,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
-import { alive, api, EDITED, file, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
+import { alive, api, continued, EDITED, file, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
 import { evaluate, waitFor } from "../../integration/webview";
 import { until } from "../../support/until";
 
@@ -113,5 +113,52 @@ describe("window reload, phase 2", function () {
       for (const p of pids) if (alive(p.pid)) try { process.kill(p.pid, "SIGKILL"); } catch { /* gone */ }
       fs.rmSync(l.dir, { recursive: true, force: true });
     }
+  });
+
+  it("continues saved sessions after the reload: session/resume with the old id, or session/load with its replay merged, in the same card list", async () => {
+    const c = continued();
+    const a = await api();
+    const records = (file: string): { method: string; params: Record<string, unknown> }[] => fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { method: string; params: Record<string, unknown> });
+    const find = (said: string): string | undefined => {
+      const state = a._test.controller.viewState;
+      return state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes(said))));
+    };
+    const keeper = await until(() => find("KEPT-BEFORE-RELOAD"), "Keeper's session restored", 20_000);
+    const saved = a._test.controller.viewState.sessions[keeper]!;
+    assert.equal(saved.restored, true);
+    const wireId = saved.agentSessionId;
+    assert.ok(wireId, "the transcript kept the agent's id for the session");
+    // From the panel, as a user would: show it, type, Enter.
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", "Keeper", vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand("agentThoughts.showSessions", keeper);
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await waitFor(() => (document.getElementById("prompt") as HTMLTextAreaElement | null)?.placeholder.includes("continues this session") ?? false, undefined, { view: "sidebar", what: "the box to say a prompt continues the session", timeoutMs: 20_000 });
+    await evaluate((text: string) => {
+      const box = document.getElementById("prompt") as HTMLTextAreaElement;
+      box.value = text;
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+      box.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    }, "after the reload", "sidebar");
+    await until(() => a._test.controller.viewState.sessions[keeper]!.turns.length === 2 && a._test.controller.viewState.sessions[keeper]!.turns[1]!.endedAt !== undefined, "the continued turn to end in the same session", 20_000);
+    const resume = records(c.record).find((m) => m.method === "session/resume");
+    assert.ok(resume, "Keeper got session/resume");
+    assert.equal(resume.params.sessionId, wireId, "with the old id");
+    assert.equal(resume.params.cwd, saved.cwd, "and the same folder");
+    const view = a._test.controller.viewState.sessions[keeper]!;
+    assert.deepEqual(view.turns.map((t) => t.prompt), ["Keeper first", "after the reload"]);
+    assert.ok(view.turns[1]!.entries.some((e) => e.type === "message" && e.text.includes("You said: after the reload")));
+    assert.equal(view.restored, undefined, "live again");
+    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("You said: after the reload"), undefined, { view: "sidebar", what: "the answer in the panel" });
+
+    const loader = await until(() => find("LOADED-BEFORE-RELOAD"), "LoadOnly's session restored", 20_000);
+    const r = await a.stream("second", { sessionId: loader }).result;
+    assert.equal(r.sessionId, loader, "the same session");
+    assert.ok(records(c.loadRecord).some((m) => m.method === "session/load"), "LoadOnly got session/load");
+    assert.ok(!records(c.loadRecord).some((m) => m.method === "session/resume"), "and no undeclared session/resume");
+    const loaded = a._test.controller.viewState.sessions[loader]!;
+    assert.deepEqual(loaded.turns.map((t) => t.prompt), ["LoadOnly first", "second"], "the replayed turn is not shown twice");
+    await a._test.manager.stop("Keeper");
+    await a._test.manager.stop("LoadOnly");
+    fs.rmSync(c.dir, { recursive: true, force: true });
   });
 });
