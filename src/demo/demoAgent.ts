@@ -706,39 +706,53 @@ function log(text: string): void {
   process.stderr.write(`[demo agent] ${text}\n`);
 }
 
+/** A session, new or resumed (the demo keeps nothing between turns, so resuming is opening it again). */
+function openSession(id: string, cwd: string, client: acp.AgentContext): { sessionId: string; modes: acp.SessionModeState; configOptions: acp.SessionConfigOption[] } {
+  const session: DemoSession = {
+    id,
+    cwd: path.resolve(cwd),
+    modeId: "code",
+    model: "demo-thoughtful",
+    turns: 0,
+    usedTokens: 0,
+    alwaysAllowEdits: false,
+    noticeSent: false,
+    turn: undefined,
+  };
+  sessions.set(session.id, session);
+  // setImmediate runs after the SDK queued the answer (it writes in queue order), so the client
+  // knows the session id before this update arrives.
+  setImmediate(() => {
+    client
+      .notify(acp.methods.client.session.update, { sessionId: session.id, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } })
+      .catch((error: unknown) => log(`available_commands_update failed: ${errorText(error)}`));
+  });
+  return { sessionId: session.id, modes: { currentModeId: session.modeId, availableModes: MODES }, configOptions: configOptions(session) };
+}
+
 const app = acp
   .agent({ name: "Demo" })
   .onRequest(acp.methods.agent.initialize, ({ params }) => {
     clientCapabilities = params.clientCapabilities ?? {};
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: { loadSession: false, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
+      // It keeps no memory between turns, so any of its sessions can be resumed by id (a window reload, a restart).
+      agentCapabilities: { loadSession: false, sessionCapabilities: { resume: {}, close: {} }, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
       authMethods: [],
       agentInfo: { name: "agent-thoughts-demo", title: "Demo", version: AGENT_VERSION },
     };
   })
   .onRequest(acp.methods.agent.authenticate, () => ({}))
-  .onRequest(acp.methods.agent.session.new, ({ params, client }) => {
-    const session: DemoSession = {
-      id: `demo-${process.pid}-${nextSessionNumber++}`,
-      cwd: path.resolve(params.cwd),
-      modeId: "code",
-      model: "demo-thoughtful",
-      turns: 0,
-      usedTokens: 0,
-      alwaysAllowEdits: false,
-      noticeSent: false,
-      turn: undefined,
-    };
-    sessions.set(session.id, session);
-    // setImmediate runs after the SDK queued the session/new answer (it writes in queue order), so
-    // the client knows the session id before this update arrives.
-    setImmediate(() => {
-      client
-        .notify(acp.methods.client.session.update, { sessionId: session.id, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } })
-        .catch((error: unknown) => log(`available_commands_update failed: ${errorText(error)}`));
-    });
-    return { sessionId: session.id, modes: { currentModeId: session.modeId, availableModes: MODES }, configOptions: configOptions(session) };
+  .onRequest(acp.methods.agent.session.new, ({ params, client }) => openSession(`demo-${process.pid}-${nextSessionNumber++}`, params.cwd, client))
+  .onRequest(acp.methods.agent.session.resume, ({ params, client }) => {
+    sessions.get(params.sessionId)?.turn?.abort();
+    const { modes, configOptions: options } = openSession(params.sessionId, params.cwd, client);
+    return { modes, configOptions: options };
+  })
+  .onRequest(acp.methods.agent.session.close, ({ params }) => {
+    sessions.get(params.sessionId)?.turn?.abort();
+    sessions.delete(params.sessionId);
+    return {};
   })
   .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
     const session = findSession(params.sessionId);
