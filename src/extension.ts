@@ -61,14 +61,11 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const checkpoints = new Checkpoints(context.storageUri?.fsPath, context.workspaceState, logger, changes);
   const manager: SessionManager = new SessionManager(
     { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, permission: broker, terminal: terminals, logger, checkpoint: checkpoints },
-    {
-      ...clientOptions(registry, version),
-      // What the panel shows of a session that is not running: a prompt in it continues it.
-      savedSession: (sessionId: string): Promise<ReturnType<typeof savedSessionOf> | undefined> => {
-        const view: SessionView | undefined = controller.viewState.sessions[sessionId];
-        return Promise.resolve(view ? savedSessionOf(view) : undefined);
-      },
-    },
+    // What the panel shows of a session that is not running: a prompt in it continues it.
+    clientOptions(registry, version, (sessionId: string): Promise<ReturnType<typeof savedSessionOf> | undefined> => {
+      const view: SessionView | undefined = controller.viewState.sessions[sessionId];
+      return Promise.resolve(view ? savedSessionOf(view) : undefined);
+    }),
   );
   const transcript = new EventTranscript(channel);
   const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger), checkpoints);

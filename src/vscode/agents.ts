@@ -87,7 +87,7 @@ export class AgentRegistry {
 }
 
 /** How the session manager starts agents: from these settings, read at each use so a changed setting applies next time. */
-export function clientOptions(registry: AgentRegistry, version: string): SessionManagerOptions {
+export function clientOptions(registry: AgentRegistry, version: string, savedSession?: SessionManagerOptions["savedSession"]): SessionManagerOptions {
   const settings = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration("agentThoughts");
   return {
     clientName: "agent-thoughts",
@@ -101,6 +101,7 @@ export function clientOptions(registry: AgentRegistry, version: string): Session
       return Math.min(60, Math.max(0.1, settings().get<number>("cancelTimeoutSeconds") ?? 5)) * 1000;
     },
     resolveAgent: (name) => registry.resolve(name),
+    ...(savedSession ? { savedSession } : {}),
     chooseAuthMethod: async (agentName, methods) => {
       const pick = await vscode.window.showQuickPick(methods.map((m) => ({ label: plainText(m.name), detail: m.description, id: m.id })), { title: `${agentName} needs you to sign in`, ignoreFocusOut: true });
       return pick?.id;

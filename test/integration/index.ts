@@ -43,6 +43,7 @@ export function runMocha(dir: string, label: string, suffix = ".test.js"): Promi
     color: false,
     reporter: "spec",
     ...(process.env.AGENT_THOUGHTS_GREP ? { grep: process.env.AGENT_THOUGHTS_GREP } : {}),
+    ...(process.env.AGENT_THOUGHTS_GREP_INVERT ? { invert: true } : {}),
   });
   const files = testFiles(dir, suffix);
   for (const file of files) mocha.addFile(file);
