@@ -569,7 +569,8 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       return;
     }
     case "session_end":
-      pushEntry(d, v, undefined, { type: "notice", id: `e${e.seq}`, severity: "info", title: "Session closed", description: "A prompt here continues it.", at: e.at }, e.at);
+      // Whether a prompt continues it, or why not, is said above the prompt box.
+      pushEntry(d, v, undefined, { type: "notice", id: `e${e.seq}`, severity: "info", title: "Session closed", at: e.at }, e.at);
       v.status = "ended";
       v.pendingPermissions = {};
       return;
