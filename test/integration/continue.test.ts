@@ -10,7 +10,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { api, scriptedAgent, sendFromPanel, transcriptHas, until } from "./helpers";
-import { click, evaluate, waitFor } from "./webview";
+import { click, evaluate, viewport, waitFor } from "./webview";
 import { screenshot } from "./index";
 
 const ALL = { loadSession: true, sessionCapabilities: { resume: {}, list: {}, close: {}, delete: {} } };
@@ -139,7 +139,24 @@ describe("sessions that continue", function () {
       return bar && !bar.hidden ? bar.textContent ?? "" : undefined;
     }, undefined, { view: "sidebar", what: "the read-only note" })) ?? "";
     assert.match(why, /declares neither session\/resume nor session\/load/);
-    await screenshot("test-results/continue-read-only.png");
+    // As a user sees it: the default light theme at 1400×900, dark at 1280×800 (the note wraps under its button in the 300 px sidebar).
+    await screenshot("test-results/continue-read-only-light.png");
+    await vscode.workspace.getConfiguration("workbench").update("colorTheme", "Default Dark Modern", vscode.ConfigurationTarget.Global);
+    await viewport(1280, 800);
+    try {
+      const fits = await waitFor(() => {
+        const bar = document.querySelector<HTMLElement>(".read-only");
+        const box = document.querySelector<HTMLElement>(".prompt-box");
+        if (!bar || !box) return undefined;
+        const b = bar.getBoundingClientRect();
+        return b.right <= box.getBoundingClientRect().right + 0.5 && b.width > 0 ? "fits" : undefined;
+      }, undefined, { view: "sidebar", what: "the read-only note within the prompt box" });
+      assert.equal(fits, "fits");
+      await screenshot("test-results/continue-read-only-dark.png");
+    } finally {
+      await vscode.workspace.getConfiguration("workbench").update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+      await viewport(1400, 900);
+    }
     await click(".read-only .continue-new", "sidebar");
     const text = (await waitFor(() => (document.getElementById("prompt") as HTMLTextAreaElement | null)?.value || undefined, undefined, { view: "sidebar", what: "the summary in the box" })) ?? "";
     assert.match(text, /^Continuing an earlier session with .*\n1\. Asked: plain question\n {3}Answer: PLAIN-ANSWER\n\nNow: $/);
