@@ -513,12 +513,7 @@ export class AgentConnection {
 
   /** What the agent declared it can do with sessions. */
   get abilities(): SessionAbilities {
-    const caps = this.initializeResponse?.agentCapabilities;
-    const sc = caps?.sessionCapabilities;
-    const out: SessionAbilities = {};
-    if (caps?.loadSession === true) out.load = true;
-    for (const k of ["resume", "list", "close", "delete", "fork"] as const) if (sc?.[k] != null) out[k] = true;
-    return out;
+    return sessionAbilities(this.initializeResponse?.agentCapabilities);
   }
 
   private startInfo(cwd: string, agentSessionId: string, res: Pick<acp.NewSessionResponse, "modes" | "configOptions">): SessionStartInfo {
@@ -605,6 +600,15 @@ export class AgentConnection {
     this.proc.stdin?.destroy();
   }
 
+}
+
+/** What an `initialize` answer's capabilities say the agent can do with sessions (a capability is declared by any non-null object). */
+export function sessionAbilities(caps: { loadSession?: boolean | null; sessionCapabilities?: Partial<Record<"resume" | "list" | "close" | "delete" | "fork", unknown>> | null } | undefined): SessionAbilities {
+  const sc = caps?.sessionCapabilities;
+  const out: SessionAbilities = {};
+  if (caps?.loadSession === true) out.load = true;
+  for (const k of ["resume", "list", "close", "delete", "fork"] as const) if (sc?.[k] != null && typeof sc[k] === "object") out[k] = true;
+  return out;
 }
 
 function knownNotification(method: string): boolean {
