@@ -7,7 +7,7 @@ import { NodeTerminals } from "./acp/nodeTerminals";
 import { terminateAllGroups } from "./acp/processGroups";
 import { SessionManager } from "./acp/sessionManager";
 import type { AgentThoughtsApi, StreamOptions } from "./api";
-import type { ContentBlock } from "./shared/events";
+import type { ContentBlock, ThoughtEvent } from "./shared/events";
 import { savedSessionOf, type SessionView } from "./shared/viewModel";
 import { AgentChanges } from "./vscode/agentChanges";
 import { AgentRegistry, clientOptions } from "./vscode/agents";
@@ -28,6 +28,14 @@ import { registerSessionCommands } from "./vscode/sessionCommands";
 import { AgentStatusBar } from "./vscode/statusBar";
 import { TerminalMirrors } from "./vscode/terminalMirrors";
 import { ToolOutputs } from "./vscode/toolOutputs";
+
+/**
+ * A listener that acts on what happens now: an agent's replay of earlier history (session/load) is
+ * shown and saved, never reviewed as new edits, checkpointed, run in terminals or counted as work.
+ */
+function live(listener: (e: ThoughtEvent) => void): (e: ThoughtEvent) => void {
+  return (e) => { if (!e.replayed) listener(e); };
+}
 
 /** How long a visible panel has to put a new permission request on screen before a notification asks instead. */
 const UNSEEN_QUESTION_MS = 1500;
@@ -85,11 +93,11 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     transcript,
     manager.onEvent((e) => transcript.write(e)),
     changes,
-    manager.onEvent((e) => changes.onEvent(e)),
+    manager.onEvent(live((e) => changes.onEvent(e))),
     mirrors,
-    manager.onEvent((e) => mirrors.onEvent(e)),
+    manager.onEvent(live((e) => mirrors.onEvent(e))),
     checkpoints,
-    manager.onEvent((e) => checkpoints.onEvent(e)),
+    manager.onEvent(live((e) => checkpoints.onEvent(e))),
     ...registerCheckpointCommands(checkpoints),
     // A question no panel puts on screen within a moment (hidden, another session shown, too short): a notification.
     broker.onDidAsk((req) => { void controller.seenWithin(req.requestId, UNSEEN_QUESTION_MS).then((seen) => { if (!seen) void broker.notify(req); }); }),
@@ -115,7 +123,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     trace,
     manager.onEvent((e) => trace.write(e)),
     registerExport(manager, () => controller.activeSession),
-    manager.onEvent((e) => statusBar.onEvent(e)),
+    manager.onEvent(live((e) => statusBar.onEvent(e))),
     ...registerSessionCommands(manager, registry, {
       viewState: () => controller.viewState,
       activeSessionId: () => controller.activeSession,

@@ -39,6 +39,8 @@ let connectionSerial = 0;
 /** Distinguishes this run from earlier ones, whose transcripts may be restored beside new sessions. */
 const RUN_ID = randomBytes(3).toString("hex");
 const PENDING_UPDATE_LIMIT = 10_000;
+/** Longest agent session id kept with a session (in the panel's state and transcript) to continue it. */
+const MAX_KEPT_AGENT_SESSION_ID = 4096;
 const STDERR_LOG_LINES = 200;
 const UNKNOWN_SESSION_NOTICE_MS = 1000;
 const STDERR_LOG_WINDOW_MS = 5_000;
@@ -62,6 +64,10 @@ export class AgentConnection {
   /** The agent and every process it started (they share its process group). */
   private readonly group: ProcessGroup;
   private readonly serial = ++connectionSerial;
+  /** Sessions opened from the agent's list here (their keys stay unique). */
+  private opened = 0;
+  /** The agent's ids of sessions closed or deleted here: what it still sends for them is dropped. */
+  private readonly closedIds = new Set<string>();
   /** The terminals run for this agent's sessions (`terminal/create`), and the session of each; what they do is reported to it. */
   private readonly terminalSessions = new Map<string, AgentSession>();
   private terminalListener: { dispose(): void } | undefined;
@@ -267,6 +273,7 @@ export class AgentConnection {
       }
       const session = this.sessions.get(sessionId);
       if (session) session.ingestUpdate(params.update);
+      else if (this.closedIds.has(sessionId)) logger.debug(`[${this.spec.name}] update for closed session ${sessionId} dropped`);
       else this.holdUpdate(sessionId, params.update);
     } else if (message.method === acp.methods.client.session.requestPermission && "id" in message && sessionId) {
       this.sessions.get(sessionId)?.ingestPermissionRequest(rpcKey(message.id), params);
@@ -338,19 +345,32 @@ export class AgentConnection {
     }
   }
 
-  /** A session request, authenticating first when the agent answers that it requires it (-32000). */
+  /**
+   * A session request, authenticating first when the agent answers that it requires it (-32000),
+   * given up after the initialize timeout (agentThoughts.initializeTimeoutSeconds): an agent that
+   * never answers a resume, load, list or delete must not leave the user waiting with nothing shown.
+   */
   private async withAuth<R>(what: string, request: () => Promise<R>): Promise<R> {
     if (this.deathReason) throw this.deathReason;
+    const ms = this.options.initializeTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AgentError(this.spec.name, `did not answer within ${Math.round(ms / 1000)} s when asked to ${what}`, "Try again, or raise agentThoughts.initializeTimeoutSeconds.")), ms);
+    });
     try {
-      return await Promise.race([request(), this.dead]);
-    } catch (err) {
-      if (!(err instanceof acp.RequestError) || err.code !== -32000) throw this.wrap(err, `could not ${what}`);
-      await this.authenticate();
       try {
-        return await Promise.race([request(), this.dead]);
-      } catch (err2) {
-        throw this.wrap(err2, `could not ${what} after authenticating`);
+        return await Promise.race([request(), this.dead, deadline]);
+      } catch (err) {
+        if (!(err instanceof acp.RequestError) || err.code !== -32000) throw this.wrap(err, `could not ${what}`);
+        await this.authenticate();
+        try {
+          return await Promise.race([request(), this.dead, deadline]);
+        } catch (err2) {
+          throw this.wrap(err2, `could not ${what} after authenticating`);
+        }
       }
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -375,7 +395,14 @@ export class AgentConnection {
       throw new AgentError(this.spec.name, "cannot continue a saved session: it declares neither session/resume nor session/load", "Continue in a new session, with a summary of this one.");
     }
     const { agentSessionId, cwd } = saved;
-    const session = this.makeSession(saved.sessionId || this.keyFor(agentSessionId), agentSessionId, cwd, { lastSeq: saved.lastSeq, lastTurnId: saved.lastTurnId });
+    const live = this.sessions.get(agentSessionId);
+    if (live && !live.isEnded) {
+      // Two sessions of the panel would both hear the agent's updates for it.
+      throw new AgentError(this.spec.name, "already has this session open in the panel", "Show Sessions lists it.");
+    }
+    // A session opened from session/list gets a key of its own, never one this connection used before.
+    const key = saved.sessionId || `${this.keyFor(agentSessionId).replace(":", `.o${++this.opened}:`)}`;
+    const session = this.makeSession(key, agentSessionId, cwd, { lastSeq: saved.lastSeq, lastTurnId: saved.lastTurnId });
     let how: "resume" | "load" = abilities.resume && (prefer === "resume" || !abilities.load) ? "resume" : "load";
     let res: acp.ResumeSessionResponse | acp.LoadSessionResponse;
     try {
@@ -391,7 +418,7 @@ export class AgentConnection {
       if (how === "load") {
         // Replayed updates arrive before the answer; they are merged as they come.
         this.sessions.set(agentSessionId, session);
-        session.beginReplay(saved.knownTurns);
+        session.beginReplay(saved.shownPrompts);
         try {
           res = await this.withAuth("load the saved session", () => this.conn.agent.request(acp.methods.agent.session.load, { sessionId: agentSessionId, cwd, mcpServers: [] }));
         } finally {
@@ -431,8 +458,15 @@ export class AgentConnection {
     const live = this.sessions.get(agentSessionId);
     if (live) {
       live.end(new Error("the session was deleted"));
-      this.sessions.delete(agentSessionId);
+      this.forgetSession(agentSessionId, live);
     }
+  }
+
+  /** A session closed or deleted here: no longer routed, its terminals released. */
+  private forgetSession(agentSessionId: string, session: AgentSession): void {
+    if (this.sessions.get(agentSessionId) === session) this.sessions.delete(agentSessionId);
+    this.closedIds.add(agentSessionId);
+    this.ports.terminal.releaseSession(session.sessionId);
   }
 
   /** Our key for one of this agent's sessions: unique across agents, restarts and windows. */
@@ -482,15 +516,19 @@ export class AgentConnection {
         const r = await Promise.race([this.conn.agent.request(acp.methods.agent.session.setConfigOption, params), this.dead]);
         return r.configOptions;
       },
-      ...(abilities.close ? {
-        close: async (sessionId: string) => {
-          await Promise.race([this.conn.agent.request(acp.methods.agent.session.close, { sessionId }), this.dead]);
-          if (this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
-        },
-      } : {}),
+      // Closing: session/close where declared; either way the session is gone here (what the agent
+      // still sends for it is dropped, its file and terminal requests refused, its terminals released).
+      close: async (sessionId: string) => {
+        try {
+          if (abilities.close) await this.withAuth("close the session", () => this.conn.agent.request(acp.methods.agent.session.close, { sessionId }));
+        } finally {
+          this.forgetSession(sessionId, session);
+        }
+      },
     };
     const session = new AgentSession(key, agentSessionId, transport, this.ports.permission, this.ports.logger, Date.now, this.ports.guard, from);
     this.sessions.set(agentSessionId, session);
+    this.closedIds.delete(agentSessionId);
     return session;
   }
 
@@ -517,7 +555,9 @@ export class AgentConnection {
   }
 
   private startInfo(cwd: string, agentSessionId: string, res: Pick<acp.NewSessionResponse, "modes" | "configOptions">): SessionStartInfo {
-    const info: SessionStartInfo = { agentName: this.initializeResponse?.agentInfo?.title ?? this.initializeResponse?.agentInfo?.name ?? this.spec.name, agentId: this.spec.name, cwd, agentSessionId, abilities: this.abilities };
+    const info: SessionStartInfo = { agentName: this.initializeResponse?.agentInfo?.title ?? this.initializeResponse?.agentInfo?.name ?? this.spec.name, agentId: this.spec.name, cwd, abilities: this.abilities };
+    // Kept to continue the session later; an id too long to keep makes it history only.
+    if (agentSessionId.length <= MAX_KEPT_AGENT_SESSION_ID) info.agentSessionId = agentSessionId;
     const version = this.initializeResponse?.agentInfo?.version;
     if (version) info.agentVersion = version;
     if (res.modes) info.modes = { currentModeId: res.modes.currentModeId, availableModes: res.modes.availableModes.map((m) => ({ id: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })) };

@@ -122,41 +122,67 @@ export class AgentSession {
     this.log.append(...events);
   }
 
-  /** A raw `session/update` `update` object, in wire order. */
+  /** A raw `session/update` `update` object, in wire order (kept aside while `session/load` replays). */
   ingestUpdate(update: unknown): void {
     if (this.replay) {
-      const step = this.replay.step(update);
-      if (step === "skip") return;
-      if (step === "newTurn") {
-        this.closeReplayTurn();
-        this.replayTurn = ++this.turnCounter;
-        this.log.append({ kind: "turn_start", turnId: this.replayTurn, prompt: [] });
-      }
+      this.replay.push(update);
+      return;
     }
+    this.map(update);
+  }
+
+  private map(update: unknown): void {
     const bodies = this.mapper.map(update);
     this.log.append(...bodies, ...this.terminals.link(bodies));
   }
 
   /**
-   * `session/load` is about to replay the conversation: the first `knownTurns` replayed turns are
-   * already shown and are dropped, later ones are added as turns (see ReplayMerge).
+   * `session/load` is about to replay the conversation; `shownPrompts` are the prompts of the
+   * turns the panel already shows (ReplayMerge lines the replay up with them).
    */
-  beginReplay(knownTurns: number): void {
-    this.replay = new ReplayMerge(knownTurns);
+  beginReplay(shownPrompts: readonly string[]): void {
+    this.replay = new ReplayMerge(shownPrompts);
   }
 
-  /** The replay is over (`session/load` answered or failed): how many turns it added and how many updates it dropped. */
-  endReplay(): { added: number; skipped: number } {
-    this.closeReplayTurn();
+  /**
+   * The replay is over (`session/load` answered or failed): what the panel does not show yet is
+   * added, marked as replayed (shown, never acted on: no edit review, checkpoint or terminal).
+   */
+  endReplay(): { added: number; skipped: number; overflow: number } {
     const r = this.replay;
     this.replay = undefined;
-    return { added: r?.added ?? 0, skipped: r?.skipped ?? 0 };
+    if (!r) return { added: 0, skipped: 0, overflow: 0 };
+    this.log.replaying = true;
+    try {
+      for (const step of r.steps()) {
+        if (step.newTurn) {
+          this.closeReplayTurn();
+          this.replayTurn = ++this.turnCounter;
+          this.log.append({ kind: "turn_start", turnId: this.replayTurn, prompt: [] });
+        }
+        this.map(step.update);
+      }
+      this.closeReplayTurn();
+      if (r.overflow > 0) this.log.append({ kind: "notice", severity: "warning", title: `${this.agentName} replayed more than can be shown`, description: `${r.overflow} later updates of its replay are not shown.` });
+    } finally {
+      this.log.replaying = false;
+    }
+    return { added: r.added, skipped: r.skipped, overflow: r.overflow };
   }
 
   private closeReplayTurn(): void {
     if (this.replayTurn === undefined) return;
     this.log.append(...this.mapper.endTurn(), { kind: "turn_end", turnId: this.replayTurn, stopReason: "end_turn" });
     this.replayTurn = undefined;
+  }
+
+  /** The last sequence number and turn id this session used (a continuation goes on after them). */
+  get lastSeq(): number {
+    return this.log.lastSeq;
+  }
+
+  get lastTurnId(): number {
+    return this.turnCounter;
   }
 
   /** A terminal Agent Thoughts runs for this session (`terminal/create`) started, printed, or ended. */
@@ -333,9 +359,12 @@ export class AgentSession {
   async close(): Promise<void> {
     if (this.ended) return;
     if (this.busy) throw new TurnError(`${this.agentName} is working in this session; stop the turn first`);
-    if (this.transport.close) await this.transport.close(this.agentSessionId);
-    this.log.append({ kind: "session_end", reason: "closed" });
-    this.end(new Error("the session was closed"));
+    try {
+      if (this.transport.close) await this.transport.close(this.agentSessionId);
+    } finally {
+      this.log.append({ kind: "session_end", reason: "closed" });
+      this.end(new Error("the session was closed"));
+    }
   }
 
   /** The agent died or the session was closed: fail what runs, cancel what waits. */

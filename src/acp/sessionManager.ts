@@ -37,6 +37,10 @@ export class SessionManager {
   private readonly statuses: Emitter<AgentStatus>;
   private readonly deaths: Emitter<AgentError>;
   private readonly allSessions: AgentSession[] = [];
+  /** Continuations under way, per session key. */
+  private readonly continuing = new Map<string, Promise<AgentSession | undefined>>();
+  /** Sessions whose agent could not continue them, and why. */
+  private readonly unavailable = new Map<string, string>();
   private latest: AgentSession | undefined;
   private readonly connections = new Set<AgentConnection>();
   private disposed = false;
@@ -104,7 +108,7 @@ export class SessionManager {
       try {
         const existing = options.sessionId ? this.sessionById(options.sessionId) : undefined;
         // A session not running here (saved, closed, its agent died): its agent takes it back if it can.
-        const continued = options.sessionId && (!existing || existing.isEnded) ? await this.continueOrNew(options.sessionId, existing?.agentName) : undefined;
+        const continued = options.sessionId && (!existing || existing.isEnded) ? await this.continueOnce(options.sessionId, existing) : undefined;
         if (options.sessionId && !existing && !continued) throw new TurnError(`No session ${options.sessionId}`);
         // A session whose agent never answered a stopped turn may still be busy with it: a new one.
         const session = continued ?? (existing && !existing.isEnded && !existing.stuck ? existing : (await this.sessionFor(existing?.agentName ?? options.agent, options.newSession === true || existing !== undefined)).session);
@@ -188,29 +192,54 @@ export class SessionManager {
   }
 
   /**
-   * Continues a session that is not running here with the agent that made it (session/resume or
-   * session/load). Undefined when there is nothing to continue; when the agent cannot continue it,
-   * a new session with a notice that says why (the prompt is never lost).
+   * One continuation per session at a time: prompts sent while it is under way (Enter pressed
+   * twice, a second prompt while the agent resumes) wait for it and go to the same session, in order.
    */
-  private async continueOrNew(sessionId: string, agentName: string | undefined): Promise<AgentSession | undefined> {
-    const saved = await this.options.savedSession?.(sessionId);
-    if (!saved) return undefined;
-    const name = saved.agentName || agentName;
+  private continueOnce(sessionId: string, existing: AgentSession | undefined): Promise<AgentSession | undefined> {
+    let pending = this.continuing.get(sessionId);
+    if (!pending) {
+      pending = this.continueOrNew(sessionId, existing).finally(() => this.continuing.delete(sessionId));
+      this.continuing.set(sessionId, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * Continues a session that is not running here with the agent that made it (session/resume or
+   * session/load). Undefined when there is nothing to continue. When the agent is known not to be
+   * able to, a new session with a notice that says why; when it tried and failed, the turn fails
+   * with the reason (the panel puts the prompt back) and the session counts as read-only.
+   */
+  private async continueOrNew(sessionId: string, existing: AgentSession | undefined): Promise<AgentSession | undefined> {
+    const found = await this.options.savedSession?.(sessionId);
+    if (!found) return undefined;
+    // The panel's figures can lag behind a session that ran here (its last chunks merged in one frame).
+    const saved = existing ? { ...found, lastSeq: Math.max(found.lastSeq, existing.lastSeq), lastTurnId: Math.max(found.lastTurnId, existing.lastTurnId) } : found;
+    const name = saved.agentName || existing?.agentName;
     const known = saved.abilities;
-    let why: string;
-    if (known && !known.resume && !known.load) why = "it declares neither session/resume nor session/load";
-    else if (!saved.agentSessionId) why = "the saved transcript does not have the agent's id for it";
-    else {
+    const why = known && !known.resume && !known.load ? "it declares neither session/resume nor session/load"
+      : !saved.agentSessionId ? "the saved transcript does not have the agent's id for it"
+      : !saved.cwd ? "the saved transcript does not have the session's folder"
+      : this.unavailable.get(sessionId);
+    if (why === undefined) {
       try {
         return await this.continueSession(saved, name);
       } catch (err) {
-        why = userMessage(err);
-        this.ports.logger.warn(`Could not continue session ${sessionId}: ${why}`);
+        const reason = userMessage(err);
+        this.ports.logger.warn(`Could not continue session ${sessionId}: ${reason}`);
+        this.unavailable.set(sessionId, reason);
+        this.status({});
+        throw new TurnError(`${name ?? "The agent"} could not continue this session: ${reason}. Your prompt was not sent; "Continue in a new session" above the prompt box starts one with a summary of this one.`);
       }
     }
     const { session } = await this.sessionFor(name, true);
-    session.record({ kind: "notice", severity: "info", title: `${session.agentName} could not continue the earlier session, so this is a new one`, description: `Why: ${why}. The earlier session stays in Show Sessions as history; "Continue in a new session" there starts one with a summary of it.` });
+    session.record({ kind: "notice", severity: "info", title: `${session.agentName} cannot continue the earlier session, so this is a new one`, description: `Why: ${why}. The earlier session stays in Show Sessions as history; "Continue in a new session" there starts one with a summary of it.` });
     return session;
+  }
+
+  /** Sessions whose agent tried to continue them and could not, with why (the panel shows them read-only). */
+  cannotContinue(): Record<string, string> {
+    return Object.fromEntries(this.unavailable);
   }
 
   /**
@@ -220,7 +249,16 @@ export class SessionManager {
    */
   async continueSession(saved: SavedSession, agentName: string | undefined): Promise<AgentSession> {
     const connection = await this.connectionFor(agentName);
-    const running = this.adopt(connection, await connection.continueSession(saved, saved.sessionId ? "resume" : "load"));
+    // The header says the agent is getting the session back (a load can take a while).
+    this.status({ starting: connection.spec.name });
+    let session: AgentSession;
+    try {
+      session = await connection.continueSession(saved, saved.sessionId ? "resume" : "load");
+    } finally {
+      this.status({});
+    }
+    this.unavailable.delete(session.sessionId);
+    const running = this.adopt(connection, session);
     this.starting.set(connection.spec.name, Promise.resolve(running));
     return running.session;
   }

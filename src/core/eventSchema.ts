@@ -99,6 +99,7 @@ const zEnvelope = z.object({
   at: z.number(),
   sessionId: z.string(),
   turnId: z.number().optional(),
+  replayed: z.literal(true).optional(),
   cuts: z.record(z.string(), z.string()).optional(),
 });
 

@@ -31,13 +31,21 @@ export class SessionLog {
     return this.events.length;
   }
 
+  /** The last sequence number used (the saved events' last one for a continued session with nothing new yet). */
+  get lastSeq(): number {
+    return this.baseSeq + this.events.length;
+  }
+
+  /** While true, appended events are marked `replayed` (an agent's replay of earlier history). */
+  replaying = false;
+
   /** Appends events in order and notifies listeners; returns the stamped events. */
   append(...bodies: ThoughtEventBody[]): ThoughtEvent[] {
     const out: ThoughtEvent[] = [];
     for (const body of bodies) {
       if (body.kind === "turn_start") this.currentTurn = body.turnId;
       const at = this.now();
-      const envelope = { seq: this.baseSeq + this.events.length + 1, at, sessionId: this.sessionId, ...(this.currentTurn !== undefined ? { turnId: this.currentTurn } : {}) };
+      const envelope = { seq: this.baseSeq + this.events.length + 1, at, sessionId: this.sessionId, ...(this.currentTurn !== undefined ? { turnId: this.currentTurn } : {}), ...(this.replaying ? { replayed: true as const } : {}) };
       const event = { ...body, ...envelope };
       this.events.push(event);
       if (body.kind === "turn_end") this.currentTurn = undefined;

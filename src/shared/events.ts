@@ -159,6 +159,11 @@ export interface EventEnvelope {
   sessionId: string;
   /** The turn this event belongs to, when one was running. */
   turnId?: number;
+  /**
+   * Part of an agent's replay of earlier history (`session/load`): shown in the panel and kept in
+   * the transcript, never acted on (no edit to review, checkpoint, terminal or status change).
+   */
+  replayed?: true;
   /** Only on what the panel gets (`boundEvent`): which fields were cut, and what of them; the log keeps the whole event. */
   cuts?: Cuts;
 }

@@ -27,6 +27,8 @@ export interface HostInfo {
   hostError?: string;
   /** The agent `hostError` is about, when it is about one. */
   hostErrorAgent?: string;
+  /** Sessions whose agent tried to continue them and could not, with why (shown read-only). */
+  cannotContinue?: Record<string, string>;
   /** Turns that have a checkpoint (Restore checkpoint), per session. */
   checkpoints?: Record<string, number[]>;
 }

@@ -138,8 +138,8 @@ export interface SavedSession {
   cwd: string;
   lastSeq: number;
   lastTurnId: number;
-  /** Turns the panel shows (a load's replay of these is dropped). */
-  knownTurns: number;
+  /** The prompts of the turns the panel shows, oldest first (a load's replay of these is dropped). */
+  shownPrompts: string[];
 }
 
 /**
@@ -153,7 +153,7 @@ export function savedSessionOf(s: SessionView): SavedSession & { agentName: stri
   const agentSessionId = s.agentSessionId ?? (s.sessionId.includes(":") && !fromKey.includes("…") ? fromKey : "");
   return {
     sessionId: s.sessionId, agentSessionId, cwd: s.cwd, lastSeq: s.lastSeq,
-    lastTurnId: s.turns.reduce((m, t) => Math.max(m, t.turnId), 0), knownTurns: s.turns.length,
+    lastTurnId: s.turns.reduce((m, t) => Math.max(m, t.turnId), 0), shownPrompts: s.turns.map((t) => t.prompt),
     agentName: agentIdOf(s), ...(s.abilities ? { abilities: s.abilities } : {}),
   };
 }
@@ -162,11 +162,13 @@ export function savedSessionOf(s: SessionView): SavedSession & { agentName: stri
  * Why a shown session that is not running cannot be continued by its agent (read-only history),
  * or undefined when a prompt in it continues it (or it is running).
  */
-export function readOnlyReason(s: SessionView | undefined): string | undefined {
+export function readOnlyReason(s: SessionView | undefined, failed?: string): string | undefined {
   if (!s || (s.status !== "ended" && !s.restored)) return undefined;
   const a = s.abilities;
   if (a && !a.resume && !a.load) return `${s.agentName} cannot continue saved sessions (it declares neither session/resume nor session/load)`;
   if (!savedSessionOf(s).agentSessionId) return "This transcript does not have the agent's id for the session";
+  if (!s.cwd) return "This transcript does not have the session's folder";
+  if (failed) return `${s.agentName} could not continue it: ${failed}`;
   return undefined;
 }
 

@@ -101,7 +101,8 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
         const waiting = Object.keys(v.pendingPermissions).length;
         const last = v.turns[v.turns.length - 1];
         const live = manager.sessionById(sid);
-        const idle = !!live && !live.isEnded && !live.busy;
+        // Close only where a prompt can bring the session back (the agent resumes or loads).
+        const idle = !!live && !live.isEnded && !live.busy && (!!v.abilities?.resume || !!v.abilities?.load);
         const state_ = waiting ? "waiting for you" : v.status === "running" ? "working" : v.restored ? "saved" : v.status === "ended" ? "ended" : "idle";
         return {
           label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${plainText(v.title ?? last?.prompt.slice(0, 60) ?? "New session")}`,
@@ -232,7 +233,7 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
     }
     try {
       // Our folder, not the one the agent reported: a session opens only where we work.
-      const session = await manager.continueSession({ sessionId: "", agentSessionId: chosen.sessionId, cwd, lastSeq: 0, lastTurnId: 0, knownTurns: 0 }, listed.agentName);
+      const session = await manager.continueSession({ sessionId: "", agentSessionId: chosen.sessionId, cwd, lastSeq: 0, lastTurnId: 0, shownPrompts: [] }, listed.agentName);
       if (chosen.title) session.record({ kind: "session_info", title: chosen.title });
       ui.select(session.sessionId);
       if (!ui.anyVisible) await ui.reveal();

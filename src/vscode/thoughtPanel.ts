@@ -151,6 +151,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       ...(this.agentStatus.starting ? { starting: this.agentStatus.starting } : {}),
       ...(this.agentStatus.error ? { hostError: this.agentStatus.error, ...(this.agentStatus.errorAgent ? { hostErrorAgent: this.agentStatus.errorAgent } : {}) } : {}),
       checkpoints: this.checkpoints.turns(),
+      ...(Object.keys(this.manager.cannotContinue()).length ? { cannotContinue: this.manager.cannotContinue() } : {}),
     };
   }
 

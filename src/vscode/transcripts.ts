@@ -28,6 +28,8 @@ export class TranscriptStore implements vscode.Disposable {
   private readonly streams = new Map<string, fs.WriteStream>();
   private readonly pending = new Map<string, string[]>();
   private timer: NodeJS.Timeout | undefined;
+  /** Sessions deleted (Delete Session). */
+  private readonly removed = new Set<string>();
   private readonly dir: string | undefined;
 
   /**
@@ -57,7 +59,7 @@ export class TranscriptStore implements vscode.Disposable {
    * would otherwise cost one stream write each on the extension host's busiest path.
    */
   write(e: ThoughtEvent): void {
-    if (!this.dir) return;
+    if (!this.dir || this.removed.has(e.sessionId)) return;
     // Any depth: a value nested 10,000 deep is saved whole (JSON.stringify would throw).
     const line = stringifyJson(e);
     const lines = this.pending.get(e.sessionId);
@@ -178,6 +180,8 @@ export class TranscriptStore implements vscode.Disposable {
 
   /** Deletes a session's saved transcript (Delete Session); what was still to be written goes too. */
   async remove(sessionId: string): Promise<void> {
+    // Never written again in this window, whatever still arrives for it.
+    this.removed.add(sessionId);
     this.pending.delete(sessionId);
     const stream = this.streams.get(sessionId);
     this.streams.delete(sessionId);

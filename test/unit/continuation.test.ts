@@ -42,25 +42,34 @@ function savedTwoTurns(): SessionView {
 }
 
 describe("continuing saved sessions", () => {
-  it("cuts a replay into turns at each user message and drops the turns already shown", () => {
-    const m = new ReplayMerge(2);
-    const steps = [
+  it("lines a replay up with the shown prompts: shown turns dropped, the rest added from the first that is not shown", () => {
+    const replay = [
       { sessionUpdate: "available_commands_update", availableCommands: [] }, user("q1"), user(" more of q1"), thought("t"), said("a1"),
       user("q2"), tool("x"), said("a2"), { sessionUpdate: "session_info_update", title: "Title" },
       user("q3"), said("a3"),
-    ].map((u) => m.step(u));
-    assert.deepEqual(steps, ["apply", "skip", "skip", "skip", "skip", "skip", "skip", "skip", "apply", "newTurn", "apply"]);
-    assert.equal(m.added, 1);
-    assert.equal(m.skipped, 7);
+    ];
+    const run = (shown: string[]): { steps: string[]; added: number; skipped: number } => {
+      const m = new ReplayMerge(shown);
+      for (const u of replay) m.push(u);
+      const steps = m.steps().map((s) => `${s.newTurn ? "+" : ""}${(s.update as { sessionUpdate: string }).sessionUpdate.replace(/_.*/, "")}`);
+      return { steps, added: m.added, skipped: m.skipped };
+    };
+    assert.deepEqual(run(["q1", "q2"]), { steps: ["available", "session", "+user", "agent"], added: 1, skipped: 7 });
+    assert.deepEqual(run([]), { steps: ["available", "+user", "user", "agent", "agent", "+user", "tool", "agent", "session", "+user", "agent"], added: 3, skipped: 0 });
+    // A shown turn the agent never got (refused, cancelled before it was sent): lined up by text, q3 from the CLI is kept.
+    assert.deepEqual(run(["q1", "never reached the agent"]), { steps: ["available", "+user", "tool", "agent", "session", "+user", "agent"], added: 2, skipped: 4 });
+    // An agent that rewrites prompts when it replays them: nothing matches, so the shown count decides.
+    assert.deepEqual(run(["Q-ONE rewritten", "Q-TWO rewritten"]).added, 1);
   });
 
   it("continues the saved session's numbering and adds only the turns the panel did not have", () => {
     const saved = savedSessionOf(savedTwoTurns());
-    assert.deepEqual({ ...saved }, { sessionId: "old.1:agent-7", agentSessionId: "agent-7", cwd: "/w", lastSeq: 9, lastTurnId: 2, knownTurns: 2, agentName: "Saver", abilities: { load: true } });
+    assert.deepEqual({ ...saved }, { sessionId: "old.1:agent-7", agentSessionId: "agent-7", cwd: "/w", lastSeq: 9, lastTurnId: 2, shownPrompts: ["first question", "second question"], agentName: "Saver", abilities: { load: true } });
     const s = new AgentSession(saved.sessionId, saved.agentSessionId, transport, { request: () => Promise.resolve({ outcome: "cancelled" }) }, quiet, () => 5000, undefined, { lastSeq: saved.lastSeq, lastTurnId: saved.lastTurnId });
-    s.beginReplay(saved.knownTurns);
+    s.beginReplay(saved.shownPrompts);
     for (const u of [user("first question"), said("first answer"), user("second question"), said("second answer"), user("asked in the CLI"), thought("hm"), said("answered in the CLI")]) s.ingestUpdate(u);
-    assert.deepEqual(s.endReplay(), { added: 1, skipped: 4 });
+    assert.equal(s.log.length, 0, "nothing is shown until the replay is complete");
+    assert.deepEqual(s.endReplay(), { added: 1, skipped: 4, overflow: 0 });
     s.record({ kind: "session_start", agentName: "Scripted", agentId: "Saver", cwd: "/w", agentSessionId: "agent-7", continued: "load" });
     const events = s.log.all();
     assert.deepEqual(events.map((e) => e.seq), [10, 11, 12, 13, 14, 15]);

@@ -58,17 +58,20 @@ const present = fs.existsSync(TRACES);
         ...prompt.filter((b) => b.type === "text").map((b) => ({ sessionUpdate: "user_message_chunk", content: b })),
         ...all.filter((l) => l.dir === "agent->client" && l.msg?.method === "session/update").map((l) => l.msg!.params!.update),
       ];
-      const merged = (knownTurns: number): AgentSession => {
-        const s = new AgentSession("key", "agent-id", transport, { request: () => Promise.resolve({ outcome: "cancelled" }) }, quiet, () => 1, undefined, { lastSeq: 10, lastTurnId: knownTurns });
-        s.beginReplay(knownTurns);
+      const promptText = prompt.filter((b) => b.type === "text").map((b) => b.text ?? "").join("");
+      const merged = (shown: string[]): AgentSession => {
+        const s = new AgentSession("key", "agent-id", transport, { request: () => Promise.resolve({ outcome: "cancelled" }) }, quiet, () => 1, undefined, { lastSeq: 10, lastTurnId: shown.length });
+        s.beginReplay(shown);
         for (const u of replay) s.ingestUpdate(u);
         s.endReplay();
         return s;
       };
-      const shown = merged(1);
+      const shown = merged([promptText]);
       assert.equal(shown.log.all().filter((e) => e.kind === "turn_start").length, 0, "the turn the panel has is not added again");
       assert.ok(shown.log.all().every((e) => e.turnId === undefined), "nothing of it lands in a turn");
-      const fresh = merged(0);
+      assert.equal(merged(["a prompt this agent never replays"]).log.all().filter((e) => e.kind === "turn_start").length, 0, "a replay that matches no shown prompt is lined up by count");
+      const fresh = merged([]);
+      assert.ok(fresh.log.all().every((e) => e.replayed === true), "every replayed event is marked (shown, never acted on)");
       const state = reduce(EMPTY_STATE, [...fresh.log.all()]);
       const view = state.sessions.key!;
       assert.equal(view.turns.length, 1, "a session the panel never saw gets its turn");

@@ -128,7 +128,7 @@ export class PromptBox {
     this.drawQueue(session);
     const next = nextAgent(session, host.defaultAgent);
     const agent = cleanInline(next.name, 60);
-    const reason = next.switched ? undefined : readOnlyReason(session);
+    const reason = next.switched ? undefined : readOnlyReason(session, session ? host.cannotContinue?.[session.sessionId] : undefined);
     if (reason !== this.readOnlyReason) {
       this.readOnlyReason = reason;
       this.readOnlyText.textContent = reason ? `Read-only: ${reason}.` : "";
