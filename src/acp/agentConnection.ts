@@ -46,6 +46,8 @@ const UNKNOWN_SESSION_NOTICE_MS = 1000;
 const STDERR_LOG_WINDOW_MS = 5_000;
 /** What to do after an agent died; its transcript and pending edits stay either way. */
 const RESTART_HINT = "Restart it to continue (Restart Agent); what it showed and its pending edits stay. Agent Thoughts: Show Log has its output.";
+/** The same for an agent that can take its sessions back (session/resume or session/load). */
+const CONTINUE_HINT = "A prompt in the session starts it again and continues the session; Restart Agent starts a fresh one. What it showed and its pending edits stay. Agent Thoughts: Show Log has its output.";
 
 export class AgentConnection {
   private readonly sessions = new Map<string, AgentSession>();
@@ -153,7 +155,7 @@ export class AgentConnection {
         return;
       }
       const tail = this.stderrTail.trim().split("\n").slice(-5).join("\n");
-      this.die(new AgentError(this.spec.name, how + (tail ? `; its last output: ${tail.slice(-600)}` : ""), RESTART_HINT, this.stderrTail));
+      this.die(new AgentError(this.spec.name, how + (tail ? `; its last output: ${tail.slice(-600)}` : ""), this.restartHint, this.stderrTail));
     });
 
     const stream = ndJsonStream(proc.stdin!, proc.stdout!, {
@@ -226,7 +228,7 @@ export class AgentConnection {
     void this.conn.closed.then(() => {
       if (!this.disposed && !this.deathReason) {
         // The stream ended before the exit event; the exit handler words the error when it comes.
-        setTimeout(() => { if (!this.disposed && !this.deathReason) this.die(new AgentError(this.spec.name, "closed its connection", RESTART_HINT, this.stderrTail)); }, 1000);
+        setTimeout(() => { if (!this.disposed && !this.deathReason) this.die(new AgentError(this.spec.name, "closed its connection", this.restartHint, this.stderrTail)); }, 1000);
       }
     });
   }
@@ -547,6 +549,12 @@ export class AgentConnection {
       }
       return b;
     });
+  }
+
+  /** What to do after this agent died. */
+  private get restartHint(): string {
+    const a = this.abilities;
+    return a.resume || a.load ? CONTINUE_HINT : RESTART_HINT;
   }
 
   /** What the agent declared it can do with sessions. */
