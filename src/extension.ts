@@ -33,7 +33,7 @@ const UNSEEN_QUESTION_MS = 1500;
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore; activationMs: number };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & Partial<Pick<AgentThoughtsInternalApi, "_test">> {
@@ -98,9 +98,9 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const transcripts = new TranscriptStore(context.storageUri, logger,
     () => 1_048_576 * Math.max(1, vscode.workspace.getConfiguration("agentThoughts").inspect<number>("history.maxMegabytes")?.globalValue ?? 500),
     (message) => { void vscode.window.showInformationMessage(`Agent Thoughts: ${message}`); });
-  // Past sessions come back after activation (reading them must not slow activation down).
+  // Past sessions are listed after activation, from the index of them; each is read when shown.
   const restoreTimer = setTimeout(() => {
-    void transcripts.recent().then((sessions) => controller.restore(sessions)).catch((err: unknown) => logger.error(`Could not restore saved transcripts: ${String(err)}`));
+    controller.restore(transcripts).catch((err: unknown) => logger.error(`Could not list the saved sessions: ${String(err)}`));
   }, 0);
   context.subscriptions.push(
     { dispose: () => clearTimeout(restoreTimer) },
@@ -128,14 +128,15 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     ...registerProposalCommands(changes, broker),
   );
 
-  logger.info(`Agent Thoughts ${version} activated in ${Date.now() - started} ms (VS Code ${vscode.version}).`);
+  const activationMs = Date.now() - started;
+  logger.info(`Agent Thoughts ${version} activated in ${activationMs} ms (VS Code ${vscode.version}).`);
   return {
     apiVersion: 1,
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
     // Host internals for the extension's own tests only: absent unless VS Code runs them (extensionMode Test).
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts } } : {}),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts, activationMs } } : {}),
   };
 }
 

@@ -14,6 +14,7 @@ import type { ViewState } from "../shared/viewModel";
 import { DEMO_AGENT } from "../core/agentPresets";
 import type { AgentRegistry } from "./agents";
 import { plainText } from "../core/plainText";
+import { sessionFacts } from "../shared/viewModel";
 import { count } from "../core/words";
 
 /** A row of Select Agent: an agent, or Add Agent…. */
@@ -134,11 +135,11 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
         [...state.order].reverse().map((sid) => {
           const v = state.sessions[sid]!;
           const waiting = Object.keys(v.pendingPermissions).length;
-          const last = v.turns[v.turns.length - 1];
+          const facts = sessionFacts(v);
           return {
-            label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${plainText(v.title ?? last?.prompt.slice(0, 60) ?? "New session")}`,
+            label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${plainText((facts.title ?? "New session").slice(0, 60))}`,
             description: `${plainText(v.agentName)}${v.restored ? " · saved transcript" : ""}${waiting ? " · waiting for you" : ""}`,
-            detail: `${count(v.turns.length, "turn")}${last ? ` · last ${new Date(last.startedAt).toLocaleString()}` : ""}`,
+            detail: `${count(facts.turns, "turn")}${facts.lastAt !== undefined ? ` · last ${new Date(facts.lastAt).toLocaleString()}` : ""}${facts.bytes !== undefined ? ` · ${(facts.bytes / 1_048_576).toFixed(1)} MB` : ""}`,
             sid,
           };
         }),
