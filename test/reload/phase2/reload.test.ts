@@ -2,7 +2,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
-import { alive, api, EDITED, file, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
+import { alive, api, EDITED, file, historyRow, leftovers, midQuestion, midTurn, ORIGINAL, savedSession } from "../shared";
 import { evaluate, waitFor } from "../../integration/webview";
 import { until } from "../../support/until";
 
@@ -22,12 +22,9 @@ describe("window reload, phase 2", function () {
 
   it("brings the earlier session's transcript back into the panel as history", async () => {
     const a = await api();
-    const find = (): string | undefined => {
-      const state = a._test.controller.viewState;
-      return state.order.find((id) => state.sessions[id]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes("REMEMBER-ME-42"))));
-    };
-    const id = await until(find, "the transcript to be restored");
+    const id = await savedSession(a, "edit");
     const session = a._test.controller.viewState.sessions[id]!;
+    assert.ok(session.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes("REMEMBER-ME-42"))));
     assert.equal(session.restored, true);
     assert.equal(session.status, "ended");
     assert.ok(session.turns[0]!.entries.some((e) => e.type === "thought" && e.text.includes("worth keeping")));
@@ -48,11 +45,9 @@ describe("window reload, phase 2", function () {
     await until(() => !alive(agentPid), `the agent (pid ${agentPid}) to be gone`);
     await until(() => !alive(terminalPid), `the terminal command (pid ${terminalPid}) to be gone`);
     // 2. The transcript so far is back; 1. the turn says it was interrupted, naming the agent.
-    const id = await until(() => {
-      const state = a._test.controller.viewState;
-      return state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes(m.said))));
-    }, "the interrupted session's transcript to be restored", 20_000);
+    const id = await savedSession(a, "build it");
     const turn = a._test.controller.viewState.sessions[id]!.turns[0]!;
+    assert.ok(turn.entries.some((e) => e.type === "message" && e.text.includes(m.said)));
     assert.match(turn.failed ?? "", /Interrupted: VS Code reloaded or closed while MidTurn was working/);
     const card = turn.entries.find((e) => e.type === "tool");
     assert.equal(card?.type === "tool" ? card.status : undefined, "canceled", "the running tool call is no longer shown as running");
@@ -80,10 +75,8 @@ describe("window reload, phase 2", function () {
   it("a question open at the reload: no answer button is enabled, nothing is pinned, and the plan is not shown as in progress above the transcript", async () => {
     const q = midQuestion();
     const a = await api();
-    const id = await until(() => {
-      const state = a._test.controller.viewState;
-      return state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "tool" && e.title === q.title)));
-    }, "the session that asked to be restored", 20_000);
+    const id = await savedSession(a, "deploy it");
+    assert.ok(a._test.controller.viewState.sessions[id]!.turns.some((t) => t.entries.some((e) => e.type === "tool" && e.title === q.title)));
     assert.equal(a._test.broker.open().length, 0, "no request is open in the host");
     await vscode.commands.executeCommand("agentThoughts.showSessions", id);
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
@@ -113,5 +106,56 @@ describe("window reload, phase 2", function () {
       for (const p of pids) if (alive(p.pid)) try { process.kill(p.pid, "SIGKILL"); } catch { /* gone */ }
       fs.rmSync(l.dir, { recursive: true, force: true });
     }
+  });
+  it("lists saved sessions from the index without reading them (title, date, size), and one selected shows its last turn, then all its turns", async () => {
+    const h = historyRow();
+    const a = await api();
+    await a._test.transcripts.whenIndexed;
+    const c = a._test.controller;
+    const id = await until(() => {
+      const state = c.viewState;
+      return state.order.find((sid) => state.sessions[sid]!.title === h.title);
+    }, "the long session to be listed", 20_000);
+    assert.equal(a._test.transcripts.startup.rebuilt, 0, "every saved session came from the index, none was read to list it");
+    const listed = c.viewState.sessions[id]!;
+    assert.equal(listed.restored, true);
+    assert.deepEqual(listed.turns, [], "listed, not read");
+    assert.equal(listed.saved?.loaded, "none");
+    assert.equal(listed.saved?.turns, h.turns);
+    assert.equal(listed.saved?.bytes, fs.statSync(a._test.transcripts.fileOf(id)!).size);
+    assert.notEqual(c.activeSession, id, "the newest session is the one shown");
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    // The header's switcher lists it with its title, date and size.
+    const option = await waitFor((sid: string) => document.querySelector<HTMLOptionElement>(`select.session-select option[value="${CSS.escape(sid)}"]`)?.textContent ?? "", id, { view: "sidebar", what: "the long session in the switcher" });
+    assert.ok(option.startsWith(h.title), option);
+    assert.match(option, /· \d+(\.\d)? (KB|MB) \(history\)$/);
+    // Picked in the switcher, as a user does: what the panel receives, in order, is its last turns, then all of it.
+    await evaluate((sid: string) => {
+      const got: string[] = [];
+      (window as Window & { __atSaved?: string[] }).__atSaved = got;
+      window.addEventListener("message", (ev: MessageEvent<{ type?: string; sessions?: { sessionId: string; saved?: { loaded: string }; turns: unknown[] }[] }>) => {
+        for (const s of ev.data.type === "sessions" ? ev.data.sessions ?? [] : []) if (s.sessionId === sid) got.push(`${s.saved?.loaded}:${s.turns.length}`);
+      });
+      const select = document.querySelector<HTMLSelectElement>("select.session-select")!;
+      select.value = sid;
+      select.dispatchEvent(new Event("change"));
+    }, id, "sidebar");
+    const last = await waitFor((marker: string) => {
+      const turns = [...document.querySelectorAll("#transcript section.turn")];
+      const end = turns[turns.length - 1];
+      return end?.textContent?.includes(marker) ? end.querySelector(".turn-title")?.textContent ?? "?" : "";
+    }, h.marker(h.turns), { view: "sidebar", what: "the last turn shown", timeoutMs: 20_000 });
+    assert.equal(last, `Turn ${h.turns}`, "numbered as in the whole session, also before the earlier turns are in");
+    assert.ok(await c.ensureLoaded(id));
+    assert.equal(c.viewState.sessions[id]!.turns.length, h.turns);
+    const all = await waitFor((n: number) => document.querySelectorAll("#transcript section.turn").length === n && document.getElementById("saved-loading")?.hidden, h.turns, { view: "sidebar", what: "all the turns" });
+    assert.ok(all);
+    const received = await evaluate(() => (window as Window & { __atSaved?: string[] }).__atSaved ?? [], undefined, "sidebar");
+    assert.equal(received.length, 2, received.join(", "));
+    assert.match(received[0]!, /^tail:\d+$/);
+    const tailTurns = Number(received[0]!.slice(5));
+    assert.ok(tailTurns >= 1 && tailTurns < h.turns, `the last turns first (${tailTurns} of ${h.turns})`);
+    assert.equal(received[1], `all:${h.turns}`);
+    assert.ok(c.stats.savedTailMs < c.stats.savedLoadMs);
   });
 });
