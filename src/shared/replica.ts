@@ -1,12 +1,12 @@
 /**
  * The webview's replica of the host's view state, and the pure decision of what each host message
- * does to it. A `snapshot` replaces it; a `patch` (or `sessions`) applies only to the version it starts from —
+ * does to it. A `snapshot` replaces it; a `patch` (or `sessions`, `turns`) applies only to the version it starts from —
  * before the first snapshot it is ignored, and at any other version it is a gap that calls for a
  * fresh snapshot (`resync`); `host` facts replace the old ones.
  */
 import type { ThoughtEvent } from "./events";
 import type { HostInfo, HostMessage } from "./protocol";
-import { EMPTY_STATE, putSessions, reduce, type ViewState } from "./viewModel";
+import { EMPTY_STATE, prependTurns, putSessions, reduce, type ViewState } from "./viewModel";
 
 export interface Replica {
   state: ViewState;
@@ -18,14 +18,14 @@ export interface Replica {
 }
 
 /** The messages that change the replica. */
-export type ReplicaMessage = Extract<HostMessage, { type: "snapshot" | "patch" | "sessions" | "host" }>;
+export type ReplicaMessage = Extract<HostMessage, { type: "snapshot" | "patch" | "sessions" | "turns" | "host" }>;
 
 export type ApplyResult =
   /** The replica is the snapshot's. */
   | { outcome: "replaced"; replica: Replica }
   /** The patch's events were folded in. */
   | { outcome: "applied"; replica: Replica; events: readonly ThoughtEvent[] }
-  /** Whole session views were put in. */
+  /** Whole session views, or a session's earlier turns, were put in. */
   | { outcome: "sessions"; replica: Replica }
   /** New host facts. */
   | { outcome: "host"; replica: Replica }
@@ -52,5 +52,9 @@ export function apply(replica: Replica, message: ReplicaMessage): ApplyResult {
       if (!replica.synced) return { outcome: "ignored", replica };
       if (message.from !== replica.version) return { outcome: "resync", replica };
       return { outcome: "sessions", replica: { ...replica, state: putSessions(replica.state, message.sessions, message.order), version: message.to } };
+    case "turns":
+      if (!replica.synced) return { outcome: "ignored", replica };
+      if (message.from !== replica.version) return { outcome: "resync", replica };
+      return { outcome: "sessions", replica: { ...replica, state: prependTurns(replica.state, message.sessionId, message.turns, message.done), version: message.to } };
   }
 }

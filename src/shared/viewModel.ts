@@ -216,6 +216,27 @@ export function putSessions(state: ViewState, views: readonly SessionView[], ord
   return { version: state.version + 1, sessions, order: order.filter((id) => sessions[id] !== undefined) };
 }
 
+/** Where each tool card of these turns is — toolCallId → [turn index + `offset`, entry index] — as `toolIndex` has it (a later card of the same id wins). */
+export function toolIndexOf(turns: readonly TurnView[], offset = 0): Record<string, [number, number]> {
+  const index: Record<string, [number, number]> = {};
+  turns.forEach((t, i) => t.entries.forEach((e, j) => { if (e.type === "tool") index[e.toolCallId] = [i + offset, j]; }));
+  return index;
+}
+
+/**
+ * A saved session's earlier turns, put before those its view has: a session read back reaches the
+ * panel in pieces, its newest turns first. `done`: these are its first turns, so the view is whole
+ * (`saved.loaded` becomes `all`). One step of the protocol's version, like `putSessions`.
+ */
+export function prependTurns(state: ViewState, sessionId: string, turns: readonly TurnView[], done: boolean): ViewState {
+  const s = state.sessions[sessionId];
+  if (!s) return { ...state, version: state.version + 1 };
+  const toolIndex = toolIndexOf(turns);
+  for (const [id, [t, e]] of Object.entries(s.toolIndex)) toolIndex[id] = [t + turns.length, e];
+  const view: SessionView = { ...s, turns: [...turns, ...s.turns], toolIndex, ...(done && s.saved ? { saved: { ...s.saved, loaded: "all" as const } } : {}) };
+  return { ...state, version: state.version + 1, sessions: { ...state.sessions, [sessionId]: view } };
+}
+
 /** What a list of sessions says about one: its title or first prompt, its turns, when it was last active and, saved, its size. */
 export function sessionFacts(s: SessionView): { title?: string; turns: number; lastAt?: number; bytes?: number } {
   const first = s.turns[0]?.prompt.trim() || s.saved?.prompt?.trim();

@@ -11,7 +11,7 @@ import type { AgentStatus, SessionManager } from "../acp/sessionManager";
 import { boundEvent } from "../shared/bound";
 import type { ThoughtEvent } from "../shared/events";
 import {
-  EMPTY_STATE, findToolEntry, isLoading, markRestored, putSessions, reduce, savedView, type SavedInfo, type SavedSession, type SessionView, type ToolEntry, type ViewState,
+  EMPTY_STATE, findToolEntry, isLoading, markRestored, prependTurns, putSessions, reduce, savedView, toolIndexOf, type SavedInfo, type SavedSession, type SessionView, type ToolEntry, type ViewState,
 } from "../shared/viewModel";
 import { parseWebviewMessage, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
 import type { AgentRegistry } from "./agents";
@@ -35,6 +35,12 @@ const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
 
 /** Reading a saved session back: events folded per reduce call (slices of HOST_SLICE_MS in between). */
 const FOLD_BATCH = 500;
+/**
+ * A saved session read back reaches the panel in pieces of whole turns of about this much JSON,
+ * newest first: posting a message serialises it in one go on the extension host (an hour-long
+ * session's view is ~4.5 MB, ~50 ms in one post here).
+ */
+const PIECE_BYTES = 512 * 1024;
 
 function* chunks<T>(list: readonly T[], size: number): Iterable<T[]> {
   for (let i = 0; i < list.length; i += size) yield list.slice(i, i + size);
@@ -105,8 +111,8 @@ export class ThoughtPanelController implements vscode.Disposable {
   /** Counters for tests and the benchmark. */
   readonly stats = {
     posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
-    /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state. */
-    savedTailMs: NaN, savedLoadMs: NaN,
+    /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
+    savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
   };
   private history: SavedHistory | undefined;
   /** Saved sessions being read, each once however many ask. */
@@ -336,7 +342,9 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.flush();
     const from = this.state.version;
     this.state = putSessions(this.state, views, order);
+    const started = performance.now();
     for (const v of this.views) if (v.ready) this.post(v, { type: "sessions", from, to: this.state.version, sessions: views, order: this.state.order });
+    this.stats.savedPostMs = Math.max(this.stats.savedPostMs, performance.now() - started);
   }
 
   /** The shown session, when it is saved and not read yet and a panel is there to show it: read it. */
@@ -375,7 +383,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       }
       const all = await foldSliced(history.events(sessionId), sessionId);
       if (!all) throw new Error("its transcript has no events of this session");
-      this.putSaved(sessionId, all, "all");
+      await this.putWhole(sessionId, all);
       this.stats.savedLoadMs = performance.now() - started;
       return true;
     } catch (err) {
@@ -386,11 +394,47 @@ export class ThoughtPanelController implements vscode.Disposable {
     }
   }
 
-  /** A saved session's view, read back (`folded`) as far as `loaded` says, marked as history; or the stand-in saying it cannot be read. */
-  private putSaved(sessionId: string, folded: SessionView | undefined, loaded: SavedInfo["loaded"], problem = ""): void {
+  /**
+   * A saved session's whole view, marked as history, put in (and posted) in pieces of whole turns
+   * (PIECE_BYTES), newest first: its view with its last turns, then `prependTurns` until it is whole.
+   */
+  private async putWhole(sessionId: string, folded: SessionView): Promise<void> {
+    const whole = markRestored({ version: 0, sessions: { [sessionId]: folded }, order: [sessionId] }, [sessionId]).sessions[sessionId]!;
+    const slice = new TimeSlice();
+    const starts: number[] = [];
+    let size = 0;
+    for (let i = whole.turns.length - 1; i >= 0; i--) {
+      const bytes = JSON.stringify(whole.turns[i]).length;
+      if (size > 0 && size + bytes > PIECE_BYTES) {
+        starts.push(i + 1);
+        size = 0;
+      }
+      size += bytes;
+      if (slice.due()) await slice.pause();
+    }
+    starts.push(0);
+    const last = whole.turns.slice(starts[0]);
+    if (!this.putSaved(sessionId, { ...whole, turns: last, toolIndex: toolIndexOf(last) }, starts[0] === 0 ? "all" : "tail")) return;
+    for (let k = 1; k < starts.length; k++) {
+      await slice.pause();
+      // Only while it still stands for the saved session (the agent may take it back meanwhile).
+      if (!this.state.sessions[sessionId]?.restored) return;
+      this.flush();
+      const from = this.state.version;
+      const turns = whole.turns.slice(starts[k], starts[k - 1]);
+      const done = starts[k] === 0;
+      this.state = prependTurns(this.state, sessionId, turns, done);
+      const started = performance.now();
+      for (const v of this.views) if (v.ready) this.post(v, { type: "turns", from, to: this.state.version, sessionId, turns, done });
+      this.stats.savedPostMs = Math.max(this.stats.savedPostMs, performance.now() - started);
+    }
+  }
+
+  /** A saved session's view, read back (`folded`) as far as `loaded` says, marked as history; or the stand-in saying it cannot be read. False when the session no longer stands for a saved one. */
+  private putSaved(sessionId: string, folded: SessionView | undefined, loaded: SavedInfo["loaded"], problem = ""): boolean {
     const current = this.state.sessions[sessionId];
     // Only what still stands for the saved session: one the agent took back meanwhile is live.
-    if (!current?.restored || !current.saved) return;
+    if (!current?.restored || !current.saved) return false;
     const saved: SavedInfo = { ...current.saved, loaded };
     let view: SessionView;
     if (folded) {
@@ -401,6 +445,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       view = { ...current, saved, banners: [...current.banners, { type: "notice", id: "saved-unreadable", severity: "error", title: `Could not read this saved session: ${problem}`, at: Date.now() }] };
     }
     this.putSessions([view], this.state.order);
+    return true;
   }
 
   /** Shows a session in the panel (reading it first when it is saved and not read yet). */

@@ -3,7 +3,7 @@ import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
 import type { HostInfo } from "../../src/shared/protocol";
 import { apply, EMPTY_REPLICA, type Replica } from "../../src/shared/replica";
-import { EMPTY_STATE, putSessions, reduce, savedView } from "../../src/shared/viewModel";
+import { EMPTY_STATE, prependTurns, putSessions, reduce, savedView } from "../../src/shared/viewModel";
 import { nextPatch } from "../../src/core/panelPatches";
 
 let seq = 0;
@@ -72,8 +72,14 @@ describe("webview replica", () => {
     assert.deepEqual(replica.state, hostSide);
     assert.equal(replica.version, hostSide.version);
     assert.equal(replica.state.sessions.s1, state.sessions.s1, "the other sessions are untouched");
-    // A patch after it starts where it left the version.
-    const next = nextPatch(hostSide, [ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1)])!;
+    // Earlier turns of a saved session, the same way.
+    const earlier = apply(replica, { type: "turns", from: hostSide.version, to: hostSide.version + 1, sessionId: "s1", turns: [], done: true });
+    assert.equal(earlier.outcome, "sessions");
+    assert.equal(apply(replica, { type: "turns", from: hostSide.version + 1, to: hostSide.version + 2, sessionId: "s1", turns: [], done: true }).outcome, "resync");
+    replica = earlier.replica;
+    assert.equal(replica.version, hostSide.version + 1);
+    // A patch after them starts where they left the version.
+    const next = nextPatch(prependTurns(hostSide, "s1", [], true), [ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1)])!;
     assert.equal(apply(replica, next.patch).outcome, "applied");
   });
 
