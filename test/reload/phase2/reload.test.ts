@@ -129,12 +129,15 @@ describe("window reload, phase 2", function () {
     const option = await waitFor((sid: string) => document.querySelector<HTMLOptionElement>(`select.session-select option[value="${CSS.escape(sid)}"]`)?.textContent ?? "", id, { view: "sidebar", what: "the long session in the switcher" });
     assert.ok(option.startsWith(h.title), option);
     assert.match(option, /· \d+(\.\d)? (KB|MB) \(history\)$/);
-    // Picked in the switcher, as a user does: what the panel receives, in order, is its last turns, then all of it.
+    // Picked in the switcher, as a user does: what the panel receives, in order, is its last turns, then all of it (in pieces).
     await evaluate((sid: string) => {
       const got: string[] = [];
       (window as Window & { __atSaved?: string[] }).__atSaved = got;
-      window.addEventListener("message", (ev: MessageEvent<{ type?: string; sessions?: { sessionId: string; saved?: { loaded: string }; turns: unknown[] }[] }>) => {
-        for (const s of ev.data.type === "sessions" ? ev.data.sessions ?? [] : []) if (s.sessionId === sid) got.push(`${s.saved?.loaded}:${s.turns.length}`);
+      type Message = { type?: string; sessionId?: string; done?: boolean; turns?: unknown[]; sessions?: { sessionId: string; saved?: { loaded: string }; turns: unknown[] }[] };
+      window.addEventListener("message", (ev: MessageEvent<Message>) => {
+        const m = ev.data;
+        for (const s of m.type === "sessions" ? m.sessions ?? [] : []) if (s.sessionId === sid) got.push(`${s.saved?.loaded}:${s.turns.length}`);
+        if (m.type === "turns" && m.sessionId === sid) got.push(`+${m.turns?.length}${m.done ? " done" : ""}`);
       });
       const select = document.querySelector<HTMLSelectElement>("select.session-select")!;
       select.value = sid;
@@ -151,11 +154,35 @@ describe("window reload, phase 2", function () {
     const all = await waitFor((n: number) => document.querySelectorAll("#transcript section.turn").length === n && document.getElementById("saved-loading")?.hidden, h.turns, { view: "sidebar", what: "all the turns" });
     assert.ok(all);
     const received = await evaluate(() => (window as Window & { __atSaved?: string[] }).__atSaved ?? [], undefined, "sidebar");
-    assert.equal(received.length, 2, received.join(", "));
-    assert.match(received[0]!, /^tail:\d+$/);
+    const what = received.join(", ");
+    assert.match(received[0] ?? "", /^tail:\d+$/, what);
     const tailTurns = Number(received[0]!.slice(5));
-    assert.ok(tailTurns >= 1 && tailTurns < h.turns, `the last turns first (${tailTurns} of ${h.turns})`);
-    assert.equal(received[1], `all:${h.turns}`);
+    assert.ok(tailTurns >= 1 && tailTurns < h.turns, `the last turns first (${tailTurns} of ${h.turns}): ${what}`);
+    // Then the whole session read: its last turns again (now with everything outside them), earlier turns put before them until it is whole.
+    const whole = received.slice(1);
+    assert.match(whole[0] ?? "", whole.length === 1 ? /^all:\d+$/ : /^tail:\d+$/, what);
+    assert.ok(whole.slice(1).every((m, i, all) => (i === all.length - 1 ? /^\+\d+ done$/ : /^\+\d+$/).test(m)), what);
+    assert.equal(whole.reduce((n, m) => n + Number(/\d+/.exec(m)![0]), 0), h.turns, what);
     assert.ok(c.stats.savedTailMs < c.stats.savedLoadMs);
+  });
+  it("a saved session whose transcript can no longer be read says so when shown, and ensureLoaded answers false", async () => {
+    const a = await api();
+    const c = a._test.controller;
+    const state = c.viewState;
+    const id = state.order.find((sid) => state.sessions[sid]!.saved?.loaded === "none" && sid !== c.activeSession);
+    assert.ok(id, "a saved session not read yet");
+    // Damaged after it was indexed: same size, nothing of a session left in it.
+    const transcript = a._test.transcripts.fileOf(id)!;
+    fs.writeFileSync(transcript, "#".repeat(fs.statSync(transcript).size));
+    await vscode.commands.executeCommand("agentThoughts.showSessions", id);
+    assert.equal(await c.ensureLoaded(id), false);
+    assert.equal(c.viewState.sessions[id]!.saved?.loaded, "failed");
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const shown = await waitFor(() => {
+      const banner = [...document.querySelectorAll(".banner")].map((b) => b.textContent ?? "").find((t) => t.includes("Could not read this saved session"));
+      const empty = document.querySelector(".empty-state:not([hidden])")?.textContent ?? "";
+      return banner && empty.includes("could not be read") ? banner : "";
+    }, undefined, { view: "sidebar", what: "the unreadable session's banner" });
+    assert.match(shown, /no events of this session/);
   });
 });
