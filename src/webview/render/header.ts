@@ -37,14 +37,17 @@ function money(amount: number, currency: string): string {
 }
 
 /** A size on disk, short: "840 KB", "24 MB". */
-export function sizeText(bytes: number): string {
+function sizeText(bytes: number): string {
   if (bytes >= 1_048_576) return `${(bytes / 1_048_576).toFixed(bytes >= 10_485_760 ? 0 : 1)} MB`;
   return `${Math.max(1, Math.round(bytes / 1024))} KB`;
 }
 
+/** One formatter for every label: the switcher's are computed each frame, for up to 200 saved sessions. */
+const WHEN = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+
 /** A date and time, short: "3 Jun, 14:02". */
-export function whenText(at: number): string {
-  return new Date(at).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+function whenText(at: number): string {
+  return WHEN.format(at);
 }
 
 /**
