@@ -42,7 +42,7 @@ const UNSEEN_QUESTION_MS = 1500;
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore; activationMs: number };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & Partial<Pick<AgentThoughtsInternalApi, "_test">> {
@@ -70,9 +70,11 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const manager: SessionManager = new SessionManager(
     { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, permission: broker, terminal: terminals, logger, checkpoint: checkpoints },
     // What the panel shows of a session that is not running: a prompt in it continues it.
-    clientOptions(registry, version, (sessionId: string): Promise<ReturnType<typeof savedSessionOf> | undefined> => {
+    // (A saved session is read whole first: its turns and last sequence number decide how it goes on.)
+    clientOptions(registry, version, async (sessionId: string): Promise<ReturnType<typeof savedSessionOf> | undefined> => {
+      if (!(await controller.ensureLoaded(sessionId))) return undefined;
       const view: SessionView | undefined = controller.viewState.sessions[sessionId];
-      return Promise.resolve(view ? savedSessionOf(view) : undefined);
+      return view ? savedSessionOf(view) : undefined;
     }),
   );
   const transcript = new EventTranscript(channel);
@@ -111,9 +113,9 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const transcripts = new TranscriptStore(context.storageUri, logger,
     () => 1_048_576 * Math.max(1, vscode.workspace.getConfiguration("agentThoughts").inspect<number>("history.maxMegabytes")?.globalValue ?? 500),
     (message) => { void vscode.window.showInformationMessage(`Agent Thoughts: ${message}`); });
-  // Past sessions come back after activation (reading them must not slow activation down).
+  // Past sessions are listed after activation, from the index of them; each is read when shown.
   const restoreTimer = setTimeout(() => {
-    void transcripts.recent().then((sessions) => controller.restore(sessions)).catch((err: unknown) => logger.error(`Could not restore saved transcripts: ${String(err)}`));
+    controller.restore(transcripts).catch((err: unknown) => logger.error(`Could not list the saved sessions: ${String(err)}`));
   }, 0);
   context.subscriptions.push(
     { dispose: () => clearTimeout(restoreTimer) },
@@ -145,14 +147,15 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     ...registerProposalCommands(changes, broker),
   );
 
-  logger.info(`Agent Thoughts ${version} activated in ${Date.now() - started} ms (VS Code ${vscode.version}).`);
+  const activationMs = Date.now() - started;
+  logger.info(`Agent Thoughts ${version} activated in ${activationMs} ms (VS Code ${vscode.version}).`);
   return {
     apiVersion: 1,
     stream,
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
     // Host internals for the extension's own tests only: absent unless VS Code runs them (extensionMode Test).
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts } } : {}),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts, activationMs } } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { ContentBlock, SessionAbilities, SessionStartInfo } from "../shared/events";
-import type { SavedSession } from "../shared/viewModel";
+import type { SessionToContinue } from "../shared/viewModel";
 import { boundId } from "../core/ids";
 import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";
@@ -391,7 +391,7 @@ export class AgentConnection {
    * replay is merged into what the panel shows (ReplayMerge: turns it already has are dropped).
    * Throws an AgentError saying why when the agent can do neither.
    */
-  async continueSession(saved: SavedSession, prefer: "resume" | "load" = "resume"): Promise<AgentSession> {
+  async continueSession(saved: SessionToContinue, prefer: "resume" | "load" = "resume"): Promise<AgentSession> {
     const abilities = this.abilities;
     if (!abilities.resume && !abilities.load) {
       throw new AgentError(this.spec.name, "cannot continue a saved session: it declares neither session/resume nor session/load", "Continue in a new session, with a summary of this one.");

@@ -7,7 +7,7 @@ import { Emitter } from "../core/emitter";
 import type { ContentBlock, SessionAbilities, ThoughtEvent } from "../shared/events";
 import { ThoughtStream, TurnError, TurnFeed, type StreamOptions } from "../core/thoughtStream";
 import { AgentConnection, type ConnectOptions } from "./agentConnection";
-import type { SavedSession } from "../shared/viewModel";
+import type { SessionToContinue } from "../shared/viewModel";
 import { AgentError, userMessage } from "./agentError";
 import type { AgentSession } from "./agentSession";
 import type { AgentSpec, ClientPorts } from "./ports";
@@ -19,7 +19,7 @@ export interface SessionManagerOptions extends ConnectOptions {
    * A session that is not running here (saved, closed, or its agent died) as far as the panel
    * shows it, with the agent that made it and what that agent can do: a prompt in it continues it.
    */
-  savedSession?(sessionId: string): Promise<(SavedSession & { agentName: string; abilities?: SessionAbilities }) | undefined>;
+  savedSession?(sessionId: string): Promise<(SessionToContinue & { agentName: string; abilities?: SessionAbilities }) | undefined>;
 }
 
 interface Running { connection: AgentConnection; session: AgentSession }
@@ -247,7 +247,7 @@ export class SessionManager {
    * `saved.sessionId` opens one of the agent's own sessions (from `session/list`) under a new key,
    * loading it (its history replayed) when the agent can.
    */
-  async continueSession(saved: SavedSession, agentName: string | undefined): Promise<AgentSession> {
+  async continueSession(saved: SessionToContinue, agentName: string | undefined): Promise<AgentSession> {
     const connection = await this.connectionFor(agentName);
     // The header says the agent is getting the session back (a load can take a while).
     this.status({ starting: connection.spec.name });

@@ -3,7 +3,10 @@
  *
  * Host → webview messages are facts: a `snapshot` of the whole view state (on `ready`, or when the
  * webview reports a version gap), then `patch`es carrying the events since the previous version,
- * at most one per animation frame. The webview folds patches with the same reducer as the host.
+ * at most one per animation frame, and `sessions` carrying whole session views that replace the
+ * webview's (saved sessions listed, and read back: newest turns first, then `turns` putting the
+ * earlier ones before them, in pieces). The webview applies each with the same pure functions as
+ * the host, in the order they were sent.
  *
  * Webview → host messages are verbs. The host validates every one with `parseWebviewMessage`
  * and ignores (and logs) anything invalid.
@@ -11,7 +14,7 @@
 import { z } from "zod";
 import { zodProblem } from "./validation";
 import type { ThoughtEvent } from "./events";
-import type { ViewState } from "./viewModel";
+import type { SessionView, TurnView, ViewState } from "./viewModel";
 
 /** Settings and host facts the panel needs besides the session state. */
 export interface HostInfo {
@@ -38,6 +41,10 @@ export type HostMessage =
   | { type: "snapshot"; version: number; state: ViewState; host: HostInfo }
   /** Events `from`+1 … `to` (inclusive), in order; apply only if the webview is at `from`. */
   | { type: "patch"; from: number; to: number; events: ThoughtEvent[] }
+  /** Whole session views (saved sessions listed, a saved session read back) put in by `putSessions`; apply only at `from`. */
+  | { type: "sessions"; from: number; to: number; sessions: SessionView[]; order: string[] }
+  /** A saved session's earlier turns, put before those it has (`prependTurns`; `done`: now it is whole); apply only at `from`. */
+  | { type: "turns"; from: number; to: number; sessionId: string; turns: TurnView[]; done: boolean }
   /** Host facts changed (settings, active session, agent starting). */
   | { type: "host"; host: HostInfo }
   /** Put the keyboard focus in the prompt box (after a command). */

@@ -1,12 +1,12 @@
 /**
  * The webview's replica of the host's view state, and the pure decision of what each host message
- * does to it. A `snapshot` replaces it; a `patch` applies only to the version it starts from —
+ * does to it. A `snapshot` replaces it; a `patch` (or `sessions`, `turns`) applies only to the version it starts from —
  * before the first snapshot it is ignored, and at any other version it is a gap that calls for a
  * fresh snapshot (`resync`); `host` facts replace the old ones.
  */
 import type { ThoughtEvent } from "./events";
 import type { HostInfo, HostMessage } from "./protocol";
-import { EMPTY_STATE, reduce, type ViewState } from "./viewModel";
+import { EMPTY_STATE, prependTurns, putSessions, reduce, type ViewState } from "./viewModel";
 
 export interface Replica {
   state: ViewState;
@@ -18,13 +18,15 @@ export interface Replica {
 }
 
 /** The messages that change the replica. */
-export type ReplicaMessage = Extract<HostMessage, { type: "snapshot" | "patch" | "host" }>;
+export type ReplicaMessage = Extract<HostMessage, { type: "snapshot" | "patch" | "sessions" | "turns" | "host" }>;
 
 export type ApplyResult =
   /** The replica is the snapshot's. */
   | { outcome: "replaced"; replica: Replica }
   /** The patch's events were folded in. */
   | { outcome: "applied"; replica: Replica; events: readonly ThoughtEvent[] }
+  /** Whole session views, or a session's earlier turns, were put in. */
+  | { outcome: "sessions"; replica: Replica }
   /** New host facts. */
   | { outcome: "host"; replica: Replica }
   /** Nothing to do (a patch before the first snapshot); the replica is unchanged. */
@@ -46,5 +48,13 @@ export function apply(replica: Replica, message: ReplicaMessage): ApplyResult {
       if (!replica.synced) return { outcome: "ignored", replica };
       if (message.from !== replica.version) return { outcome: "resync", replica };
       return { outcome: "applied", replica: { ...replica, state: reduce(replica.state, message.events), version: message.to }, events: message.events };
+    case "sessions":
+      if (!replica.synced) return { outcome: "ignored", replica };
+      if (message.from !== replica.version) return { outcome: "resync", replica };
+      return { outcome: "sessions", replica: { ...replica, state: putSessions(replica.state, message.sessions, message.order), version: message.to } };
+    case "turns":
+      if (!replica.synced) return { outcome: "ignored", replica };
+      if (message.from !== replica.version) return { outcome: "resync", replica };
+      return { outcome: "sessions", replica: { ...replica, state: prependTurns(replica.state, message.sessionId, message.turns, message.done), version: message.to } };
   }
 }

@@ -100,12 +100,52 @@ export interface SessionView {
   fatalHint?: string;
   /** Read back from a saved transcript (history: prompts start a new session). */
   restored?: boolean;
+  /** A saved session: what the history index says about it, and how much of its transcript is in this view (see `SavedInfo`). */
+  saved?: SavedInfo;
   eventCount: number;
   lastSeq: number;
 }
 
+/**
+ * A saved session as the history index (`transcripts/index.json`) knows it, without reading its
+ * transcript: enough to list it and to show what it was.
+ */
+export interface SavedSession {
+  sessionId: string;
+  agentName: string;
+  agentId?: string;
+  cwd: string;
+  agentSessionId?: string;
+  abilities?: SessionAbilities;
+  /** The agent's title for it (`session_info`). */
+  title?: string;
+  /** Its first prompt's text (cut short), for a session the agent gave no title. */
+  prompt?: string;
+  /** Its first and last events' times. */
+  startedAt: number;
+  lastAt: number;
+  /** The transcript's size on disk. */
+  bytes: number;
+  turns: number;
+}
+
+/**
+ * On a session read back from a saved transcript: what the index says about it and how much of
+ * the transcript is folded into the view. `none`: nothing yet (turns empty; shown as loading);
+ * `tail`: the session's start and its last turn(s), while the rest is read; `all`: every event;
+ * `failed`: the transcript could not be read (a banner says why).
+ */
+export interface SavedInfo {
+  bytes: number;
+  turns: number;
+  startedAt: number;
+  lastAt: number;
+  prompt?: string;
+  loaded: "none" | "tail" | "all" | "failed";
+}
+
 export interface ViewState {
-  /** Number of events folded in (across sessions); the protocol's version. */
+  /** Number of events folded in (across sessions) plus whole session views put in (`putSessions`); the protocol's version. */
   version: number;
   sessions: Record<string, SessionView>;
   /** Session ids in creation order. */
@@ -132,7 +172,7 @@ export function nextAgent(s: SessionView | undefined, defaultAgent: string): { n
 }
 
 /** A session to continue (resume or load): our key, the agent's id for it, and how far the panel shows it. */
-export interface SavedSession {
+export interface SessionToContinue {
   sessionId: string;
   agentSessionId: string;
   cwd: string;
@@ -148,7 +188,7 @@ export interface SavedSession {
  * the agent is asked and the answer decides). The agent's id comes from the session's start, or
  * for older transcripts from our key (`run.serial:agentId`) when it was kept whole.
  */
-export function savedSessionOf(s: SessionView): SavedSession & { agentName: string; abilities?: SessionAbilities } {
+export function savedSessionOf(s: SessionView): SessionToContinue & { agentName: string; abilities?: SessionAbilities } {
   const fromKey = s.sessionId.slice(s.sessionId.indexOf(":") + 1);
   const agentSessionId = s.agentSessionId ?? (s.sessionId.includes(":") && !fromKey.includes("…") ? fromKey : "");
   return {
@@ -216,6 +256,72 @@ export function toolEntryIn(s: SessionView, toolCallId: string): ToolEntry | und
   const pos = s.toolIndex[toolCallId];
   const entry = pos ? s.turns[pos[0]]?.entries[pos[1]] : undefined;
   return entry?.type === "tool" ? entry : undefined;
+}
+
+/** The panel's stand-in for a saved session whose transcript has not been read yet. */
+export function savedView(s: SavedSession): SessionView {
+  return {
+    sessionId: s.sessionId, agentName: s.agentName, cwd: s.cwd, status: "ended", configOptions: [], commands: [], banners: [], turns: [],
+    toolIndex: {}, pendingPermissions: {}, eventCount: 0, lastSeq: 0, restored: true,
+    ...(s.agentId !== undefined ? { agentId: s.agentId } : {}),
+    ...(s.agentSessionId !== undefined ? { agentSessionId: s.agentSessionId } : {}),
+    ...(s.abilities ? { abilities: s.abilities } : {}),
+    ...(s.title !== undefined ? { title: s.title } : {}),
+    saved: { bytes: s.bytes, turns: s.turns, startedAt: s.startedAt, lastAt: s.lastAt, ...(s.prompt !== undefined ? { prompt: s.prompt } : {}), loaded: "none" },
+  };
+}
+
+/** Whether the session is saved history whose transcript is not (all) in the view yet. */
+export function isLoading(s: SessionView | undefined): boolean {
+  return !!s?.restored && (s.saved?.loaded === "none" || s.saved?.loaded === "tail");
+}
+
+/**
+ * Puts whole session views into the state — saved sessions listed from the index, or a saved
+ * session's view once (part of) its transcript is folded — replacing those with the same id, in
+ * `order` (every session id, new ones included). One step of the protocol's version: a view that
+ * a webview missed shows up as a gap like a missed patch.
+ */
+export function putSessions(state: ViewState, views: readonly SessionView[], order: readonly string[]): ViewState {
+  const sessions = { ...state.sessions };
+  for (const v of views) sessions[v.sessionId] = v;
+  return { version: state.version + 1, sessions, order: order.filter((id) => sessions[id] !== undefined) };
+}
+
+/** Where each tool card of these turns is — toolCallId → [turn index + `offset`, entry index] — as `toolIndex` has it (a later card of the same id wins). */
+export function toolIndexOf(turns: readonly TurnView[], offset = 0): Record<string, [number, number]> {
+  const index: Record<string, [number, number]> = {};
+  turns.forEach((t, i) => t.entries.forEach((e, j) => { if (e.type === "tool") index[e.toolCallId] = [i + offset, j]; }));
+  return index;
+}
+
+/**
+ * A saved session's earlier turns, put before those its view has: a session read back reaches the
+ * panel in pieces, its newest turns first. `done`: these are its first turns, so the view is whole
+ * (`saved.loaded` becomes `all`). One step of the protocol's version, like `putSessions`.
+ */
+export function prependTurns(state: ViewState, sessionId: string, turns: readonly TurnView[], done: boolean): ViewState {
+  const s = state.sessions[sessionId];
+  if (!s) return { ...state, version: state.version + 1 };
+  const toolIndex = toolIndexOf(turns);
+  for (const [id, [t, e]] of Object.entries(s.toolIndex)) toolIndex[id] = [t + turns.length, e];
+  const view: SessionView = { ...s, turns: [...turns, ...s.turns], toolIndex, ...(done && s.saved ? { saved: { ...s.saved, loaded: "all" as const } } : {}) };
+  return { ...state, version: state.version + 1, sessions: { ...state.sessions, [sessionId]: view } };
+}
+
+/** What a list of sessions says about one: its title or first prompt, its turns, when it was last active and, saved, its size. */
+export function sessionFacts(s: SessionView): { title?: string; turns: number; lastAt?: number; bytes?: number } {
+  const first = s.turns[0]?.prompt.trim() || s.saved?.prompt?.trim();
+  const title = s.title ?? (first || undefined);
+  const last = s.turns[s.turns.length - 1];
+  const saved = s.restored ? s.saved : undefined;
+  const lastAt = saved ? saved.lastAt : last ? last.endedAt ?? last.startedAt : undefined;
+  return {
+    ...(title !== undefined ? { title } : {}),
+    turns: saved && saved.loaded !== "all" ? saved.turns : s.turns.length,
+    ...(lastAt !== undefined ? { lastAt } : {}),
+    ...(saved ? { bytes: saved.bytes } : {}),
+  };
 }
 
 /** Marks sessions as history read back from transcripts: ended, and not continued by prompts. */
@@ -394,6 +500,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       if (e.continued) {
         // The agent took the saved session back: it is live again, in the same card list.
         delete v.restored;
+        delete v.saved;
         delete v.fatalError;
         delete v.fatalHint;
         v.status = "idle";

@@ -10,7 +10,7 @@ import type { AgentSession } from "../acp/agentSession";
 import type { SessionManager } from "../acp/sessionManager";
 import type { ContentBlock } from "../shared/events";
 import type { TurnResult } from "../core/thoughtStream";
-import { agentIdOf, savedSessionOf, type ViewState } from "../shared/viewModel";
+import { agentIdOf, savedSessionOf, sessionFacts, type ViewState } from "../shared/viewModel";
 import { DEMO_AGENT } from "../core/agentPresets";
 import type { AgentRegistry } from "./agents";
 import { plainText } from "../core/plainText";
@@ -99,15 +99,15 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
       const rows: SessionItem[] = [...state.order].reverse().map((sid) => {
         const v = state.sessions[sid]!;
         const waiting = Object.keys(v.pendingPermissions).length;
-        const last = v.turns[v.turns.length - 1];
+        const facts = sessionFacts(v);
         const live = manager.sessionById(sid);
         // Close only where a prompt can bring the session back (the agent resumes or loads).
         const idle = !!live && !live.isEnded && !live.busy && (!!v.abilities?.resume || !!v.abilities?.load);
         const state_ = waiting ? "waiting for you" : v.status === "running" ? "working" : v.restored ? "saved" : v.status === "ended" ? "ended" : "idle";
         return {
-          label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${plainText(v.title ?? last?.prompt.slice(0, 60) ?? "New session")}`,
+          label: `${waiting ? "$(bell-dot) " : v.status === "running" ? "$(loading~spin) " : ""}${plainText((facts.title ?? "New session").slice(0, 60))}`,
           description: `${plainText(v.agentName)} · ${state_}`,
-          detail: `${count(v.turns.length, "turn")}${last ? ` · last ${new Date(last.startedAt).toLocaleString()}` : ""}`,
+          detail: `${count(facts.turns, "turn")}${facts.lastAt !== undefined ? ` · last ${new Date(facts.lastAt).toLocaleString()}` : ""}${facts.bytes !== undefined ? ` · ${(facts.bytes / 1_048_576).toFixed(1)} MB` : ""}`,
           sid,
           buttons: idle ? [closeButton, deleteButton] : [deleteButton],
         };

@@ -10,14 +10,16 @@ import * as vscode from "vscode";
 import type { AgentStatus, SessionManager } from "../acp/sessionManager";
 import { boundEvent } from "../shared/bound";
 import type { ThoughtEvent } from "../shared/events";
-import { agentIdOf, EMPTY_STATE, findToolEntry, markRestored, reduce, type ToolEntry, type ViewState } from "../shared/viewModel";
+import {
+  agentIdOf, EMPTY_STATE, findToolEntry, isLoading, markRestored, prependTurns, putSessions, reduce, savedView, toolIndexOf, type SavedInfo, type SavedSession, type SessionView, type ToolEntry, type ViewState,
+} from "../shared/viewModel";
 import { parseWebviewMessage, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
 import type { AgentRegistry } from "./agents";
 import type { Logger } from "../acp/ports";
 import type { PermissionBroker } from "./permissionBroker";
 import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
-import { nextPatch } from "../core/panelPatches";
+import { coalesce, nextPatch } from "../core/panelPatches";
 import { QuestionSight } from "../core/questionSight";
 import { TimeSlice } from "../core/sleep";
 import type { AgentLinks } from "./links";
@@ -30,8 +32,45 @@ const POST_RETRIES = 6;
 const POST_RETRY_MS = 100;
 
 const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
-/** Restoring saved sessions: events folded per reduce call (slices of HOST_SLICE_MS in between). */
-const RESTORE_BATCH = 500;
+
+/** Reading a saved session back: events folded per reduce call (slices of HOST_SLICE_MS in between). */
+const FOLD_BATCH = 500;
+/**
+ * A saved session read back reaches the panel in pieces of whole turns of about this much JSON,
+ * newest first: posting a message serialises it in one go on the extension host (an hour-long
+ * session's view is ~4.5 MB, ~50 ms in one post here).
+ */
+const PIECE_BYTES = 512 * 1024;
+
+function* chunks<T>(list: readonly T[], size: number): Iterable<T[]> {
+  for (let i = 0; i < list.length; i += size) yield list.slice(i, i + size);
+}
+
+/**
+ * A session's view folded from its events off to the side, in slices (the host keeps answering
+ * the panel and the agents meanwhile), as the live path folds them: coalesced, bounded for the panel.
+ */
+async function foldSliced(batches: Iterable<ThoughtEvent[]> | AsyncIterable<ThoughtEvent[]>, sessionId: string): Promise<SessionView | undefined> {
+  let side: ViewState = EMPTY_STATE;
+  const slice = new TimeSlice();
+  for await (const batch of batches) {
+    side = reduce(side, coalesce(batch).map(boundEvent));
+    if (slice.due()) await slice.pause();
+  }
+  return side.sessions[sessionId];
+}
+
+/** What the panel needs of the saved sessions (`TranscriptStore`). */
+export interface SavedHistory {
+  /** The saved sessions the index knows, without reading their transcripts. */
+  saved(): Promise<SavedSession[]>;
+  /** More saved sessions, as an index that was missing or behind is made good. */
+  onDidIndex(listener: (sessions: SavedSession[]) => void): { dispose(): void };
+  /** A session's start and its last turn(s), to show at once; undefined when there is no such tail to read. */
+  tail(sessionId: string): Promise<ThoughtEvent[] | undefined>;
+  /** All of a session's events, in batches, read without blocking the extension host. */
+  events(sessionId: string): AsyncIterable<ThoughtEvent[]>;
+}
 
 interface View {
   webview: vscode.Webview;
@@ -72,7 +111,14 @@ export class ThoughtPanelController implements vscode.Disposable {
    */
   readonly testFaults = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
-  readonly stats = { posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0 };
+  readonly stats = {
+    posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
+    /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
+    savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
+  };
+  private history: SavedHistory | undefined;
+  /** Saved sessions being read, each once however many ask. */
+  private readonly loads = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -220,6 +266,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       this.post(v, { type: "reveal", sessionId: this.pendingReveal.sessionId, toolCallId: this.pendingReveal.toolCallId });
     }
     this.pendingReveal = undefined;
+    this.loadShown();
   }
 
   /** Connects a webview (sidebar or editor) to the controller. */
@@ -253,6 +300,12 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   /** Shows a tool call (and the thought before it) in the panel: "why this change?". */
   reveal(sessionId: string, toolCallId: string): void {
+    if (isLoading(this.state.sessions[sessionId])) {
+      // A saved session not read yet: shown now, and the tool call once its turns are in.
+      this.select(sessionId);
+      void this.ensureLoaded(sessionId).then((ok) => { if (ok) this.reveal(sessionId, toolCallId); });
+      return;
+    }
     this.flush();
     this.activeSessionId = sessionId;
     this.postHost();
@@ -263,30 +316,13 @@ export class ThoughtPanelController implements vscode.Disposable {
   }
 
   /**
-   * Brings saved transcripts back as history (oldest first). Their events do not pass through the
-   * live stream; every ready view gets a fresh snapshot.
+   * Lists the saved sessions as history, from the index only: each is a stand-in (`savedView`)
+   * until it is shown, then read (`ensureLoaded`). On start the newest is the one shown.
    */
-  async restore(sessions: readonly (readonly ThoughtEvent[])[]): Promise<void> {
-    // Folded off to the side in slices (the host keeps answering the panel and the agents while
-    // an hour-long session folds), then put into the state and shown at once, marked as history.
-    let side: ViewState = EMPTY_STATE;
-    const slice = new TimeSlice();
-    for (const events of sessions) {
-      const id = events[0]?.sessionId;
-      if (!id || this.state.sessions[id] || side.sessions[id]) continue;
-      for (let i = 0; i < events.length; i += RESTORE_BATCH) {
-        side = reduce(side, events.slice(i, i + RESTORE_BATCH).map(boundEvent));
-        if (slice.due()) await slice.pause();
-      }
-    }
-    const ids = side.order.filter((id) => !this.state.sessions[id]);
-    if (ids.length === 0) return;
-    this.flush();
-    const merged = { ...this.state.sessions };
-    for (const id of ids) merged[id] = side.sessions[id]!;
-    this.state = markRestored({ version: this.state.version + side.version, sessions: merged, order: [...this.state.order, ...ids] }, ids);
-    this.activeSessionId ??= ids[ids.length - 1];
-    for (const v of this.views) if (v.ready) this.snapshot(v);
+  async restore(history: SavedHistory): Promise<void> {
+    this.history = history;
+    this.disposables.push(history.onDidIndex((found) => this.listSaved(found)));
+    this.listSaved(await history.saved());
   }
 
   /**
@@ -304,11 +340,140 @@ export class ThoughtPanelController implements vscode.Disposable {
     for (const v of this.views) if (v.ready) this.snapshot(v);
   }
 
-  /** Shows a session in the panel. */
+
+  private listSaved(found: readonly SavedSession[]): void {
+    const views = found.filter((s) => !this.state.sessions[s.sessionId]).map(savedView);
+    if (views.length === 0) return;
+    // Saved sessions first, oldest first, then this window's in the order they started.
+    const added = new Map(views.map((v) => [v.sessionId, v]));
+    const lastAt = (id: string): number => (this.state.sessions[id] ?? added.get(id))?.saved?.lastAt ?? 0;
+    const history = (id: string): boolean => !!this.state.sessions[id]?.restored && !!this.state.sessions[id]?.saved;
+    const saved = [...this.state.order.filter(history), ...added.keys()].sort((a, b) => lastAt(a) - lastAt(b));
+    this.putSessions(views, [...saved, ...this.state.order.filter((id) => !history(id))]);
+    if (!this.activeSessionId) {
+      this.activeSessionId = saved[saved.length - 1];
+      this.postHost();
+    }
+    this.loadShown();
+  }
+
+  /** Puts whole session views into the state, and sends them to every ready view in the same ordered channel as the patches. */
+  private putSessions(views: SessionView[], order: readonly string[]): void {
+    this.flush();
+    const from = this.state.version;
+    this.state = putSessions(this.state, views, order);
+    const started = performance.now();
+    for (const v of this.views) if (v.ready) this.post(v, { type: "sessions", from, to: this.state.version, sessions: views, order: this.state.order });
+    this.stats.savedPostMs = Math.max(this.stats.savedPostMs, performance.now() - started);
+  }
+
+  /** The shown session, when it is saved and not read yet and a panel is there to show it: read it. */
+  private loadShown(): void {
+    const id = this.activeSessionId;
+    if (id && this.views.size > 0 && isLoading(this.state.sessions[id])) void this.ensureLoaded(id);
+  }
+
+  /**
+   * Resolves once a session's whole transcript is folded into the view state: at once for a live
+   * session or one already read; false when there is no such session or its transcript cannot be
+   * read. A saved session shows its last turn(s) first, then all of it.
+   */
+  ensureLoaded(sessionId: string): Promise<boolean> {
+    const s = this.state.sessions[sessionId];
+    if (!s || s.saved?.loaded === "failed") return Promise.resolve(false);
+    if (!isLoading(s)) return Promise.resolve(true);
+    let loading = this.loads.get(sessionId);
+    if (!loading) {
+      loading = this.load(sessionId).finally(() => this.loads.delete(sessionId));
+      this.loads.set(sessionId, loading);
+    }
+    return loading;
+  }
+
+  private async load(sessionId: string): Promise<boolean> {
+    const history = this.history;
+    if (!history) return false;
+    const started = performance.now();
+    try {
+      const tail = await history.tail(sessionId);
+      const shown = tail?.length ? await foldSliced(chunks(tail, FOLD_BATCH), sessionId) : undefined;
+      if (shown && this.state.sessions[sessionId]?.saved?.loaded === "none") {
+        this.putSaved(sessionId, shown, "tail");
+        this.stats.savedTailMs = performance.now() - started;
+      }
+      const all = await foldSliced(history.events(sessionId), sessionId);
+      if (!all) throw new Error("its transcript has no events of this session");
+      await this.putWhole(sessionId, all);
+      this.stats.savedLoadMs = performance.now() - started;
+      return true;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.error(`Could not read the saved session ${sessionId}: ${message}`);
+      this.putSaved(sessionId, undefined, "failed", message);
+      return false;
+    }
+  }
+
+  /**
+   * A saved session's whole view, marked as history, put in (and posted) in pieces of whole turns
+   * (PIECE_BYTES), newest first: its view with its last turns, then `prependTurns` until it is whole.
+   */
+  private async putWhole(sessionId: string, folded: SessionView): Promise<void> {
+    const whole = markRestored({ version: 0, sessions: { [sessionId]: folded }, order: [sessionId] }, [sessionId]).sessions[sessionId]!;
+    const slice = new TimeSlice();
+    const starts: number[] = [];
+    let size = 0;
+    for (let i = whole.turns.length - 1; i >= 0; i--) {
+      const bytes = JSON.stringify(whole.turns[i]).length;
+      if (size > 0 && size + bytes > PIECE_BYTES) {
+        starts.push(i + 1);
+        size = 0;
+      }
+      size += bytes;
+      if (slice.due()) await slice.pause();
+    }
+    starts.push(0);
+    const last = whole.turns.slice(starts[0]);
+    if (!this.putSaved(sessionId, { ...whole, turns: last, toolIndex: toolIndexOf(last) }, starts[0] === 0 ? "all" : "tail")) return;
+    for (let k = 1; k < starts.length; k++) {
+      await slice.pause();
+      // Only while it still stands for the saved session (the agent may take it back meanwhile).
+      if (!this.state.sessions[sessionId]?.restored) return;
+      this.flush();
+      const from = this.state.version;
+      const turns = whole.turns.slice(starts[k], starts[k - 1]);
+      const done = starts[k] === 0;
+      this.state = prependTurns(this.state, sessionId, turns, done);
+      const started = performance.now();
+      for (const v of this.views) if (v.ready) this.post(v, { type: "turns", from, to: this.state.version, sessionId, turns, done });
+      this.stats.savedPostMs = Math.max(this.stats.savedPostMs, performance.now() - started);
+    }
+  }
+
+  /** A saved session's view, read back (`folded`) as far as `loaded` says, marked as history; or the stand-in saying it cannot be read. False when the session no longer stands for a saved one. */
+  private putSaved(sessionId: string, folded: SessionView | undefined, loaded: SavedInfo["loaded"], problem = ""): boolean {
+    const current = this.state.sessions[sessionId];
+    // Only what still stands for the saved session: one the agent took back meanwhile is live.
+    if (!current?.restored || !current.saved) return false;
+    const saved: SavedInfo = { ...current.saved, loaded };
+    let view: SessionView;
+    if (folded) {
+      const marked = markRestored({ version: 0, sessions: { [sessionId]: folded }, order: [sessionId] }, [sessionId]).sessions[sessionId]!;
+      // The index's title until the event that set it is read.
+      view = { ...marked, saved, ...(marked.title === undefined && loaded === "tail" && current.title !== undefined ? { title: current.title } : {}) };
+    } else {
+      view = { ...current, saved, banners: [...current.banners, { type: "notice", id: "saved-unreadable", severity: "error", title: `Could not read this saved session: ${problem}`, at: Date.now() }] };
+    }
+    this.putSessions([view], this.state.order);
+    return true;
+  }
+
+  /** Shows a session in the panel (reading it first when it is saved and not read yet). */
   select(sessionId: string): void {
     if (!this.state.sessions[sessionId]) return;
     this.activeSessionId = sessionId;
     this.postHost();
+    this.loadShown();
   }
 
   /** Asks the views to focus the prompt box. */
@@ -420,8 +585,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       }
       case "selectSession":
         if (!this.state.sessions[m.sessionId]) throw new OutOfStateMessage(`no session ${m.sessionId}`);
-        this.activeSessionId = m.sessionId;
-        this.postHost();
+        this.select(m.sessionId);
         return;
       case "selectAgent":
         await vscode.commands.executeCommand("agentThoughts.selectAgent", m.name);

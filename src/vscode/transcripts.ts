@@ -1,28 +1,71 @@
 /**
  * Transcripts: every session's event log, appended to a JSON Lines file in the workspace's storage
  * as it happens, so history survives a window reload or a crash even when the agent cannot load
- * sessions. On start the most recent ones are read back into the panel (as ended sessions), and
- * Show Sessions lists them beside the live ones.
+ * sessions — and the index of them (`transcripts/index.json`), which is all a window reads on start.
+ *
+ * The index keeps per session its file, title, first prompt, agent, folder, times, size and turns,
+ * and is kept current as events are written (saved atomically, at most once a second, and when the
+ * window closes). One that is missing, damaged or behind its files (an older version, a crash) is
+ * made good in the background from only the head and the tail of each file concerned. A saved
+ * session's events are read when it is shown: its start and last turn(s) first (`tail`), then all
+ * of it in batches (`events`), parsed in slices that hand the extension host back.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import type * as vscode from "vscode";
+import { z } from "zod";
 import type { ThoughtEvent } from "../shared/events";
-import { parseThoughtEvent } from "../core/eventSchema";
-import { stringifyJson } from "../core/json";
+import type { SavedSession } from "../shared/viewModel";
+import { Emitter } from "../core/emitter";
 import { TimeSlice } from "../core/sleep";
+import { emptySaved, eventFromLine, noteEvent, transcriptLine } from "../core/transcriptLines";
 import type { Logger } from "../acp/ports";
 
-/** How many past sessions come back into the panel on start. */
-const RESTORE_SESSIONS = 20;
 /** Transcripts beyond this many are deleted, oldest first. */
-const KEEP_SESSIONS = 200;
+export const KEEP_SESSIONS = 200;
 const OPEN_STREAMS = 8;
 const FLUSH_MS = 200;
+const INDEX_FILE = "index.json";
+/** The index is saved at most this often while sessions are written. */
+const INDEX_SAVE_MS = 1_000;
+/** What is read of a file's head to index it (more, up to HEAD_MAX, when its first line is longer). */
+const HEAD_BYTES = 64 * 1024;
+const HEAD_MAX = 4 * 1024 * 1024;
+/** What is read of a file's tail to index it. */
+const INDEX_TAIL_BYTES = 64 * 1024;
+/** Opening a saved session: its tail is read backwards in steps of this, until a turn starts and at least this much is read… */
+const TAIL_STEP = 256 * 1024;
+/** …but never more than this (a last turn larger than that is shown when the whole transcript is read). */
+const TAIL_MAX = 16 * 1024 * 1024;
+/** Reading a whole transcript: bytes read at a time, events handed over at a time. */
+const READ_CHUNK = 1024 * 1024;
+const EVENT_BATCH = 500;
+const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
 
-/** A saved transcript (its session id is in its events, not its name). */
-export interface TranscriptInfo { file: string; modified: number }
+const zText = (max: number): z.ZodString => z.string().max(max);
+const zIndex = z.object({
+  version: z.literal(1),
+  sessions: z.array(z.object({
+    file: zText(200),
+    sessionId: zText(100_000),
+    agentName: zText(2_000),
+    agentId: zText(2_000).optional(),
+    cwd: zText(2_000),
+    agentSessionId: zText(4_096).optional(),
+    abilities: z.object({ load: z.boolean().optional(), resume: z.boolean().optional(), list: z.boolean().optional(), close: z.boolean().optional(), delete: z.boolean().optional(), fork: z.boolean().optional() }).optional(),
+    title: zText(1_000).optional(),
+    prompt: zText(1_000).optional(),
+    startedAt: z.number(),
+    lastAt: z.number(),
+    bytes: z.number().int().nonnegative(),
+    turns: z.number().int().nonnegative(),
+  })).max(10_000),
+});
+
+/** A saved transcript on disk: its name in the folder, size, when it was last active (by the index, else the file) and last written. */
+interface OnDisk { name: string; bytes: number; at: number; modified: number }
 
 export class TranscriptStore implements vscode.Disposable {
   private readonly streams = new Map<string, fs.WriteStream>();
@@ -31,6 +74,27 @@ export class TranscriptStore implements vscode.Disposable {
   /** Sessions deleted (Delete Session). */
   private readonly removed = new Set<string>();
   private readonly dir: string | undefined;
+  /** Every session the index knows (saved and written in this window), by session key. */
+  private readonly index = new Map<string, SavedSession>();
+  private saveTimer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> = Promise.resolve();
+  private loading: Promise<SavedSession[]> | undefined;
+  /** The index on disk has been read into `index` (only then may it be written). */
+  private indexRead = false;
+  private disposed = false;
+  private readonly indexed = new Emitter<SavedSession[]>();
+  /** Saved sessions the index did not know, as the background rebuild finds them. */
+  readonly onDidIndex = this.indexed.event;
+  /** Resolves once every saved session is in the index (after a rebuild, if one was needed). */
+  whenIndexed: Promise<void> = Promise.resolve();
+  /**
+   * Start-up figures for the tests and the benchmark: how long reading the index took, when the
+   * index was whole (ms after this store was made), how many files had to be indexed from their
+   * head and tail, and (test mode only) the longest extension-host block until then.
+   */
+  readonly startup = { indexReadMs: NaN, indexedMs: NaN, rebuilt: 0, longestBlockMs: NaN };
+  private readonly created = performance.now();
+  private probe = TEST_MODE ? monitorEventLoopDelay({ resolution: 1 }) : undefined;
 
   /**
    * `maxBytes`: what all saved transcripts of this workspace may take (the user's
@@ -44,6 +108,7 @@ export class TranscriptStore implements vscode.Disposable {
   ) {
     this.dir = storage ? path.join(storage.fsPath, "transcripts") : undefined;
     if (this.dir) fs.mkdirSync(this.dir, { recursive: true });
+    this.probe?.enable();
   }
 
   /**
@@ -61,7 +126,13 @@ export class TranscriptStore implements vscode.Disposable {
   write(e: ThoughtEvent): void {
     if (!this.dir || this.removed.has(e.sessionId)) return;
     // Any depth: a value nested 10,000 deep is saved whole (JSON.stringify would throw).
-    const line = stringifyJson(e);
+    const line = transcriptLine(e);
+    let saved = this.index.get(e.sessionId);
+    if (!saved) {
+      saved = emptySaved(e);
+      this.index.set(e.sessionId, saved);
+    }
+    noteEvent(saved, e);
     const lines = this.pending.get(e.sessionId);
     if (lines) lines.push(line);
     else this.pending.set(e.sessionId, [line]);
@@ -75,55 +146,126 @@ export class TranscriptStore implements vscode.Disposable {
       const file = this.fileOf(sessionId);
       if (!file) continue;
       let s = this.streams.get(sessionId);
+      let text = lines.join("\n") + "\n";
       if (!s) {
         if (this.streams.size >= OPEN_STREAMS) {
           const [oldest, stream] = this.streams.entries().next().value as [string, fs.WriteStream];
           stream.end();
           this.streams.delete(oldest);
         }
+        // A file a crash left with a torn last line: the new lines start on a line of their own.
+        if (!endsWithNewline(file)) text = "\n" + text;
         s = fs.createWriteStream(file, { flags: "a" });
         s.on("error", (err) => this.logger.error(`Cannot save the transcript ${file}: ${err.message}`));
         this.streams.set(sessionId, s);
       }
-      s.write(lines.join("\n") + "\n");
+      s.write(text);
+      const saved = this.index.get(sessionId);
+      if (saved) saved.bytes += Buffer.byteLength(text);
     }
     this.pending.clear();
+    this.scheduleSave();
   }
 
   /**
-   * Saved transcripts, newest first. The oldest beyond KEEP_SESSIONS, or beyond the byte budget
-   * (the newest is always kept, and so are sessions still being written), are deleted; when the
-   * budget removed any, `notify` says how many and how much.
+   * The saved sessions, newest first, from the index alone (read once per window). Transcripts
+   * beyond KEEP_SESSIONS or the byte budget are deleted first, oldest first (the newest is always
+   * kept, and so are sessions still being written); when the budget removed any, `notify` says how
+   * many and how much. Files the index does not know (or knows at another size) are indexed in the
+   * background from their head and tail and reported through `onDidIndex`.
    */
-  list(): TranscriptInfo[] {
-    if (!this.dir) return [];
-    const out: (TranscriptInfo & { bytes: number })[] = [];
-    for (const name of fs.readdirSync(this.dir)) {
-      if (!name.endsWith(".jsonl")) continue;
-      const file = path.join(this.dir, name);
-      const st = fs.statSync(file);
-      out.push({ file, modified: st.mtimeMs, bytes: st.size });
+  saved(): Promise<SavedSession[]> {
+    this.loading ??= this.load();
+    return this.loading;
+  }
+
+  private async load(): Promise<SavedSession[]> {
+    const dir = this.dir;
+    if (!dir) {
+      this.finishStartup();
+      return [];
     }
-    out.sort((a, b) => b.modified - a.modified);
+    const known = await this.readIndex(dir);
+    const names = (await fs.promises.readdir(dir)).filter((n) => n.endsWith(".jsonl"));
+    const files: OnDisk[] = [];
+    for (const name of names) {
+      const st = await fs.promises.stat(path.join(dir, name)).catch(() => undefined);
+      if (st?.isFile()) files.push({ name, bytes: st.size, at: known.get(name)?.lastAt ?? st.mtimeMs, modified: st.mtimeMs });
+    }
+    files.sort((a, b) => b.at - a.at || b.modified - a.modified);
+    const kept = await this.evict(dir, files);
+    const ready: SavedSession[] = [];
+    const stale: OnDisk[] = [];
+    for (const f of kept) {
+      const entry = known.get(f.name);
+      if (entry && entry.bytes === f.bytes) {
+        if (!this.index.has(entry.sessionId)) this.index.set(entry.sessionId, entry);
+        ready.push(entry);
+      } else stale.push(f);
+    }
+    this.indexRead = true;
+    this.startup.indexReadMs = performance.now() - this.created;
+    if (stale.length || known.size !== ready.length) this.scheduleSave();
+    this.startup.rebuilt = stale.length;
+    this.whenIndexed = this.rebuild(dir, stale).catch((err: unknown) => this.logger.error(`Could not index the saved sessions: ${String(err)}`)).finally(() => this.finishStartup());
+    return ready;
+  }
+
+  private finishStartup(): void {
+    this.startup.indexedMs = performance.now() - this.created;
+    if (this.probe) {
+      this.probe.disable();
+      this.startup.longestBlockMs = this.probe.max / 1e6;
+      this.probe = undefined;
+    }
+  }
+
+  /** The index on disk by file name; empty (and the files indexed again) when it is missing or damaged. */
+  private async readIndex(dir: string): Promise<Map<string, SavedSession>> {
+    const out = new Map<string, SavedSession>();
+    let text: string;
+    try {
+      text = await fs.promises.readFile(path.join(dir, INDEX_FILE), "utf8");
+    } catch {
+      return out; // none yet (a new workspace, or transcripts saved by a version without one)
+    }
+    let parsed: z.infer<typeof zIndex>;
+    try {
+      const r = zIndex.safeParse(JSON.parse(text));
+      if (!r.success) throw new Error(r.error.issues[0]?.message ?? "invalid");
+      parsed = r.data;
+    } catch (err) {
+      this.logger.warn(`The index of saved sessions is damaged (${err instanceof Error ? err.message : String(err)}); indexing the transcripts again.`);
+      return out;
+    }
+    for (const { file, ...entry } of parsed.sessions) {
+      // An entry names its file by the session's hash; one that does not (edited by hand) is indexed again.
+      if (path.basename(this.fileOf(entry.sessionId) ?? "") === file) out.set(file, entry);
+    }
+    return out;
+  }
+
+  /** Deletes what is over KEEP_SESSIONS or the byte budget (`files` newest first); returns the rest. */
+  private async evict(dir: string, files: readonly OnDisk[]): Promise<OnDisk[]> {
     const budget = this.maxBytes();
-    const live = new Set([...this.streams.keys()].map((id) => this.fileOf(id)));
-    const kept: TranscriptInfo[] = [];
+    const live = new Set([...this.streams.keys()].map((id) => path.basename(this.fileOf(id) ?? "")));
+    const kept: OnDisk[] = [];
     let total = 0;
     let over = 0;
     let overBytes = 0;
     let full = false; // once one does not fit, every older one goes too (oldest first)
-    for (const t of out) {
-      const fits = kept.length === 0 || (!full && kept.length < KEEP_SESSIONS && total + t.bytes <= budget);
-      if (fits || live.has(t.file)) {
-        kept.push({ file: t.file, modified: t.modified });
-        total += t.bytes;
+    for (const f of files) {
+      const fits = kept.length === 0 || (!full && kept.length < KEEP_SESSIONS && total + f.bytes <= budget);
+      if (fits || live.has(f.name)) {
+        kept.push(f);
+        total += f.bytes;
         continue;
       }
       full = true;
-      fs.rmSync(t.file, { force: true });
+      await fs.promises.rm(path.join(dir, f.name), { force: true });
       if (kept.length < KEEP_SESSIONS) {
         over++;
-        overBytes += t.bytes;
+        overBytes += f.bytes;
       }
     }
     if (over > 0) {
@@ -135,47 +277,207 @@ export class TranscriptStore implements vscode.Disposable {
     return kept;
   }
 
-  /**
-   * A transcript's events, each checked against the event vocabulary: a torn last line (crash
-   * mid-write) or a line that is not an event of this session is skipped and logged; nothing
-   * else is lost.
-   */
-  async read(file: string): Promise<ThoughtEvent[]> {
-    const events: ThoughtEvent[] = [];
-    let skipped = 0;
-    let firstProblem = "";
-    const text = await fs.promises.readFile(file, "utf8");
-    // Parsed in slices of at most HOST_SLICE_MS, handing the extension host back between them: an
-    // hour-long session is 100,000 lines, which took 0.2–0.5 s in one go.
+  /** Indexes files from their head and tail, newest first, in slices; reports what it found as it goes. */
+  private async rebuild(dir: string, stale: readonly OnDisk[]): Promise<void> {
+    if (stale.length === 0) return;
+    this.logger.info(`Indexing ${stale.length} saved session(s) the index did not know.`);
     const slice = new TimeSlice();
-    for (let pos = 0, n = 0; pos < text.length; n++) {
-      const nl = text.indexOf("\n", pos);
-      const end = nl < 0 ? text.length : nl;
-      const line = text.slice(pos, end);
-      pos = end + 1;
-      if ((n & 127) === 127 && slice.due()) await slice.pause();
-      if (!line.trim()) continue;
-      let problem: string;
-      try {
-        const parsed = parseThoughtEvent(JSON.parse(line));
-        if ("event" in parsed && (events.length === 0 || parsed.event.sessionId === events[0]!.sessionId)) {
-          events.push(parsed.event);
-          continue;
-        }
-        problem = "problem" in parsed ? parsed.problem : "an event of another session";
-      } catch {
-        problem = "not JSON";
+    let found: SavedSession[] = [];
+    for (const f of stale) {
+      const s = await this.summarize(path.join(dir, f.name), f.bytes).catch((err: unknown) => {
+        this.logger.warn(`Could not index ${f.name}: ${String(err)}`);
+        return undefined;
+      });
+      // A file whose first event names a session that hashes to another file is not ours to list.
+      if (s && path.basename(this.fileOf(s.sessionId) ?? "") === f.name && !this.index.has(s.sessionId)) {
+        this.index.set(s.sessionId, s);
+        found.push(s);
       }
-      if (skipped++ === 0) firstProblem = problem;
+      if (slice.due()) {
+        if (found.length) this.indexed.fire(found);
+        found = [];
+        await slice.pause();
+      }
     }
-    if (skipped) this.logger.warn(`Skipped ${skipped} damaged line(s) in ${path.basename(file)} (first: ${firstProblem})`);
-    return events;
+    if (found.length) this.indexed.fire(found);
+    this.scheduleSave();
   }
 
-  /** The most recent transcripts' events, oldest session first (to restore the panel); read without blocking the extension host. */
-  async recent(): Promise<ThoughtEvent[][]> {
-    const sessions = await Promise.all(this.list().slice(0, RESTORE_SESSIONS).reverse().map((t) => this.read(t.file)));
-    return sessions.filter((e) => e.length > 0);
+  /** A transcript's index entry from its first lines and its last 64 KB; undefined when no event in its head can be read. */
+  async summarize(file: string, bytes: number): Promise<SavedSession | undefined> {
+    const fh = await fs.promises.open(file, "r");
+    try {
+      const head = await readHead(fh, bytes);
+      const tailFrom = Math.max(0, bytes - INDEX_TAIL_BYTES);
+      const tail = await readRange(fh, tailFrom, bytes);
+      const headLines = splitLines(head.buf, true, head.end === bytes);
+      let first: ThoughtEvent | undefined;
+      let s: SavedSession | undefined;
+      let lastSeq = 0;
+      for (const line of headLines) {
+        const r = eventFromLine(line);
+        if (!("event" in r)) continue;
+        first ??= r.event;
+        if (r.event.sessionId !== first.sessionId) continue;
+        s ??= emptySaved(first);
+        noteEvent(s, r.event);
+        lastSeq = r.event.seq;
+        if (r.event.kind === "turn_start") break; // its prompt is all the head has to say
+      }
+      if (!s || !first) return undefined;
+      // The tail: its titles, its last readable event (the time) and the last one in a turn (the turn count).
+      const tailLines = splitLines(tail, tailFrom === 0, true);
+      const ours = (line: string): ThoughtEvent | undefined => {
+        const r = eventFromLine(line);
+        return "event" in r && r.event.sessionId === first.sessionId && r.event.seq > lastSeq ? r.event : undefined;
+      };
+      for (const line of tailLines) {
+        const e = line.includes('"kind":"session_info"') ? ours(line) : undefined;
+        if (e) noteEvent(s, e);
+      }
+      let last: ThoughtEvent | undefined;
+      for (let i = tailLines.length - 1; i >= 0 && last?.turnId === undefined; i--) {
+        const e = ours(tailLines[i]!);
+        if (!e) continue;
+        if (!last) noteEvent(s, e);
+        last = e;
+        if (e.turnId !== undefined) s.turns = Math.max(s.turns, e.turnId);
+      }
+      s.bytes = bytes;
+      return s;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /**
+   * What to show at once of a saved session: the events of its head before its first turn (the
+   * agent, its modes and commands) and those from the start of its last turn(s) — its tail read
+   * backwards in steps until a turn starts in it (at most TAIL_MAX). Undefined when the file
+   * cannot be read or no turn starts within reach.
+   */
+  async tail(sessionId: string): Promise<ThoughtEvent[] | undefined> {
+    const file = this.fileOf(sessionId);
+    if (!file) return undefined;
+    const fh = await fs.promises.open(file, "r").catch(() => undefined);
+    if (!fh) return undefined;
+    try {
+      const bytes = (await fh.stat()).size;
+      const head = await readHead(fh, bytes);
+      const out: ThoughtEvent[] = [];
+      let lastSeq = 0;
+      for (const line of splitLines(head.buf, true, head.end === bytes)) {
+        const r = eventFromLine(line);
+        if (!("event" in r) || r.event.sessionId !== sessionId) continue;
+        if (r.event.kind === "turn_start") break;
+        out.push(r.event);
+        lastSeq = r.event.seq;
+      }
+      // Back from the end until a line that starts a turn is in what was read (the turns of a
+      // small file start in its head: those lines are read twice, which costs nothing).
+      let from = bytes;
+      let buf = Buffer.alloc(0);
+      let start = -1;
+      while (start < 0 && from > 0 && bytes - from < TAIL_MAX) {
+        const next = Math.max(0, from - TAIL_STEP);
+        buf = Buffer.concat([await readRange(fh, next, from), buf]);
+        from = next;
+        start = turnStartIn(buf, from === 0);
+      }
+      if (start < 0) return from === 0 ? out : undefined;
+      const slice = new TimeSlice();
+      const lines = splitLines(buf.subarray(start), true, true);
+      for (let i = 0; i < lines.length; i++) {
+        if ((i & 127) === 127 && slice.due()) await slice.pause();
+        const r = eventFromLine(lines[i]!);
+        if ("event" in r && r.event.sessionId === sessionId && r.event.seq > lastSeq) out.push(r.event);
+      }
+      return out;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** A saved session's events, in batches, read and checked in slices (see `eventsOf`). */
+  events(sessionId: string): AsyncGenerator<ThoughtEvent[]> {
+    const file = this.fileOf(sessionId);
+    if (!file) throw new Error("no workspace storage");
+    return this.eventsOf(file);
+  }
+
+  /**
+   * A transcript's events in batches, each checked against the event vocabulary: a torn last line
+   * (crash mid-write) or a line that is not an event of this session is skipped and logged;
+   * nothing else is lost. Read a megabyte at a time and parsed in slices of at most HOST_SLICE_MS,
+   * handing the extension host back between them: an hour-long session is 100,000 lines.
+   */
+  async *eventsOf(file: string): AsyncGenerator<ThoughtEvent[]> {
+    let sessionId: string | undefined;
+    let skipped = 0;
+    let firstProblem = "";
+    let batch: ThoughtEvent[] = [];
+    let rest = "";
+    const slice = new TimeSlice();
+    const stream = fs.createReadStream(file, { encoding: "utf8", highWaterMark: READ_CHUNK });
+    const take = (line: string): void => {
+      if (!line.trim()) return;
+      const r = eventFromLine(line);
+      if ("event" in r && (sessionId ??= r.event.sessionId) === r.event.sessionId) {
+        batch.push(r.event);
+        return;
+      }
+      if (skipped++ === 0) firstProblem = "problem" in r ? r.problem : "an event of another session";
+    };
+    for await (const chunk of stream as AsyncIterable<string>) {
+      const text = rest + chunk;
+      let pos = 0;
+      for (let n = 0; ; n++) {
+        const nl = text.indexOf("\n", pos);
+        if (nl < 0) break;
+        take(text.slice(pos, nl));
+        pos = nl + 1;
+        if (batch.length >= EVENT_BATCH) {
+          yield batch;
+          batch = [];
+        }
+        if ((n & 127) === 127 && slice.due()) await slice.pause();
+      }
+      rest = text.slice(pos);
+    }
+    take(rest);
+    if (batch.length) yield batch;
+    if (skipped) this.logger.warn(`Skipped ${skipped} damaged line(s) in ${path.basename(file)} (first: ${firstProblem})`);
+  }
+
+  /** A transcript's events (all of them; see `eventsOf`). */
+  async read(file: string): Promise<ThoughtEvent[]> {
+    const out: ThoughtEvent[] = [];
+    for await (const batch of this.eventsOf(file)) for (const e of batch) out.push(e);
+    return out;
+  }
+
+  private scheduleSave(): void {
+    if (!this.dir || this.disposed) return;
+    this.saveTimer ??= setTimeout(() => {
+      this.saveTimer = undefined;
+      this.saving = this.saving.then(() => this.saveIndex()).catch((err: unknown) => this.logger.warn(`Could not save the index of saved sessions: ${String(err)}`));
+    }, INDEX_SAVE_MS);
+  }
+
+  private indexText(): string {
+    const sessions = [...this.index.values()].filter((s) => s.bytes > 0).map((s) => ({ file: path.basename(this.fileOf(s.sessionId) ?? ""), ...s }));
+    return JSON.stringify({ version: 1, sessions });
+  }
+
+  /** Written to a temporary file and renamed over the index, so a crash never leaves half an index. */
+  private async saveIndex(): Promise<void> {
+    // Only an index that was read can be written: this window alone does not know the saved sessions.
+    if (!this.dir || this.disposed || !this.loading) return;
+    await this.loading;
+    const target = path.join(this.dir, INDEX_FILE);
+    const temp = `${target}.${process.pid}.tmp`;
+    await fs.promises.writeFile(temp, this.indexText());
+    if (!this.disposed) await fs.promises.rename(temp, target);
   }
 
   /** Deletes a session's saved transcript (Delete Session); what was still to be written goes too. */
@@ -194,5 +496,104 @@ export class TranscriptStore implements vscode.Disposable {
     this.flush();
     for (const s of this.streams.values()) s.end();
     this.streams.clear();
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    // The index as it stands when the window closes; should a save still in flight land after it,
+    // the sessions it is behind on are indexed again (from head and tail) on the next start.
+    if (this.dir && this.indexRead) {
+      try {
+        const target = path.join(this.dir, INDEX_FILE);
+        fs.writeFileSync(`${target}.${process.pid}.last.tmp`, this.indexText());
+        fs.renameSync(`${target}.${process.pid}.last.tmp`, target);
+      } catch (err) {
+        this.logger.warn(`Could not save the index of saved sessions: ${String(err)}`);
+      }
+    }
+    this.disposed = true;
+    this.indexed.dispose();
+    this.probe?.disable();
+  }
+}
+
+/** Whether a file is empty or ends with a line break (reads its last byte). */
+function endsWithNewline(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, "r");
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return true;
+    const b = Buffer.alloc(1);
+    fs.readSync(fd, b, 0, 1, size - 1);
+    return b[0] === 0x0a;
+  } catch {
+    return true; // no file yet
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+async function readRange(fh: fs.promises.FileHandle, from: number, to: number): Promise<Buffer> {
+  const buf = Buffer.alloc(to - from);
+  let off = 0;
+  while (off < buf.length) {
+    const { bytesRead } = await fh.read(buf, off, buf.length - off, from + off);
+    if (bytesRead === 0) break;
+    off += bytesRead;
+  }
+  return off < buf.length ? buf.subarray(0, off) : buf;
+}
+
+/** A file's first HEAD_BYTES, more (up to HEAD_MAX) when its first line is longer; `end`: where what was read ends. */
+async function readHead(fh: fs.promises.FileHandle, bytes: number): Promise<{ buf: Buffer; end: number }> {
+  let end = Math.min(bytes, HEAD_BYTES);
+  let buf = await readRange(fh, 0, end);
+  while (end < bytes && end < HEAD_MAX && buf.indexOf(0x0a) < 0) {
+    const next = Math.min(bytes, end * 2, HEAD_MAX);
+    buf = Buffer.concat([buf, await readRange(fh, end, next)]);
+    end = next;
+  }
+  return { buf, end };
+}
+
+/**
+ * The lines in `buf`, as text. A buffer that does not start at a line's start (`atStart` false)
+ * drops its first, partial line, and one that does not end at the file's end (`atEnd` false) its
+ * last; at the file's end a torn last line (a crash mid-write) is kept, and fails to parse.
+ */
+function splitLines(buf: Buffer, atStart: boolean, atEnd: boolean): string[] {
+  let from = 0;
+  let to = buf.length;
+  if (!atStart) {
+    const nl = buf.indexOf(0x0a);
+    if (nl < 0) return [];
+    from = nl + 1;
+  }
+  if (!atEnd) {
+    to = buf.lastIndexOf(0x0a) + 1;
+    if (to <= from) return [];
+  }
+  // Whole UTF-8 sequences only: a cut is always right after a line break (or at the file's ends).
+  return buf.toString("utf8", from, to).split("\n").filter((l) => l.trim() !== "");
+}
+
+/** Where in `buf` the first line that starts a turn begins (a line of `"kind":"turn_start"`), or -1. */
+function turnStartIn(buf: Buffer, atStart: boolean): number {
+  const needle = Buffer.from('"kind":"turn_start"');
+  let pos = 0;
+  if (!atStart) {
+    const nl = buf.indexOf(0x0a);
+    if (nl < 0) return -1;
+    pos = nl + 1;
+  }
+  for (;;) {
+    const hit = buf.indexOf(needle, pos);
+    if (hit < 0) return -1;
+    const lineStart = buf.lastIndexOf(0x0a, hit) + 1;
+    const lineEnd = buf.indexOf(0x0a, hit);
+    const r = eventFromLine(buf.toString("utf8", lineStart, lineEnd < 0 ? buf.length : lineEnd));
+    // The same text inside a tool's raw input is not a turn's start.
+    if ("event" in r && r.event.kind === "turn_start") return lineStart;
+    if (lineEnd < 0) return -1;
+    pos = lineEnd + 1;
   }
 }

@@ -4,8 +4,9 @@
  *
  * The host owns the view state. On load the webview says `ready`, replaces its replica with the
  * `snapshot` it gets back, and then folds every `patch` with the same pure `reduce` the host uses
- * — a patch whose `from` is not our version means a gap, so it is dropped and a snapshot is asked
- * for (the decision is `apply` in `shared/replica.ts`). Rendering happens at most once per
+ * (and puts in the session views and earlier turns that `sessions` and `turns` carry, as a saved
+ * session is read back) — a patch whose `from` is not our version means a gap, so it is dropped and a snapshot is
+ * asked for (the decision is `apply` in `shared/replica.ts`). Rendering happens at most once per
  * animation frame, whatever the number of messages.
  * Only UI state (draft, folding, filters, scroll) is kept in `setState`.
  *
@@ -32,7 +33,7 @@ const TICK_MS = 100;
 function isHostMessage(data: unknown): data is HostMessage {
   if (!data || typeof data !== "object") return false;
   const t = (data as { type?: unknown }).type;
-  return t === "snapshot" || t === "patch" || t === "host" || t === "focusPrompt" || t === "reveal";
+  return t === "snapshot" || t === "patch" || t === "sessions" || t === "turns" || t === "host" || t === "focusPrompt" || t === "reveal";
 }
 
 const bridge = connect();
@@ -83,6 +84,8 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
   switch (msg.type) {
     case "snapshot":
     case "patch":
+    case "sessions":
+    case "turns":
     case "host": {
       const r = apply(replica, msg);
       replica = r.replica;
@@ -98,6 +101,7 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
           panel.observe(r.events, replica.state, replica.host);
           requestRender();
           return;
+        case "sessions":
         case "host":
           requestRender();
           return;

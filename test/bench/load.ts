@@ -15,6 +15,7 @@ import { SessionLog } from "../../src/core/sessionLog";
 import { EMPTY_STATE, reduce, type SessionView, type TurnView } from "../../src/shared/viewModel";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import { coalesce } from "../../src/core/panelPatches";
+import { eventFromLine } from "../../src/core/transcriptLines";
 import type { Step } from "../fixtures/agents/scenario";
 import { log } from "../integration/index";
 import { evaluate } from "../integration/webview";
@@ -36,15 +37,26 @@ function entriesText(turn: TurnView | undefined, type: "thought" | "message"): s
   return s;
 }
 
-/** One session's transcript checked against what the host saw: every event, each once, in order. */
-interface TranscriptCheck { file: string; lines: number; bytes: number; dense: boolean; events: ThoughtEvent[] }
+/**
+ * One session's transcript checked against what the host saw: every event, each once, in order.
+ * `twiceBytes`: what it would take with each text chunk's text twice (as transcripts were written before).
+ */
+interface TranscriptCheck { file: string; lines: number; bytes: number; twiceBytes: number; dense: boolean; events: ThoughtEvent[] }
 
 async function checkTranscript(a: AgentThoughtsInternalApi, view: SessionView): Promise<TranscriptCheck> {
   const file = a._test.transcripts.fileOf(view.sessionId) ?? path.join(findTranscriptDir(view.sessionId) ?? "", transcriptName(view.sessionId));
   const lines = await readTranscript(file, view.lastSeq);
-  const events = lines.map((l) => JSON.parse(l) as ThoughtEvent);
+  const events = lines.map(readLine);
   const dense = events.length === view.lastSeq && events.every((e, i) => e.seq === i + 1 && e.sessionId === view.sessionId);
-  return { file, lines: lines.length, bytes: fs.statSync(file).size, dense, events };
+  const twiceBytes = events.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)) + 1, 0);
+  return { file, lines: lines.length, bytes: fs.statSync(file).size, twiceBytes, dense, events };
+}
+
+/** A transcript line as the extension reads it back (a text chunk's content block put back). */
+function readLine(line: string): ThoughtEvent {
+  const r = eventFromLine(line);
+  if ("problem" in r) throw new Error(`a transcript line does not read back: ${r.problem}`);
+  return r.event;
 }
 
 function turnText(events: readonly ThoughtEvent[], turnId: number, kind: "thought" | "message"): string {
@@ -290,7 +302,7 @@ function transcriptDirOf(a: AgentThoughtsInternalApi, sessionId: string): string
  */
 function timeRestore(lines: readonly string[], sessionId: string, lastSeq: number, bad: string[]): [number, number] {
   const r0 = performance.now();
-  const parsed = lines.map((l) => JSON.parse(l) as ThoughtEvent);
+  const parsed = lines.map(readLine);
   const r1 = performance.now();
   const restored = reduce(EMPTY_STATE, parsed);
   const r2 = performance.now();
@@ -303,7 +315,7 @@ function rebuildLog(lines: readonly string[], sessionId: string): SessionLog {
   let at = 0;
   const rebuilt = new SessionLog(sessionId, () => at);
   for (const line of lines) {
-    const body = JSON.parse(line) as Record<string, unknown> & { at?: number; text?: unknown; content?: { text?: unknown } };
+    const body = readLine(line) as unknown as Record<string, unknown> & { at?: number; text?: unknown; content?: { text?: unknown } };
     at = body.at ?? at;
     delete body.seq;
     delete body.at;
@@ -405,7 +417,8 @@ function replayTurns(root: string): Step[][] {
 
 interface Sample { events: number; host: number; webview: number; rss: number }
 
-export async function hourReplay(a: AgentThoughtsInternalApi): Promise<void> {
+/** Streams the hour-long session; returns its session id (its transcript stays, for the start-up rows). */
+export async function hourReplay(a: AgentThoughtsInternalApi): Promise<string> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-bench-replay-"));
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? tmp;
   const root = path.join(workspace, "replay-src");
@@ -516,7 +529,7 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<void> {
 
   log(`  Hour replay: ${num(events)} events in one session, ${REPLAY_TURNS} turns (${num(REPLAY_TURNS * TOOL_PATTERN.length)} tool calls, ${num(REPLAY_TURNS * 2)} commands × ${OUTPUT_LINES} output deltas, ${num(REPLAY_TURNS * 3)} edits with diffs), as fast as the agent writes`);
   log(`    streamed in ${fmt(elapsed)} (${fmt(streaming)} of it in turns, the rest is sampling; ${num(events / (streaming / 1000))} events/s); extension host in the turns: event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}, max ${fmt(loop.max / 1e6)}; CPU ${fmt(cpuTurns / 1000)} (${(cpuTurns / events).toFixed(0)} µs per event)`);
-  log(`    complete and in order in the turn results, the view state and the transcript (${transcript ? `${num(transcript.lines)} lines, ${mb(transcript.bytes)}` : "not found"}): ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
+  log(`    complete and in order in the turn results, the view state and the transcript (${transcript ? `${num(transcript.lines)} lines, ${mb(transcript.bytes)}; ${mb(transcript.twiceBytes)} with each chunk's text twice, as before` : "not found"}): ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
   log(`    extension host heap${gcWorks ? " after a forced GC" : " (no forced GC available)"}, every ~${num(SAMPLE_EVERY)} events: ${samples.map((s) => `${num(s.events)}: ${mb(s.host)}`).join(", ")}`);
   log(`    host heap growth: ${mb(hostSlope * SAMPLE_EVERY)} per ${num(SAMPLE_EVERY)} events (least squares), ${mb(last.host - first.host)} from first to last sample (${num(last.events - first.events)} events; ${((last.host - first.host) / Math.max(1, last.events - first.events)).toFixed(0)} bytes/event); rss ${mb(first.rss)} → ${mb(last.rss)}`);
   if (transcript) {
@@ -537,4 +550,5 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<void> {
   fs.rmSync(root, { recursive: true, force: true });
   fs.rmSync(tmp, { recursive: true, force: true });
   if (bad.length) throw new Error(`hour replay: ${bad.join("; ")}`);
+  return sessionId;
 }

@@ -34,8 +34,12 @@ const chromiumPath = process.env.AGENT_THOUGHTS_CHROMIUM
 
 const testsPath = join(repoRoot, "out", mode);
 // `reload`: phases run one after another in the same window storage, each in a fresh workbench and
-// extension host — what a window reload does.
-const phases = mode === "reload" ? ["phase1", "phase2"].map((p) => join(testsPath, p)) : [testsPath];
+// extension host — what a window reload does. `bench` with the `startup` scenario (in the default
+// set) reloads twice after the main run: test/bench/reloaded/index.ts measures each start.
+const benchStartup = mode === "bench" && (!process.env.AGENT_THOUGHTS_BENCH || process.env.AGENT_THOUGHTS_BENCH.split(",").includes("startup"));
+const phases = mode === "reload" ? ["phase1", "phase2"].map((p) => join(testsPath, p))
+  : benchStartup ? [testsPath, join(testsPath, "reloaded"), join(testsPath, "reloaded")]
+  : [testsPath];
 if (!existsSync(join(phases[0], "index.js"))) {
   if (mode === "bench") {
     log(`no bench suite (${testsPath}/index.js missing); nothing to run`);

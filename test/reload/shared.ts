@@ -3,6 +3,8 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
+import { sessionFacts } from "../../src/shared/viewModel";
+import { until } from "../support/until";
 
 export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 export const ORIGINAL = "line one\nline two\nline three\n";
@@ -43,6 +45,34 @@ export function leftovers(): { dir: string; agentPid: string; helperPid: string;
 /** The mid-question reload row: a permission request and a plan step open when the window reloads. */
 export function midQuestion(): { title: string; step: string } {
   return { title: "npm run deploy -- --prod", step: "Deploy to production" };
+}
+
+/** The history row: a long saved session with a title (not the newest one), listed from the index after the reload. */
+export function historyRow(): { agent: string; title: string; turns: number; prompt: (k: number) => string; marker: (k: number) => string; thought: (k: number) => { count: number; text: string }; newest: string } {
+  return {
+    agent: "Historian",
+    title: "A long session worth keeping",
+    turns: 30,
+    prompt: (k) => `history step ${k}`,
+    marker: (k) => `HISTORY-TURN-${k}-END`,
+    // ~30 KB of thought chunks a turn: the transcript is ~1.5 MB, so its tail is a few turns, not all of them.
+    thought: (k) => ({ count: 200, text: `weighing step ${k} of the long session, chunk {i} of many. ` }),
+    newest: "the newest session",
+  };
+}
+
+/**
+ * A saved session listed after the reload, found by its first prompt (what the index keeps of a
+ * session without a title) and read back (`ensureLoaded`): after a reload sessions are listed from
+ * the index and read when shown.
+ */
+export async function savedSession(a: AgentThoughtsInternalApi, prompt: string, timeoutMs = 20_000): Promise<string> {
+  const id = await until(() => {
+    const state = a._test.controller.viewState;
+    return state.order.find((sid) => state.sessions[sid]!.restored && sessionFacts(state.sessions[sid]!).title === prompt);
+  }, `the saved session "${prompt}" to be listed`, timeoutMs);
+  if (!(await a._test.controller.ensureLoaded(id))) throw new Error(`the saved session "${prompt}" could not be read`);
+  return id;
 }
 
 export { alive } from "../support/processes";

@@ -3,7 +3,7 @@ import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
 import type { HostInfo } from "../../src/shared/protocol";
 import { apply, EMPTY_REPLICA, type Replica } from "../../src/shared/replica";
-import { EMPTY_STATE, reduce } from "../../src/shared/viewModel";
+import { EMPTY_STATE, prependTurns, putSessions, reduce, savedView } from "../../src/shared/viewModel";
 import { nextPatch } from "../../src/core/panelPatches";
 
 let seq = 0;
@@ -54,6 +54,33 @@ describe("webview replica", () => {
       assert.equal(r.outcome, "resync");
       assert.equal(r.replica, replica);
     }
+  });
+
+  it("whole session views (a saved session read back) apply at their version, in order with the patches; at another, a gap", () => {
+    const { state } = start();
+    let replica: Replica = apply(EMPTY_REPLICA, { type: "snapshot", version: state.version, state, host }).replica;
+    const stub = savedView({ sessionId: "old", agentName: "Claude", cwd: "/w", startedAt: 1, lastAt: 2, bytes: 25_000_000, turns: 48 });
+    const order = ["old", "s1"];
+    const hostSide = putSessions(state, [stub], order);
+    assert.equal(hostSide.version, state.version + 1);
+    assert.equal(apply(EMPTY_REPLICA, { type: "sessions", from: 0, to: 1, sessions: [stub], order }).outcome, "ignored", "before the first snapshot");
+    const gap = apply(replica, { type: "sessions", from: state.version - 1, to: state.version, sessions: [stub], order });
+    assert.equal(gap.outcome, "resync");
+    const r = apply(replica, { type: "sessions", from: state.version, to: hostSide.version, sessions: [stub], order });
+    assert.equal(r.outcome, "sessions");
+    replica = r.replica;
+    assert.deepEqual(replica.state, hostSide);
+    assert.equal(replica.version, hostSide.version);
+    assert.equal(replica.state.sessions.s1, state.sessions.s1, "the other sessions are untouched");
+    // Earlier turns of a saved session, the same way.
+    const earlier = apply(replica, { type: "turns", from: hostSide.version, to: hostSide.version + 1, sessionId: "s1", turns: [], done: true });
+    assert.equal(earlier.outcome, "sessions");
+    assert.equal(apply(replica, { type: "turns", from: hostSide.version + 1, to: hostSide.version + 2, sessionId: "s1", turns: [], done: true }).outcome, "resync");
+    replica = earlier.replica;
+    assert.equal(replica.version, hostSide.version + 1);
+    // A patch after them starts where they left the version.
+    const next = nextPatch(prependTurns(hostSide, "s1", [], true), [ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1)])!;
+    assert.equal(apply(replica, next.patch).outcome, "applied");
   });
 
   it("new host facts replace the old ones and leave the state alone, synced or not", () => {

@@ -1,7 +1,7 @@
 /** The panel's view model reducer: folding, purity (inputs never mutated), identity of untouched parts. */
 import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
-import { EMPTY_STATE, markRestored, nextAgent, reduce, TERMINAL_VIEW_CHARS, type ViewState } from "../../src/shared/viewModel";
+import { EMPTY_STATE, isLoading, markRestored, nextAgent, prependTurns, putSessions, reduce, savedView, sessionFacts, TERMINAL_VIEW_CHARS, toolIndexOf, type ViewState } from "../../src/shared/viewModel";
 
 let seq = 0;
 function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {
@@ -180,5 +180,53 @@ describe("view model reducer", () => {
     assert.equal(v.fatalError, "Agent crashed");
     assert.equal(v.turns[0]!.failed, "Agent crashed");
     assert.deepEqual(v.banners.map((b) => b.type), ["notice"]);
+  });
+  it("a saved session not read yet stands in as ended history with what the index knows; lists show its title, turns, date and size", () => {
+    const stub = savedView({ sessionId: "old", agentName: "Claude Code", agentId: "Claude", cwd: "/w", agentSessionId: "a-1", abilities: { load: true }, prompt: "fix the parser", startedAt: 1_000, lastAt: 9_000, bytes: 25_000_000, turns: 48 });
+    assert.equal(stub.restored, true);
+    assert.equal(stub.status, "ended");
+    assert.deepEqual(stub.turns, []);
+    assert.deepEqual(stub.saved, { bytes: 25_000_000, turns: 48, startedAt: 1_000, lastAt: 9_000, prompt: "fix the parser", loaded: "none" });
+    assert.equal(stub.agentSessionId, "a-1");
+    assert.ok(isLoading(stub));
+    assert.deepEqual(sessionFacts(stub), { title: "fix the parser", turns: 48, lastAt: 9_000, bytes: 25_000_000 });
+    assert.deepEqual(sessionFacts({ ...stub, title: "The agent's title" }).title, "The agent's title");
+    assert.ok(!isLoading({ ...stub, saved: { ...stub.saved, loaded: "all" } }));
+    const live = turnOne().sessions.s1!;
+    assert.ok(!isLoading(live));
+    assert.deepEqual(sessionFacts(live), { title: "hi", turns: 1, lastAt: live.turns[0]!.startedAt });
+  });
+
+  it("putSessions replaces whole views in the given order, one version step, the other sessions untouched", () => {
+    const state = turnOne();
+    const stub = savedView({ sessionId: "old", agentName: "A", cwd: "/w", startedAt: 1, lastAt: 2, bytes: 10, turns: 1 });
+    const next = putSessions(state, [stub], ["old", "s1", "gone"]);
+    assert.deepEqual(next.order, ["old", "s1"], "ids without a session are dropped");
+    assert.equal(next.version, state.version + 1);
+    assert.equal(next.sessions.s1, state.sessions.s1);
+    assert.equal(next.sessions.old, stub);
+    assert.equal(state.sessions.old, undefined, "the input is not changed");
+  });
+  it("a saved session put in piece by piece — its last turns, then earlier turns before them — is the session folded whole", () => {
+    const events: ThoughtEvent[] = [ev({ kind: "session_start", agentName: "Demo", cwd: "/w" })];
+    for (let t = 1; t <= 5; t++) {
+      events.push(ev({ kind: "turn_start", turnId: t, prompt: [{ type: "text", text: `p${t}` }] }, t));
+      events.push(ev({ kind: "tool_start", toolCallId: `read-${t}`, announced: true, title: "Read", toolKind: "read", status: "pending" }, t));
+      events.push(ev({ kind: "tool_start", toolCallId: "same-id", announced: true, title: `Run ${t}`, toolKind: "execute", status: "pending" }, t));
+      events.push(ev({ kind: "message", ...text(`answer ${t}`) }, t));
+      events.push(ev({ kind: "turn_end", turnId: t, stopReason: "end_turn" }, t));
+    }
+    const whole = reduce(EMPTY_STATE, events).sessions.s1!;
+    const stub = savedView({ sessionId: "s1", agentName: "Demo", cwd: "/w", startedAt: 0, lastAt: 0, bytes: 1, turns: 5 });
+    const saved = { ...stub.saved!, loaded: "tail" as const };
+    const last = whole.turns.slice(3);
+    let state = putSessions(putSessions(EMPTY_STATE, [stub], ["s1"]), [{ ...whole, turns: last, toolIndex: toolIndexOf(last), saved }], ["s1"]);
+    assert.deepEqual(state.sessions.s1!.toolIndex, { "read-4": [0, 0], "read-5": [1, 0], "same-id": [1, 1] });
+    state = prependTurns(state, "s1", whole.turns.slice(1, 3), false);
+    assert.equal(state.sessions.s1!.saved?.loaded, "tail");
+    state = prependTurns(state, "s1", whole.turns.slice(0, 1), true);
+    assert.deepEqual(state.sessions.s1, { ...whole, saved: { ...saved, loaded: "all" } });
+    assert.equal(state.version, 4);
+    assert.equal(prependTurns(state, "nobody", [], true).sessions, state.sessions, "an unknown session: a version step, nothing else");
   });
 });

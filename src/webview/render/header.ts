@@ -4,18 +4,21 @@
  * "New session". Banners (`.banner`): notices and errors outside turns, the session's fatal
  * error, the host's error and "starting" state, styled by severity and dismissible.
  */
-import { agentIdOf, nextAgent, type SessionStatus, type SessionView, type ViewState } from "../../shared/viewModel";
+import { agentIdOf, isLoading, nextAgent, sessionFacts, type SessionStatus, type SessionView, type ViewState } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { button, cleanInline, h, icon, setAttr, setText, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
 import { severityOf } from "./entries";
 
-const STATUS: Record<SessionStatus | "starting" | "none", { icon: string; label: string }> = {
+type StatusKey = SessionStatus | "starting" | "loading" | "none";
+
+const STATUS: Record<StatusKey, { icon: string; label: string }> = {
   idle: { icon: "circle-large-outline", label: "Idle" },
   running: { icon: "loading codicon-modifier-spin", label: "Thinking…" },
   awaiting_permission: { icon: "shield", label: "Awaiting permission" },
   ended: { icon: "circle-slash", label: "Ended" },
   starting: { icon: "loading codicon-modifier-spin", label: "Starting…" },
+  loading: { icon: "loading codicon-modifier-spin", label: "Loading…" },
   none: { icon: "circle-large-outline", label: "No session" },
 };
 
@@ -33,12 +36,30 @@ function money(amount: number, currency: string): string {
   }
 }
 
-/** What tells sessions apart comes first (a narrow switcher shows only the start): title or first prompt, then the agent. */
+/** A size on disk, short: "840 KB", "24 MB". */
+function sizeText(bytes: number): string {
+  if (bytes >= 1_048_576) return `${(bytes / 1_048_576).toFixed(bytes >= 10_485_760 ? 0 : 1)} MB`;
+  return `${Math.max(1, Math.round(bytes / 1024))} KB`;
+}
+
+/** One formatter for every label: the switcher's are computed each frame, for up to 200 saved sessions. */
+const WHEN = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+
+/** A date and time, short: "3 Jun, 14:02". */
+function whenText(at: number): string {
+  return WHEN.format(at);
+}
+
+/**
+ * What tells sessions apart comes first (a narrow switcher shows only the start): title or first
+ * prompt, then the agent; a saved session adds when it was last active and its size.
+ */
 function sessionLabel(s: SessionView, index: number): string {
-  const first = s.turns[0]?.prompt.trim();
-  const title = s.title ? cleanInline(s.title, 60) : first ? cleanInline(first, 60) : `Session ${index + 1}`;
+  const facts = sessionFacts(s);
+  const title = facts.title ? cleanInline(facts.title, 60) : `Session ${index + 1}`;
+  const saved = s.restored && facts.bytes !== undefined ? ` · ${facts.lastAt !== undefined ? `${whenText(facts.lastAt)} · ` : ""}${sizeText(facts.bytes)}` : "";
   const state = s.status === "awaiting_permission" ? " — waiting for you" : s.status === "running" ? " — working" : s.restored ? " (history)" : s.status === "ended" ? " (ended)" : "";
-  return `${s.status === "awaiting_permission" ? "● " : ""}${title} · ${cleanInline(s.agentName, 40)}${state}`;
+  return `${s.status === "awaiting_permission" ? "● " : ""}${title} · ${cleanInline(s.agentName, 40)}${saved}${state}`;
 }
 
 export class Header {
@@ -78,7 +99,7 @@ export class Header {
     const next = nextAgent(session, host.defaultAgent);
     setText(this.agent, cleanInline(session && !next.switched ? session.agentName : host.starting ?? next.name, 60));
     this.agent.title = next.switched && session ? `Next prompt: a new session with ${cleanInline(next.name, 60)} (this transcript is ${cleanInline(session.agentName, 60)}'s)` : "";
-    const key: SessionStatus | "starting" | "none" = host.starting && (!session || session.status === "ended") ? "starting" : session?.status ?? "none";
+    const key: StatusKey = host.starting && (!session || session.status === "ended") ? "starting" : isLoading(session) ? "loading" : session?.status ?? "none";
     if (key !== this.statusKey) {
       this.statusKey = key;
       const st = STATUS[key];

@@ -147,14 +147,15 @@ class TurnComp {
     });
   }
 
-  render(turn: TurnView, index: number, count: number, ctx: RenderCtx): void {
+  /** `before`: turns of the session not in its view yet (a saved session showing its last turns while the rest is read). */
+  render(turn: TurnView, index: number, count: number, ctx: RenderCtx, before: number): void {
     this.ctx = ctx;
     this.key = turnKey(ctx.sessionId, turn.turnId);
     const open = ctx.ui.turnOpen[this.key] ?? index >= count - OPEN_TURNS;
     const last = index === count - 1;
     const windowSize = ctx.ui.entryWindow.get(this.key) ?? (last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW);
     const checkpoint = ctx.host.checkpoints?.[ctx.sessionId]?.includes(turn.turnId) === true;
-    const stamp = `${ctx.version}|${ctx.ui.layoutVersion}|${open}|${windowSize}|${last ? ctx.session.status : ""}|${checkpoint}`;
+    const stamp = `${ctx.version}|${ctx.ui.layoutVersion}|${open}|${windowSize}|${last ? ctx.session.status : ""}|${checkpoint}|${before}`;
     if (turn === this.turn && stamp === this.stamp) return;
     const promptChanged = turn.prompt !== this.turn?.prompt || turn.attachments !== this.turn?.attachments || checkpoint !== this.checkpoint;
     this.checkpoint = checkpoint;
@@ -168,7 +169,7 @@ class TurnComp {
     const promptMatches = searching && foldCase(shownPrompt(turn.prompt)).includes(ctx.ui.query);
     toggleHidden(this.el, searching && matches === 0 && !promptMatches);
 
-    const n = index + 1;
+    const n = before + index + 1;
     const duration = turn.endedAt !== undefined ? formatDuration(turn.endedAt - turn.startedAt) : "";
     const tools = toolCount(turn);
     const metaParts: string[] = [];
@@ -247,6 +248,10 @@ export class Transcript {
   private readonly earlier: HTMLButtonElement;
   private readonly empty: HTMLElement;
   private readonly emptyText: HTMLElement;
+  private readonly emptyHint: HTMLElement;
+  /** A saved session being read: "Loading 47 earlier turns…" above the turns it shows. */
+  private readonly loading: HTMLElement;
+  private readonly loadingText: HTMLElement;
   private readonly comps = new Map<number, TurnComp>();
   private sessionId: string | undefined;
   private stamp = "";
@@ -267,10 +272,13 @@ export class Transcript {
     this.earlier.addEventListener("click", onEarlierTurns);
     this.turnsBox = h("div", { class: "turns" });
     this.emptyText = h("p", null);
-    this.empty = h("div", { class: "empty-state" }, icon("comment-discussion", "empty-icon"), this.emptyText,
-      h("p", { class: "hint" }, "Its thoughts, plans, tool calls and permission requests show up here as they happen."));
+    this.emptyHint = h("p", { class: "hint" }, "Its thoughts, plans, tool calls and permission requests show up here as they happen.");
+    this.empty = h("div", { class: "empty-state" }, icon("comment-discussion", "empty-icon"), this.emptyText, this.emptyHint);
+    this.loadingText = h("span", null);
+    this.loading = h("div", { id: "saved-loading", class: "saved-loading", attrs: { role: "status" } }, icon("loading", "codicon-modifier-spin"), this.loadingText);
+    this.loading.hidden = true;
     this.el = h("div", { id: "transcript", attrs: { role: "log", "aria-live": "off", "aria-label": "Agent transcript", tabindex: "0" } },
-      this.empty, this.pre.el, this.earlier, this.turnsBox);
+      this.empty, this.pre.el, this.loading, this.earlier, this.turnsBox);
   }
 
   render(session: SessionView | undefined, ctx: RenderCtx | undefined, agentName: string): void {
@@ -278,6 +286,8 @@ export class Transcript {
     if (!session || !ctx) {
       this.reset(undefined);
       setText(this.emptyText, `Ask ${agentName} anything.`);
+      toggleHidden(this.emptyHint, false);
+      toggleHidden(this.loading, true);
       toggleHidden(this.empty, false);
       return;
     }
@@ -294,8 +304,14 @@ export class Transcript {
 
     const turns = session.turns;
     const count = turns.length;
-    setText(this.emptyText, `Ask ${agentName} anything.`);
+    const saved = session.restored ? session.saved : undefined;
+    setText(this.emptyText, saved?.loaded === "none" ? "Loading the saved session…" : saved?.loaded === "failed" ? "This saved session could not be read." : `Ask ${agentName} anything.`);
+    toggleHidden(this.emptyHint, !!saved);
     toggleHidden(this.empty, count > 0 || this.preShown.length > 0);
+    // Its last turns while the rest is read: numbered as they will be, the rest announced above them.
+    const before = saved?.loaded === "tail" ? Math.max(0, saved.turns - count) : 0;
+    toggleHidden(this.loading, saved?.loaded !== "tail");
+    if (saved?.loaded === "tail") setText(this.loadingText, before > 0 ? `Loading ${before} earlier turn${before === 1 ? "" : "s"}…` : "Loading the rest of this session…");
     const from = Math.max(0, count - ctx.ui.turnsWindow);
     toggleHidden(this.earlier, from === 0);
     if (from > 0) {
@@ -317,7 +333,7 @@ export class Transcript {
         comp = new TurnComp();
         this.comps.set(i, comp);
       }
-      comp.render(turn, i, count, ctx);
+      comp.render(turn, i, count, ctx, before);
       if (comp.el === cursor) cursor = cursor.nextSibling;
       else this.turnsBox.insertBefore(comp.el, cursor);
     }

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { until } from "../../support/until";
 import { waitFor } from "../../integration/webview";
-import { alive, api, continued, continuingAgents, EDITED, EXTENSION_ID, file, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
+import { alive, api, continued, continuingAgents, EDITED, EXTENSION_ID, file, historyRow, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
 
 describe("window reload, phase 1", function () {
   this.timeout(60_000);
@@ -118,6 +118,30 @@ describe("window reload, phase 1", function () {
       assert.equal(r.text, said);
       const transcript = a._test.transcripts.fileOf(r.sessionId)!;
       await until(() => fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").split("\n").filter(Boolean).length >= a._test.controller.viewState.sessions[r.sessionId]!.lastSeq, `${agent}'s transcript on disk`);
+    }
+  });
+
+  it("leaves a long session with a title in the history, and a newer one", async () => {
+    const h = historyRow();
+    const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+    const turns = Array.from({ length: h.turns }, (_, i) => [
+      ...(i === 0 ? [{ sessionUpdate: { sessionUpdate: "session_info_update", title: h.title } }] : []),
+      { flood: h.thought(i + 1) },
+      { message: h.marker(i + 1) },
+    ]);
+    const config = vscode.workspace.getConfiguration("agentThoughts");
+    const others = (config.get<{ name: string }[]>("agents") ?? []).filter((x) => x.name !== h.agent);
+    await config.update("agents", [...others, { name: h.agent, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify({ turns: [...turns, [{ message: "newest" }]] }), ELECTRON_RUN_AS_NODE: "1" } }], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    let id: string | undefined;
+    for (let k = 1; k <= h.turns; k++) id = (await a.stream(h.prompt(k), id ? { sessionId: id } : { agent: h.agent, newSession: true }).result).sessionId;
+    assert.ok(id);
+    assert.equal(a._test.controller.viewState.sessions[id]?.title, h.title);
+    // The newest session is another: the long one is not shown (nor read) when the window comes back.
+    const newest = (await a.stream(h.newest, { agent: h.agent, newSession: true }).result).sessionId;
+    for (const sid of [id, newest]) {
+      const transcript = a._test.transcripts.fileOf(sid)!;
+      await until(() => fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").split("\n").filter(Boolean).length >= a._test.controller.viewState.sessions[sid]!.lastSeq, "the session's transcript on disk");
     }
   });
 });

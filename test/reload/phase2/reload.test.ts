@@ -2,7 +2,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
-import { alive, api, continued, EDITED, file, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
+import { alive, api, continued, EDITED, file, historyRow, leftovers, midQuestion, midTurn, ORIGINAL, savedSession } from "../shared";
 import { evaluate, waitFor } from "../../integration/webview";
 import { until } from "../../support/until";
 
@@ -22,12 +22,9 @@ describe("window reload, phase 2", function () {
 
   it("brings the earlier session's transcript back into the panel as history", async () => {
     const a = await api();
-    const find = (): string | undefined => {
-      const state = a._test.controller.viewState;
-      return state.order.find((id) => state.sessions[id]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes("REMEMBER-ME-42"))));
-    };
-    const id = await until(find, "the transcript to be restored");
+    const id = await savedSession(a, "edit");
     const session = a._test.controller.viewState.sessions[id]!;
+    assert.ok(session.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes("REMEMBER-ME-42"))));
     assert.equal(session.restored, true);
     assert.equal(session.status, "ended");
     assert.ok(session.turns[0]!.entries.some((e) => e.type === "thought" && e.text.includes("worth keeping")));
@@ -48,11 +45,9 @@ describe("window reload, phase 2", function () {
     await until(() => !alive(agentPid), `the agent (pid ${agentPid}) to be gone`);
     await until(() => !alive(terminalPid), `the terminal command (pid ${terminalPid}) to be gone`);
     // 2. The transcript so far is back; 1. the turn says it was interrupted, naming the agent.
-    const id = await until(() => {
-      const state = a._test.controller.viewState;
-      return state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes(m.said))));
-    }, "the interrupted session's transcript to be restored", 20_000);
+    const id = await savedSession(a, "build it");
     const turn = a._test.controller.viewState.sessions[id]!.turns[0]!;
+    assert.ok(turn.entries.some((e) => e.type === "message" && e.text.includes(m.said)));
     assert.match(turn.failed ?? "", /Interrupted: VS Code reloaded or closed while MidTurn was working/);
     const card = turn.entries.find((e) => e.type === "tool");
     assert.equal(card?.type === "tool" ? card.status : undefined, "canceled", "the running tool call is no longer shown as running");
@@ -80,10 +75,8 @@ describe("window reload, phase 2", function () {
   it("a question open at the reload: no answer button is enabled, nothing is pinned, and the plan is not shown as in progress above the transcript", async () => {
     const q = midQuestion();
     const a = await api();
-    const id = await until(() => {
-      const state = a._test.controller.viewState;
-      return state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "tool" && e.title === q.title)));
-    }, "the session that asked to be restored", 20_000);
+    const id = await savedSession(a, "deploy it");
+    assert.ok(a._test.controller.viewState.sessions[id]!.turns.some((t) => t.entries.some((e) => e.type === "tool" && e.title === q.title)));
     assert.equal(a._test.broker.open().length, 0, "no request is open in the host");
     await vscode.commands.executeCommand("agentThoughts.showSessions", id);
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
@@ -123,7 +116,9 @@ describe("window reload, phase 2", function () {
       const state = a._test.controller.viewState;
       return state.order.find((sid) => state.sessions[sid]!.turns.some((t) => t.entries.some((e) => e.type === "message" && e.text.includes(said))));
     };
-    const keeper = await until(() => find("KEPT-BEFORE-RELOAD"), "Keeper's session restored", 20_000);
+    // Sessions after a reload are listed from the index and read when shown.
+    const keeper = await savedSession(a, "Keeper first");
+    assert.equal(find("KEPT-BEFORE-RELOAD"), keeper);
     const saved = a._test.controller.viewState.sessions[keeper]!;
     assert.equal(saved.restored, true);
     const wireId = saved.agentSessionId;
@@ -150,7 +145,8 @@ describe("window reload, phase 2", function () {
     assert.equal(view.restored, undefined, "live again");
     await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("You said: after the reload"), undefined, { view: "sidebar", what: "the answer in the panel" });
 
-    const loader = await until(() => find("LOADED-BEFORE-RELOAD"), "LoadOnly's session restored", 20_000);
+    const loader = await savedSession(a, "LoadOnly first");
+    assert.equal(find("LOADED-BEFORE-RELOAD"), loader);
     const r = await a.stream("second", { sessionId: loader }).result;
     assert.equal(r.sessionId, loader, "the same session");
     assert.ok(records(c.loadRecord).some((m) => m.method === "session/load"), "LoadOnly got session/load");
@@ -160,5 +156,84 @@ describe("window reload, phase 2", function () {
     await a._test.manager.stop("Keeper");
     await a._test.manager.stop("LoadOnly");
     fs.rmSync(c.dir, { recursive: true, force: true });
+  });
+
+  it("lists saved sessions from the index without reading them (title, date, size), and one selected shows its last turn, then all its turns", async () => {
+    const h = historyRow();
+    const a = await api();
+    await a._test.transcripts.whenIndexed;
+    const c = a._test.controller;
+    const id = await until(() => {
+      const state = c.viewState;
+      return state.order.find((sid) => state.sessions[sid]!.title === h.title);
+    }, "the long session to be listed", 20_000);
+    assert.equal(a._test.transcripts.startup.rebuilt, 0, "every saved session came from the index, none was read to list it");
+    const listed = c.viewState.sessions[id]!;
+    assert.equal(listed.restored, true);
+    assert.deepEqual(listed.turns, [], "listed, not read");
+    assert.equal(listed.saved?.loaded, "none");
+    assert.equal(listed.saved?.turns, h.turns);
+    assert.equal(listed.saved?.bytes, fs.statSync(a._test.transcripts.fileOf(id)!).size);
+    assert.notEqual(c.activeSession, id, "the newest session is the one shown");
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    // The header's switcher lists it with its title, date and size.
+    const option = await waitFor((sid: string) => document.querySelector<HTMLOptionElement>(`select.session-select option[value="${CSS.escape(sid)}"]`)?.textContent ?? "", id, { view: "sidebar", what: "the long session in the switcher" });
+    assert.ok(option.startsWith(h.title), option);
+    assert.match(option, /· \d+(\.\d)? (KB|MB) \(history\)$/);
+    // Picked in the switcher, as a user does: what the panel receives, in order, is its last turns, then all of it (in pieces).
+    await evaluate((sid: string) => {
+      const got: string[] = [];
+      (window as Window & { __atSaved?: string[] }).__atSaved = got;
+      type Message = { type?: string; sessionId?: string; done?: boolean; turns?: unknown[]; sessions?: { sessionId: string; saved?: { loaded: string }; turns: unknown[] }[] };
+      window.addEventListener("message", (ev: MessageEvent<Message>) => {
+        const m = ev.data;
+        for (const s of m.type === "sessions" ? m.sessions ?? [] : []) if (s.sessionId === sid) got.push(`${s.saved?.loaded}:${s.turns.length}`);
+        if (m.type === "turns" && m.sessionId === sid) got.push(`+${m.turns?.length}${m.done ? " done" : ""}`);
+      });
+      const select = document.querySelector<HTMLSelectElement>("select.session-select")!;
+      select.value = sid;
+      select.dispatchEvent(new Event("change"));
+    }, id, "sidebar");
+    const last = await waitFor((marker: string) => {
+      const turns = [...document.querySelectorAll("#transcript section.turn")];
+      const end = turns[turns.length - 1];
+      return end?.textContent?.includes(marker) ? end.querySelector(".turn-title")?.textContent ?? "?" : "";
+    }, h.marker(h.turns), { view: "sidebar", what: "the last turn shown", timeoutMs: 20_000 });
+    assert.equal(last, `Turn ${h.turns}`, "numbered as in the whole session, also before the earlier turns are in");
+    assert.ok(await c.ensureLoaded(id));
+    assert.equal(c.viewState.sessions[id]!.turns.length, h.turns);
+    const all = await waitFor((n: number) => document.querySelectorAll("#transcript section.turn").length === n && document.getElementById("saved-loading")?.hidden, h.turns, { view: "sidebar", what: "all the turns" });
+    assert.ok(all);
+    const received = await evaluate(() => (window as Window & { __atSaved?: string[] }).__atSaved ?? [], undefined, "sidebar");
+    const what = received.join(", ");
+    assert.match(received[0] ?? "", /^tail:\d+$/, what);
+    const tailTurns = Number(received[0]!.slice(5));
+    assert.ok(tailTurns >= 1 && tailTurns < h.turns, `the last turns first (${tailTurns} of ${h.turns}): ${what}`);
+    // Then the whole session read: its last turns again (now with everything outside them), earlier turns put before them until it is whole.
+    const whole = received.slice(1);
+    assert.match(whole[0] ?? "", whole.length === 1 ? /^all:\d+$/ : /^tail:\d+$/, what);
+    assert.ok(whole.slice(1).every((m, i, all) => (i === all.length - 1 ? /^\+\d+ done$/ : /^\+\d+$/).test(m)), what);
+    assert.equal(whole.reduce((n, m) => n + Number(/\d+/.exec(m)![0]), 0), h.turns, what);
+    assert.ok(c.stats.savedTailMs < c.stats.savedLoadMs);
+  });
+  it("a saved session whose transcript can no longer be read says so when shown, and ensureLoaded answers false", async () => {
+    const a = await api();
+    const c = a._test.controller;
+    const state = c.viewState;
+    const id = state.order.find((sid) => state.sessions[sid]!.saved?.loaded === "none" && sid !== c.activeSession);
+    assert.ok(id, "a saved session not read yet");
+    // Damaged after it was indexed: same size, nothing of a session left in it.
+    const transcript = a._test.transcripts.fileOf(id)!;
+    fs.writeFileSync(transcript, "#".repeat(fs.statSync(transcript).size));
+    await vscode.commands.executeCommand("agentThoughts.showSessions", id);
+    assert.equal(await c.ensureLoaded(id), false);
+    assert.equal(c.viewState.sessions[id]!.saved?.loaded, "failed");
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const shown = await waitFor(() => {
+      const banner = [...document.querySelectorAll(".banner")].map((b) => b.textContent ?? "").find((t) => t.includes("Could not read this saved session"));
+      const empty = document.querySelector(".empty-state:not([hidden])")?.textContent ?? "";
+      return banner && empty.includes("could not be read") ? banner : "";
+    }, undefined, { view: "sidebar", what: "the unreadable session's banner" });
+    assert.match(shown, /no events of this session/);
   });
 });
