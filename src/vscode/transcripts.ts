@@ -490,6 +490,8 @@ export class TranscriptStore implements vscode.Disposable {
     if (stream) await new Promise<void>((resolve) => stream.end(resolve));
     const file = this.fileOf(sessionId);
     if (file) await fs.promises.rm(file, { force: true });
+    // And gone from the index, so the next window does not list it.
+    if (this.index.delete(sessionId)) this.scheduleSave();
   }
 
   dispose(): void {
