@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as vscode from "vscode";
 import { alive, api, continued, EDITED, file, historyRow, leftovers, midQuestion, midTurn, ORIGINAL, savedSession } from "../shared";
 import { evaluate, waitFor } from "../../integration/webview";
+import { screenshot } from "../../integration/index";
 import { until } from "../../support/until";
 
 describe("window reload, phase 2", function () {
@@ -204,6 +205,8 @@ describe("window reload, phase 2", function () {
     assert.equal(c.viewState.sessions[id]!.turns.length, h.turns);
     const all = await waitFor((n: number) => document.querySelectorAll("#transcript section.turn").length === n && document.getElementById("saved-loading")?.hidden, h.turns, { view: "sidebar", what: "all the turns" });
     assert.ok(all);
+    // As a user sees it: the saved session in the switcher (title, date, size) with all its turns.
+    await screenshot("test-results/history-saved-session.png");
     const received = await evaluate(() => (window as Window & { __atSaved?: string[] }).__atSaved ?? [], undefined, "sidebar");
     const what = received.join(", ");
     assert.match(received[0] ?? "", /^tail:\d+$/, what);
