@@ -378,7 +378,7 @@ export class AgentConnection {
 
   /** `session/new` (authenticating first when the agent asks for it). */
   async newSession(cwd: string): Promise<AgentSession> {
-    const res = await this.withAuth("start a session", () => this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }));
+    const res = await this.withAuth("start a session", () => this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [], ...this.directories() }));
     const session = this.makeSession(this.keyFor(res.sessionId), res.sessionId, cwd);
     session.record({ kind: "session_start", ...this.startInfo(cwd, res.sessionId, res) });
     this.releaseHeld(res.sessionId, session);
@@ -410,7 +410,7 @@ export class AgentConnection {
     try {
       if (how === "resume") {
         try {
-          res = await this.withAuth("resume the saved session", () => this.conn.agent.request(acp.methods.agent.session.resume, { sessionId: agentSessionId, cwd, mcpServers: [] }));
+          res = await this.withAuth("resume the saved session", () => this.conn.agent.request(acp.methods.agent.session.resume, { sessionId: agentSessionId, cwd, mcpServers: [], ...this.directories() }));
         } catch (err) {
           if (!abilities.load) throw err;
           this.ports.logger.warn(`${this.spec.name} could not resume session ${agentSessionId} (${describeError(err).message}); loading it instead`);
@@ -422,7 +422,7 @@ export class AgentConnection {
         this.sessions.set(agentSessionId, session);
         session.beginReplay(saved.shownPrompts);
         try {
-          res = await this.withAuth("load the saved session", () => this.conn.agent.request(acp.methods.agent.session.load, { sessionId: agentSessionId, cwd, mcpServers: [] }));
+          res = await this.withAuth("load the saved session", () => this.conn.agent.request(acp.methods.agent.session.load, { sessionId: agentSessionId, cwd, mcpServers: [], ...this.directories() }));
         } finally {
           const replay = session.endReplay();
           this.ports.logger.info(`${this.spec.name} replayed session ${agentSessionId}: ${replay.skipped} update(s) already shown, ${replay.added} turn(s) added`);
@@ -549,6 +549,12 @@ export class AgentConnection {
       }
       return b;
     });
+  }
+
+  /** The workspace's other folders, for an agent that declares it takes them (ACP forbids sending them otherwise). */
+  private directories(): { additionalDirectories?: string[] } {
+    const dirs = this.spec.additionalDirectories ?? [];
+    return dirs.length && this.initializeResponse?.agentCapabilities?.sessionCapabilities?.additionalDirectories != null ? { additionalDirectories: dirs } : {};
   }
 
   /** What to do after this agent died. */

@@ -88,6 +88,8 @@ export interface AgentSpec {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /** The workspace's other folders: sent with each session when the agent declares `sessionCapabilities.additionalDirectories`. */
+  additionalDirectories?: string[];
 }
 
 /** Where diagnostics go (the LogOutputChannel in VS Code, a buffer in tests). */

@@ -82,7 +82,10 @@ export class AgentRegistry {
     if (wanted === DEMO_AGENT) return this.demoSpec();
     const a = this.configured().find((x) => x.name === wanted);
     if (!a) throw new Error(`No agent named "${wanted}" in the agentThoughts.agents setting (known: ${this.names().join(", ")}).`);
-    return { name: a.name, command: expand(a.command), args: (a.args ?? []).map(expand), env: a.env ?? {}, cwd: a.cwd ? expand(a.cwd) : workspaceCwd() };
+    const cwd = a.cwd ? expand(a.cwd) : workspaceCwd();
+    // A multi-root workspace: the agent may work in every folder, as file access here allows.
+    const others = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file" && f.uri.fsPath !== cwd).map((f) => f.uri.fsPath);
+    return { name: a.name, command: expand(a.command), args: (a.args ?? []).map(expand), env: a.env ?? {}, cwd, ...(others.length ? { additionalDirectories: others } : {}) };
   }
 }
 
