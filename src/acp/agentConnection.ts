@@ -22,6 +22,13 @@ import { AgentError } from "./agentError";
 import { Emitter } from "../core/emitter";
 import { count } from "../core/words";
 
+/** A terminal sign-in: the agent's command with the method's arguments and environment added. */
+export interface TerminalSignIn { agentName: string; method: string; command: string; args: string[]; env: Record<string, string>; cwd: string }
+
+/** Arguments and environment entries a terminal auth method may add, and their length. */
+const MAX_SIGN_IN_ARGS = 64;
+const MAX_SIGN_IN_TEXT = 4096;
+
 export interface ConnectOptions {
   initializeTimeoutMs: number;
   /** How long an agent gets to end a cancelled turn before it is ended without its answer (read at each cancel). */
@@ -30,6 +37,12 @@ export interface ConnectOptions {
   clientVersion: string;
   /** Picks an auth method when the agent requires one; undefined = give up. */
   chooseAuthMethod?: (agentName: string, methods: { id: string; name: string; description?: string }[]) => Promise<string | undefined>;
+  /**
+   * Runs the agent's own program for the user to sign in (a `terminal` auth method) where they can
+   * see and use it; resolves true when it exited with status 0. Without it, terminal sign-in is
+   * not offered (the capability is not announced).
+   */
+  signInInTerminal?: (run: TerminalSignIn) => Promise<boolean>;
 }
 
 
@@ -323,6 +336,7 @@ export class AgentConnection {
           clientCapabilities: {
             fs: { readTextFile: true, writeTextFile: true },
             terminal: true,
+            ...(options.signInInTerminal ? { auth: { terminal: true } } : {}),
             _meta: { terminal_output: true, terminal_output_delta: true },
           },
           clientInfo: { name: options.clientName, title: "Agent Thoughts", version: options.clientVersion },
@@ -589,16 +603,42 @@ export class AgentConnection {
   }
 
   private async authenticate(): Promise<void> {
-    const methods = (this.initializeResponse?.authMethods ?? []).map((m) => ({ id: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) }));
+    const offered = (this.initializeResponse?.authMethods ?? []).filter((m) => !terminalMethod(m) || this.options.signInInTerminal);
+    const methods = offered.map((m) => ({ id: m.id, name: m.name, ...(terminalMethod(m) ? { description: `In a terminal${m.description ? `: ${m.description}` : ""}` } : m.description ? { description: m.description } : {}) }));
     if (methods.length === 0) throw new AgentError(this.spec.name, "requires authentication but offers no method", "Log in with the agent's own CLI, then try again.");
     const methodId = methods.length === 1 ? methods[0]!.id : await this.options.chooseAuthMethod?.(this.spec.name, methods);
     if (!methodId) throw new AgentError(this.spec.name, "requires authentication", `Choose one of: ${methods.map((m) => m.name).join(", ")}; or log in with the agent's own CLI.`);
+    const chosen = offered.find((m) => m.id === methodId);
+    const method = chosen ? terminalMethod(chosen) : undefined;
+    if (method && this.options.signInInTerminal) {
+      // ACP: the client runs the configured agent program itself; `authenticate` is never called for it.
+      const text = (v: unknown): string => String(v).slice(0, MAX_SIGN_IN_TEXT);
+      const run: TerminalSignIn = {
+        agentName: this.spec.name, method: text(method.name).slice(0, 200), command: this.spec.command, cwd: this.spec.cwd,
+        args: [...this.spec.args, ...(Array.isArray(method.args) ? method.args.slice(0, MAX_SIGN_IN_ARGS).map(text) : [])],
+        env: { ...this.spec.env, ...Object.fromEntries(Object.entries(method.env ?? {}).slice(0, MAX_SIGN_IN_ARGS).map(([k, v]) => [text(k), text(v)])) },
+      };
+      this.ports.logger.info(`Signing in to "${this.spec.name}" in a terminal: ${[run.command, ...run.args].join(" ")}`);
+      if (!(await this.options.signInInTerminal(run))) throw new AgentError(this.spec.name, `sign-in (${run.method}) did not succeed`, "The terminal shows what happened; try again, or log in with the agent's own CLI.");
+      return;
+    }
     this.ports.logger.info(`Authenticating with "${this.spec.name}" using ${methodId}`);
     try {
       await Promise.race([this.conn.agent.request(acp.methods.agent.authenticate, { methodId }), this.dead]);
     } catch (err) {
       throw this.wrap(err, `could not authenticate with ${methodId}`);
     }
+  }
+
+  /** Whether the agent declared `logout` (Sign Out of Agent). */
+  get canSignOut(): boolean {
+    return this.initializeResponse?.agentCapabilities?.auth?.logout != null;
+  }
+
+  /** `logout`: the agent forgets its credentials. */
+  async signOut(): Promise<void> {
+    if (!this.canSignOut) throw new AgentError(this.spec.name, "does not offer signing out (it does not declare logout)", "Sign out with the agent's own CLI.");
+    await this.withAuth("sign out", () => this.conn.agent.request(acp.methods.agent.logout, {}));
   }
 
   /**
@@ -663,6 +703,11 @@ export function sessionAbilities(caps: { loadSession?: boolean | null; sessionCa
   if (caps?.loadSession === true) out.load = true;
   for (const k of ["resume", "list", "close", "delete", "fork"] as const) if (sc?.[k] != null && typeof sc[k] === "object") out[k] = true;
   return out;
+}
+
+/** A `terminal` auth method (the client runs the agent itself for the user to sign in), or undefined. */
+function terminalMethod(m: acp.AuthMethod): acp.AuthMethodTerminal | undefined {
+  return "type" in m && m.type === "terminal" ? m : undefined;
 }
 
 function knownNotification(method: string): boolean {

@@ -273,6 +273,13 @@ export class SessionManager {
     };
   }
 
+  /** Signs out of an agent (`logout`, when it declares it). */
+  async signOut(agentName: string | undefined): Promise<string> {
+    const connection = await this.connectionFor(agentName);
+    await connection.signOut();
+    return connection.spec.name;
+  }
+
   /** Whether the agent (started if needed) declared an ability; for what the UI offers. */
   async abilitiesOf(agentName: string | undefined): Promise<SessionAbilities> {
     return (await this.connectionFor(agentName)).abilities;

@@ -105,6 +105,16 @@ export function clientOptions(registry: AgentRegistry, version: string, savedSes
     },
     resolveAgent: (name) => registry.resolve(name),
     ...(savedSession ? { savedSession } : {}),
+    // A `terminal` auth method: the agent's own program, in a terminal the user sees and types in.
+    signInInTerminal: (run) => new Promise<boolean>((resolve) => {
+      const terminal = vscode.window.createTerminal({ name: `Sign in to ${plainText(run.agentName)}`, shellPath: run.command, shellArgs: run.args, env: run.env, cwd: run.cwd, iconPath: new vscode.ThemeIcon("account") });
+      const closed = vscode.window.onDidCloseTerminal((t) => {
+        if (t !== terminal) return;
+        closed.dispose();
+        resolve(t.exitStatus?.code === 0);
+      });
+      terminal.show();
+    }),
     chooseAuthMethod: async (agentName, methods) => {
       const pick = await vscode.window.showQuickPick(methods.map((m) => ({ label: plainText(m.name), detail: m.description, id: m.id })), { title: `${agentName} needs you to sign in`, ignoreFocusOut: true });
       return pick?.id;

@@ -314,6 +314,17 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
     vscode.commands.registerCommand("agentThoughts.openAgentSessions", async (agentArg?: unknown, sessionArg?: unknown) => {
       return openAgentSessions(typeof agentArg === "string" ? agentArg : undefined, typeof sessionArg === "string" ? sessionArg : undefined);
     }),
+    vscode.commands.registerCommand("agentThoughts.signOut", async (agentArg?: unknown): Promise<boolean> => {
+      const name = typeof agentArg === "string" ? agentArg : registry.defaultName();
+      try {
+        await manager.signOut(name);
+        void vscode.window.showInformationMessage(plainText(`Signed out of ${name}.`));
+        return true;
+      } catch (err) {
+        showError(err, ui);
+        return false;
+      }
+    }),
     vscode.commands.registerCommand("agentThoughts.openPanel", () => ui.openInEditor()),
     vscode.commands.registerCommand("agentThoughts.focusPrompt", async () => { await ui.reveal(); ui.focusPrompt(); }),
     vscode.commands.registerCommand("agentThoughts.askAboutSelection", async (questionArg?: unknown) => {
