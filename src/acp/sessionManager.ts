@@ -237,6 +237,11 @@ export class SessionManager {
     return session;
   }
 
+  /** Whether the agent is taking this session back right now. */
+  isContinuing(sessionId: string): boolean {
+    return this.continuing.has(sessionId);
+  }
+
   /** Sessions whose agent tried to continue them and could not, with why (the panel shows them read-only). */
   cannotContinue(): Record<string, string> {
     return Object.fromEntries(this.unavailable);

@@ -147,8 +147,8 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
     const v = ui.viewState().sessions[id];
     if (!v) return false;
     const live = manager.sessionById(id);
-    if (live?.busy) {
-      void vscode.window.showInformationMessage("The agent is working in this session; stop the turn before deleting it.");
+    if (live?.busy || manager.isContinuing(id)) {
+      void vscode.window.showInformationMessage(live?.busy ? "The agent is working in this session; stop the turn before deleting it." : "The agent is taking this session back; delete it once it has.");
       return false;
     }
     const agentSessionId = savedSessionOf(v).agentSessionId;
