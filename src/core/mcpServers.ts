@@ -207,10 +207,11 @@ export function confirmationKey(c: McpCandidate): string {
 
 /**
  * The servers an agent gets, in order, first of each name kept: stdio always, http and sse only
- * when the agent declares them; at most `MCP_LIMITS.total`.
+ * when the agent declares them; at most `MCP_LIMITS.total`. Done before anyone is asked, so the
+ * user is never asked about a server the agent would not get.
  */
-export function forAgent(candidates: readonly McpCandidate[], caps: McpCapabilitiesLike | undefined): { servers: McpServerEntry[]; skipped: McpSkipped[] } {
-  const servers: McpServerEntry[] = [];
+export function forAgent(candidates: readonly McpCandidate[], caps: McpCapabilitiesLike | undefined): { chosen: McpCandidate[]; servers: McpServerEntry[]; skipped: McpSkipped[] } {
+  const chosen: McpCandidate[] = [];
   const skipped: McpSkipped[] = [];
   const seen = new Set<string>();
   for (const c of candidates) {
@@ -224,14 +225,14 @@ export function forAgent(candidates: readonly McpCandidate[], caps: McpCapabilit
       skipped.push({ name: s.name, origin: c.origin, reason: `the agent does not declare MCP over ${t === "http" ? "HTTP" : "SSE"}` });
       continue;
     }
-    if (servers.length >= MCP_LIMITS.total) {
+    if (chosen.length >= MCP_LIMITS.total) {
       skipped.push({ name: s.name, origin: c.origin, reason: `only ${MCP_LIMITS.total} servers are forwarded` });
       continue;
     }
     seen.add(s.name);
-    servers.push(s);
+    chosen.push(c);
   }
-  return { servers, skipped };
+  return { chosen, servers: chosen.map((c) => c.server), skipped };
 }
 
 /** One line for the log and the confirmation: what a server runs or reaches (header values left out). */

@@ -2,7 +2,7 @@
  * Where the user's MCP servers come from in VS Code, and which of them an agent gets: the
  * `agentThoughts.mcpServers` setting, each workspace folder's `.vscode/mcp.json`, and the `mcp`
  * setting (user settings; VS Code 1.100 keeps the user's servers there). Servers from the
- * workspace (a file the repository ships, or the workspace's `mcp` setting) are
+ * workspace (a file the repository ships) are
  * workspace-supplied code: forwarded only in a trusted workspace, and only once the user said yes
  * to that exact server (remembered per workspace). `agentThoughts.mcp.forward` turns it all off.
  */
@@ -32,23 +32,23 @@ export class McpForwarding implements McpPort {
   async serversFor(agentName: string, caps: McpCapabilitiesLike | undefined): Promise<McpServerEntry[]> {
     if (vscode.workspace.getConfiguration("agentThoughts.mcp").get<boolean>("forward", true) === false) return [];
     const { candidates, skipped } = await this.candidates();
-    const allowed: McpCandidate[] = [];
-    for (const c of candidates) {
+    const picked = forAgent(candidates, caps);
+    const allowed: McpServerEntry[] = [];
+    for (const c of picked.chosen) {
       const verdict = gate(c, vscode.workspace.isTrusted);
       if (verdict === "untrusted") {
         skipped.push({ name: c.server.name, origin: c.origin, reason: "it comes from the workspace, which is not trusted" });
       } else if (verdict === "forward" || (await this.confirmed(c))) {
-        allowed.push(c);
+        allowed.push(c.server);
       } else {
         skipped.push({ name: c.server.name, origin: c.origin, reason: "you did not agree to forward it" });
       }
     }
-    const out = forAgent(allowed, caps);
-    this.tell(agentName, [...skipped, ...out.skipped]);
-    return out.servers;
+    this.tell(agentName, [...skipped, ...picked.skipped]);
+    return allowed;
   }
 
-  /** Every configured server, in precedence order (the setting, then the workspace, then the user's). */
+  /** Every configured server, in precedence order (the setting, then each folder's mcp.json, then the user's `mcp`). */
   private async candidates(): Promise<{ candidates: McpCandidate[]; skipped: McpSkipped[] }> {
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file");
     const base: Omit<SubstitutionContext, "workspaceFolder"> = { userHome: os.homedir(), env: process.env, pathSeparator: path.sep };
@@ -62,8 +62,9 @@ export class McpForwarding implements McpPort {
       const raw = await this.readJson(file);
       if (raw !== undefined) results.push(readMcpConfig(raw, "workspace", file.fsPath, { ...base, workspaceFolder: folder.uri.fsPath }));
     }
+    // Only the user's value: VS Code 1.100 mirrors each folder's .vscode/mcp.json into the
+    // workspace values of `mcp` (read above, from the file, with its folder).
     const mcp = vscode.workspace.getConfiguration().inspect<unknown>("mcp");
-    results.push(readMcpConfig(mcp?.workspaceValue, "workspace", "workspace settings (mcp)", { ...base, workspaceFolder: first }));
     results.push(readMcpConfig(mcp?.globalValue, "user", "user settings (mcp)", { ...base, workspaceFolder: first }));
     return { candidates: results.flatMap((r) => r.servers), skipped: results.flatMap((r) => r.skipped) };
   }
@@ -121,7 +122,8 @@ export class McpForwarding implements McpPort {
     for (const s of skipped) {
       this.logger.info(`MCP server "${s.name}" (${s.origin}) not given to "${agentName}": ${s.reason}`);
       const id = `${s.origin}\0${s.name}\0${s.reason}`;
-      if (this.told.has(id) || s.reason.startsWith("the agent does not declare") || s.reason === "you did not agree to forward it") continue;
+      // Told in a notification: servers you configured that no agent can get as they are (not the ones the agent or you left out).
+      if (this.told.has(id) || s.reason.startsWith("the agent does not declare") || s.reason === "you did not agree to forward it" || s.reason === "a server of the same name comes first") continue;
       this.told.add(id);
       fresh.push(s);
     }

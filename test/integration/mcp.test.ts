@@ -50,6 +50,7 @@ describe("your MCP servers, for any agent", function () {
     await config.update("defaultAgent", undefined, vscode.ConfigurationTarget.Global);
     await config.update("mcpServers", undefined, vscode.ConfigurationTarget.Global);
     await config.update("mcp.forward", undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration().update("mcp", undefined, vscode.ConfigurationTarget.Global);
     fs.rmSync(path.join(vscodeDir, "mcp.json"), { force: true });
     if (createdVscodeDir) fs.rmSync(vscodeDir, { recursive: true, force: true });
     fs.rmSync(dir, { recursive: true, force: true });
@@ -71,7 +72,7 @@ describe("your MCP servers, for any agent", function () {
     const a = await api();
     const { sessionId } = await a.stream("hello", { agent: name, newSession: true }).result;
     await until(() => received(record).some((m) => m.method === "session/new"), `session/new to reach ${name}`);
-    return { servers: received(record).find((m) => m.method === "session/new")!.params.mcpServers as Server[], sessionId };
+    return { servers: received(record).filter((m) => m.method === "session/new").pop()!.params.mcpServers as Server[], sessionId };
   }
 
   it("a workspace stdio server (after the user agrees) and an http server reach session/new, ${workspaceFolder} resolved, with the user's own; ${input:} ones are skipped", async () => {
@@ -101,6 +102,24 @@ describe("your MCP servers, for any agent", function () {
     assert.deepEqual(servers.map((s) => s.name), ["own", "tools"]);
     assert.ok(servers.every((s) => s.type === undefined && typeof s.command === "string"), "stdio entries only");
     assert.equal(a._test.modal.asked.length, askedBefore, "the answers were remembered");
+  });
+
+  it("servers of your own mcp user setting go without a question; a workspace server you decline stays out, and you are not asked again", async () => {
+    await vscode.workspace.getConfiguration().update("mcp", { servers: { mine: { command: "my-server", args: ["${workspaceFolderBasename}"] } } }, vscode.ConfigurationTarget.Global);
+    const file = path.join(vscodeDir, "mcp.json");
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace('"servers": {', `"servers": {\n    "declined": { "command": "declined-server", "args": ["--run=${stamp}"] },`));
+    const record = await agent("McpDecline", {});
+    const a = await api();
+    const askedBefore = a._test.modal.asked.length;
+    a._test.modal.testAnswers.push("Don't Forward");
+    const first = await serversSentTo("McpDecline", record);
+    assert.deepEqual(first.map((s) => s.name), ["own", "tools", "mine"], "the declined server is left out; the user's own is there");
+    assert.deepEqual(first[2], { name: "mine", command: "my-server", args: [path.basename(folder)], env: [] });
+    assert.deepEqual(a._test.modal.asked.slice(askedBefore).map((q) => q.message), ['Give your agents the MCP server "declined" from this workspace?'], "asked about the new workspace server only");
+    const second = await serversSentTo("McpDecline", record);
+    assert.deepEqual(second.map((s) => s.name), ["own", "tools", "mine"]);
+    assert.equal(a._test.modal.asked.length, askedBefore + 1, "the refusal was remembered");
+    assert.equal(received(record).filter((m) => m.method === "session/new").length, 2);
   });
 
   it("with agentThoughts.mcp.forward off, session/new carries no server", async () => {

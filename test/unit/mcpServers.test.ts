@@ -115,6 +115,7 @@ describe("MCP servers from VS Code configuration", () => {
     const none = forAgent(cands, undefined);
     assert.deepEqual(none.servers.map((s) => s.name), ["dup", "io"]);
     assert.equal((none.servers[0] as { command: string }).command, "first");
+    assert.deepEqual(none.chosen.map((c) => c.source), ["setting", "workspace"], "the chosen candidates, whose source decides whether the user is asked");
     assert.deepEqual(Object.fromEntries(none.skipped.map((s) => [s.name, s.reason])), { dup: "a server of the same name comes first", web: "the agent does not declare MCP over HTTP", old: "the agent does not declare MCP over SSE" });
     assert.deepEqual(forAgent(cands, { http: true }).servers.map((s) => s.name), ["dup", "io", "web"]);
     assert.deepEqual(forAgent(cands, { http: true, sse: true }).servers.map((s) => s.name), ["dup", "io", "web", "old"]);
