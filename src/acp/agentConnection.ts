@@ -392,9 +392,10 @@ export class AgentConnection {
 
   /** `session/new` (authenticating first when the agent asks for it). */
   async newSession(cwd: string): Promise<AgentSession> {
-    const res = await this.withAuth("start a session", () => this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [], ...this.directories() }));
+    const mcpServers = await this.mcpServers();
+    const res = await this.withAuth("start a session", () => this.conn.agent.request(acp.methods.agent.session.new, { cwd, mcpServers, ...this.directories() }));
     const session = this.makeSession(this.keyFor(res.sessionId), res.sessionId, cwd);
-    session.record({ kind: "session_start", ...this.startInfo(cwd, res.sessionId, res) });
+    session.record({ kind: "session_start", ...this.startInfo(cwd, res.sessionId, res, mcpServers) });
     this.releaseHeld(res.sessionId, session);
     return session;
   }
@@ -421,10 +422,11 @@ export class AgentConnection {
     const session = this.makeSession(key, agentSessionId, cwd, { lastSeq: saved.lastSeq, lastTurnId: saved.lastTurnId });
     let how: "resume" | "load" = abilities.resume && (prefer === "resume" || !abilities.load) ? "resume" : "load";
     let res: acp.ResumeSessionResponse | acp.LoadSessionResponse;
+    const mcpServers = await this.mcpServers();
     try {
       if (how === "resume") {
         try {
-          res = await this.withAuth("resume the saved session", () => this.conn.agent.request(acp.methods.agent.session.resume, { sessionId: agentSessionId, cwd, mcpServers: [], ...this.directories() }));
+          res = await this.withAuth("resume the saved session", () => this.conn.agent.request(acp.methods.agent.session.resume, { sessionId: agentSessionId, cwd, mcpServers, ...this.directories() }));
         } catch (err) {
           if (!abilities.load) throw err;
           this.ports.logger.warn(`${this.spec.name} could not resume session ${agentSessionId} (${describeError(err).message}); loading it instead`);
@@ -436,7 +438,7 @@ export class AgentConnection {
         this.sessions.set(agentSessionId, session);
         session.beginReplay(saved.shownPrompts);
         try {
-          res = await this.withAuth("load the saved session", () => this.conn.agent.request(acp.methods.agent.session.load, { sessionId: agentSessionId, cwd, mcpServers: [], ...this.directories() }));
+          res = await this.withAuth("load the saved session", () => this.conn.agent.request(acp.methods.agent.session.load, { sessionId: agentSessionId, cwd, mcpServers, ...this.directories() }));
         } finally {
           const replay = session.endReplay();
           this.ports.logger.info(`${this.spec.name} replayed session ${agentSessionId}: ${replay.skipped} update(s) already shown, ${replay.added} turn(s) added`);
@@ -448,7 +450,7 @@ export class AgentConnection {
       throw err;
     }
     this.sessions.set(agentSessionId, session);
-    session.record({ kind: "session_start", ...this.startInfo(cwd, agentSessionId, res!), continued: how });
+    session.record({ kind: "session_start", ...this.startInfo(cwd, agentSessionId, res!, mcpServers), continued: how });
     this.releaseHeld(agentSessionId, session);
     return session;
   }
@@ -582,8 +584,22 @@ export class AgentConnection {
     return sessionAbilities(this.initializeResponse?.agentCapabilities);
   }
 
-  private startInfo(cwd: string, agentSessionId: string, res: Pick<acp.NewSessionResponse, "modes" | "configOptions">): SessionStartInfo {
+  /** The user's MCP servers this agent may get (none when the host offers none, or on any failure). */
+  private async mcpServers(): Promise<acp.McpServer[]> {
+    if (!this.ports.mcp) return [];
+    try {
+      const servers = await this.ports.mcp.serversFor(this.spec.name, this.initializeResponse?.agentCapabilities?.mcpCapabilities);
+      this.ports.logger.info(`MCP servers for "${this.spec.name}": ${servers.length ? servers.map((s) => `${s.name} (${"type" in s ? s.type : "stdio"})`).join(", ") : "none"}`);
+      return servers;
+    } catch (err) {
+      this.ports.logger.warn(`MCP servers for "${this.spec.name}" could not be read: ${describeError(err).message}`);
+      return [];
+    }
+  }
+
+  private startInfo(cwd: string, agentSessionId: string, res: Pick<acp.NewSessionResponse, "modes" | "configOptions">, mcpServers: readonly acp.McpServer[] = []): SessionStartInfo {
     const info: SessionStartInfo = { agentName: this.initializeResponse?.agentInfo?.title ?? this.initializeResponse?.agentInfo?.name ?? this.spec.name, agentId: this.spec.name, cwd, abilities: this.abilities };
+    if (mcpServers.length > 0) info.mcpServers = mcpServers.map((s) => s.name);
     // Kept to continue the session later; an id too long to keep makes it history only.
     if (agentSessionId.length <= MAX_KEPT_AGENT_SESSION_ID) info.agentSessionId = agentSessionId;
     const version = this.initializeResponse?.agentInfo?.version;

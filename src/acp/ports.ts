@@ -3,6 +3,7 @@
  * implement them in src/vscode; tests implement them in plain Node. Nothing here imports vscode.
  */
 import type { PermissionOption, PermissionOutcome, ToolCallFields, ToolKind } from "../shared/events";
+import type { McpCapabilitiesLike, McpServerEntry } from "../core/mcpServers";
 
 export interface ReadFileRequest { sessionId: string; path: string; line?: number; limit?: number }
 export interface WriteFileRequest {
@@ -115,8 +116,18 @@ export interface CheckpointPort {
   beforePrompt(sessionId: string): Promise<void>;
 }
 
+/** The user's MCP servers, passed to the agent with every session it starts, loads or resumes. */
+export interface McpPort {
+  /**
+   * The servers this agent may get, given what it declared (stdio always; http and sse only when
+   * declared). May ask the user (a workspace server the first time); never rejects.
+   */
+  serversFor(agentName: string, caps: McpCapabilitiesLike | undefined): Promise<McpServerEntry[]>;
+}
+
 export interface ClientPorts {
   fs: FsPort;
+  mcp?: McpPort;
   guard?: GuardPort;
   checkpoint?: CheckpointPort;
   permission: PermissionPort;

@@ -59,6 +59,7 @@ const zBody = z.discriminatedUnion("kind", [
     agentSessionId: z.string().optional(),
     abilities: z.object({ load: z.boolean().optional(), resume: z.boolean().optional(), list: z.boolean().optional(), close: z.boolean().optional(), delete: z.boolean().optional(), fork: z.boolean().optional() }).optional(),
     continued: z.enum(["resume", "load"]).optional(),
+    mcpServers: z.array(z.string()).optional(),
     modes: z.object({ currentModeId: z.string(), availableModes: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().optional() })) }).optional(),
     configOptions: z.array(zConfigOption).optional(),
     models: z.object({ currentModelId: z.string(), availableModels: z.array(z.object({ modelId: z.string(), name: z.string(), description: z.string().optional() })) }).optional(),

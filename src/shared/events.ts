@@ -105,6 +105,8 @@ export interface SessionStartInfo {
   abilities?: SessionAbilities;
   /** This start continues a saved session (same session, same card list), and how. */
   continued?: "resume" | "load";
+  /** The names of the user's MCP servers the agent was given with this start. */
+  mcpServers?: string[];
   modes?: { currentModeId: string; availableModes: SessionMode[] };
   configOptions?: ConfigOption[];
   /** Legacy (pre-config-option) model list some agents still return. */

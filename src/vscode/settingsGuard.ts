@@ -19,6 +19,8 @@ export const USER_ONLY_SETTINGS = [
   "agentThoughts.trace.file",
   "agentThoughts.protectedFiles",
   "agentThoughts.history.maxMegabytes",
+  "agentThoughts.mcpServers",
+  "agentThoughts.mcp.forward",
 ] as const;
 
 const NOTICED_KEY = "agentThoughts.settingsGuard.noticed";

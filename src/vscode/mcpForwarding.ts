@@ -1,0 +1,135 @@
+/**
+ * Where the user's MCP servers come from in VS Code, and which of them an agent gets: the
+ * `agentThoughts.mcpServers` setting, each workspace folder's `.vscode/mcp.json`, and the `mcp`
+ * setting (user settings; VS Code 1.100 keeps the user's servers there). Servers from the
+ * workspace (a file the repository ships) are
+ * workspace-supplied code: forwarded only in a trusted workspace, and only once the user said yes
+ * to that exact server (remembered per workspace). `agentThoughts.mcp.forward` turns it all off.
+ */
+import * as os from "node:os";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { parse, type ParseError } from "jsonc-parser";
+import type { Logger, McpPort } from "../acp/ports";
+import {
+  confirmationKey, describeServer, forAgent, gate, MCP_LIMITS, readMcpConfig,
+  type McpCandidate, type McpCapabilitiesLike, type McpServerEntry, type McpSkipped, type SubstitutionContext,
+} from "../core/mcpServers";
+import type { Modal } from "./modal";
+
+const ANSWERS_KEY = "agentThoughts.mcp.confirmed";
+const FORWARD = "Forward";
+const NEVER = "Don't Forward";
+
+export class McpForwarding implements McpPort {
+  /** One question per server at a time, however many sessions start at once. */
+  private readonly asking = new Map<string, Promise<boolean>>();
+  /** Skip reasons already told (each is told once per window). */
+  private readonly told = new Set<string>();
+
+  constructor(private readonly state: vscode.Memento, private readonly modal: Modal, private readonly logger: Logger) {}
+
+  async serversFor(agentName: string, caps: McpCapabilitiesLike | undefined): Promise<McpServerEntry[]> {
+    if (vscode.workspace.getConfiguration("agentThoughts.mcp").get<boolean>("forward", true) === false) return [];
+    const { candidates, skipped } = await this.candidates();
+    const picked = forAgent(candidates, caps);
+    const allowed: McpServerEntry[] = [];
+    for (const c of picked.chosen) {
+      const verdict = gate(c, vscode.workspace.isTrusted);
+      if (verdict === "untrusted") {
+        skipped.push({ name: c.server.name, origin: c.origin, reason: "it comes from the workspace, which is not trusted" });
+      } else if (verdict === "forward" || (await this.confirmed(c))) {
+        allowed.push(c.server);
+      } else {
+        skipped.push({ name: c.server.name, origin: c.origin, reason: "you did not agree to forward it" });
+      }
+    }
+    this.tell(agentName, [...skipped, ...picked.skipped]);
+    return allowed;
+  }
+
+  /** Every configured server, in precedence order (the setting, then each folder's mcp.json, then the user's `mcp`). */
+  private async candidates(): Promise<{ candidates: McpCandidate[]; skipped: McpSkipped[] }> {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file");
+    const base: Omit<SubstitutionContext, "workspaceFolder"> = { userHome: os.homedir(), env: process.env, pathSeparator: path.sep };
+    const first = folders[0]?.uri.fsPath;
+    const results: ReturnType<typeof readMcpConfig>[] = [];
+    const own = vscode.workspace.getConfiguration("agentThoughts").inspect<unknown>("mcpServers");
+    // Machine-scoped: only the user's own settings count (a workspace value is ignored, see settingsGuard).
+    results.push(readMcpConfig(own?.globalValue, "setting", "agentThoughts.mcpServers", { ...base, workspaceFolder: first }, true));
+    for (const folder of folders) {
+      const file = vscode.Uri.joinPath(folder.uri, ".vscode", "mcp.json");
+      const raw = await this.readJson(file);
+      if (raw !== undefined) results.push(readMcpConfig(raw, "workspace", file.fsPath, { ...base, workspaceFolder: folder.uri.fsPath }));
+    }
+    // Only the user's value: VS Code 1.100 mirrors each folder's .vscode/mcp.json into the
+    // workspace values of `mcp` (read above, from the file, with its folder).
+    const mcp = vscode.workspace.getConfiguration().inspect<unknown>("mcp");
+    results.push(readMcpConfig(mcp?.globalValue, "user", "user settings (mcp)", { ...base, workspaceFolder: first }));
+    return { candidates: results.flatMap((r) => r.servers), skipped: results.flatMap((r) => r.skipped) };
+  }
+
+  private async readJson(uri: vscode.Uri): Promise<unknown> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await vscode.workspace.fs.readFile(uri);
+    } catch {
+      return undefined;
+    }
+    if (bytes.byteLength > MCP_LIMITS.fileBytes) {
+      this.logger.warn(`${uri.fsPath} is larger than ${MCP_LIMITS.fileBytes} bytes: its MCP servers are not forwarded`);
+      return undefined;
+    }
+    const errors: ParseError[] = [];
+    const value: unknown = parse(new TextDecoder().decode(bytes), errors, { allowTrailingComma: true });
+    if (errors.length > 0) this.logger.warn(`${uri.fsPath} has JSON errors; its MCP servers are read as far as they parse`);
+    return value;
+  }
+
+  /** The user's yes to a workspace server: asked the first time, remembered per workspace (a dismissed dialog asks again next time). */
+  private confirmed(c: McpCandidate): Promise<boolean> {
+    const key = confirmationKey(c);
+    const answers = this.state.get<Record<string, boolean>>(ANSWERS_KEY) ?? {};
+    const known = answers[key];
+    if (typeof known === "boolean") return Promise.resolve(known);
+    let pending = this.asking.get(key);
+    if (!pending) {
+      pending = this.ask(c, key).finally(() => this.asking.delete(key));
+      this.asking.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async ask(c: McpCandidate, key: string): Promise<boolean> {
+    const s = c.server;
+    const what = "command" in s ? `runs: ${describeServer(s)}` : `connects to ${describeServer(s)}${s.headers.length ? ` (sending ${s.headers.map((h) => h.name).join(", ")})` : ""}`;
+    const answer = await this.modal.ask(
+      `Give your agents the MCP server "${s.name}" from this workspace?`,
+      `${c.origin} configures it. It ${what}\n\nThe agent will start or use it on your behalf. Forward it only if you trust this workspace's configuration.`,
+      FORWARD,
+      NEVER,
+    );
+    if (answer === undefined) return false;
+    const answers = { ...(this.state.get<Record<string, boolean>>(ANSWERS_KEY) ?? {}), [key]: answer === FORWARD };
+    await this.state.update(ANSWERS_KEY, answers);
+    this.logger.info(`MCP server "${s.name}" from ${c.origin}: ${answer === FORWARD ? "forwarded" : "not forwarded"} from now on (your answer)`);
+    return answer === FORWARD;
+  }
+
+  /** Logs every skipped server; a notification once per window for each reason not seen before. */
+  private tell(agentName: string, skipped: readonly McpSkipped[]): void {
+    const fresh: McpSkipped[] = [];
+    for (const s of skipped) {
+      this.logger.info(`MCP server "${s.name}" (${s.origin}) not given to "${agentName}": ${s.reason}`);
+      const id = `${s.origin}\0${s.name}\0${s.reason}`;
+      // Told in a notification: servers you configured that no agent can get as they are (not the ones the agent or you left out).
+      if (this.told.has(id) || s.reason.startsWith("the agent does not declare") || s.reason === "you did not agree to forward it" || s.reason === "a server of the same name comes first") continue;
+      this.told.add(id);
+      fresh.push(s);
+    }
+    if (fresh.length === 0) return;
+    const first = fresh[0]!;
+    const more = fresh.length > 1 ? ` (and ${fresh.length - 1} more; see Agent Thoughts: Show Log)` : "";
+    void vscode.window.showWarningMessage(`Agent Thoughts did not give the MCP server "${first.name}" to the agent: ${first.reason}.${more}`);
+  }
+}
