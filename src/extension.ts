@@ -69,7 +69,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   const broker = new PermissionBroker(logger);
   const checkpoints = new Checkpoints(context.storageUri?.fsPath, context.workspaceState, logger, changes);
   const manager: SessionManager = new SessionManager(
-    { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, mcp: new McpForwarding(context.workspaceState, modal, logger), permission: broker, terminal: terminals, logger, checkpoint: checkpoints },
+    { fs: new VscodeFileSystem(logger, guard, modal, changes), guard, mcp: new McpForwarding(context.workspaceState, modal, logger, context.secrets), permission: broker, terminal: terminals, logger, checkpoint: checkpoints },
     // What the panel shows of a session that is not running: a prompt in it continues it.
     // (A saved session is read whole first: its turns and last sequence number decide how it goes on.)
     clientOptions(registry, version, async (sessionId: string): Promise<ReturnType<typeof savedSessionOf> | undefined> => {

@@ -35,7 +35,12 @@ export interface SubstitutionContext {
   env: Readonly<Record<string, string | undefined>>;
   /** `${pathSeparator}` and `${/}`. */
   pathSeparator: string;
+  /** Values the user typed for `${input:id}`, by id. */
+  inputs?: Readonly<Record<string, string>>;
 }
+
+/** A `${input:id}` a server needs that has no value yet: what to ask the user (from the configuration's `inputs`). */
+export interface McpInputNeed { id: string; description: string; password: boolean; server: string; origin: string; source: McpSource }
 
 /** What the agent declared (`agentCapabilities.mcpCapabilities`). */
 export interface McpCapabilitiesLike { http?: boolean; sse?: boolean }
@@ -59,6 +64,12 @@ export const MCP_LIMITS = {
 const VARIABLE = /\$\{([^}]*)\}/g;
 
 class Skip extends Error {}
+/** A skip that a value typed by the user would lift. */
+class NeedsInput extends Skip {
+  constructor(readonly id: string) {
+    super(`needs a value you type in (\${input:${short(id)}})`);
+  }
+}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -86,7 +97,11 @@ function substitute(text: string, ctx: SubstitutionContext): string {
       // Own properties only: `${env:constructor}` must not reach Object.prototype.
       return Object.prototype.hasOwnProperty.call(ctx.env, name) ? (ctx.env[name] ?? "") : "";
     }
-    if (inner.startsWith("input:")) throw new Skip(`needs a value you type in (\${${short(inner)}}), which Agent Thoughts does not ask for yet`);
+    if (inner.startsWith("input:")) {
+      const id = inner.slice(6);
+      if (ctx.inputs && Object.prototype.hasOwnProperty.call(ctx.inputs, id)) return ctx.inputs[id] ?? "";
+      throw new NeedsInput(id);
+    }
     throw new Skip(`uses \${${short(inner)}}, which Agent Thoughts does not resolve`);
   });
 }
@@ -148,14 +163,20 @@ function toEntry(name: string, def: unknown, ctx: SubstitutionContext): McpServe
  * The servers of one configuration (`{ servers: {...} }`, the whole mcp.json or the `mcp` setting)
  * or of a bare servers object (`agentThoughts.mcpServers`, `bare`); never throws.
  */
-export function readMcpConfig(raw: unknown, source: McpSource, origin: string, ctx: SubstitutionContext, bare = false): { servers: McpCandidate[]; skipped: McpSkipped[] } {
+export function readMcpConfig(raw: unknown, source: McpSource, origin: string, ctx: SubstitutionContext, bare = false): { servers: McpCandidate[]; skipped: McpSkipped[]; needs: McpInputNeed[] } {
   const servers: McpCandidate[] = [];
   const skipped: McpSkipped[] = [];
+  const needs: McpInputNeed[] = [];
+  const declared = !bare && isRecord(raw) && Array.isArray(raw.inputs) ? raw.inputs.slice(0, MCP_LIMITS.serversPerSource) : [];
+  const describe = (id: string): { description: string; password: boolean } => {
+    const d: unknown = declared.find((x) => isRecord(x) && x.id === id);
+    return isRecord(d) ? { description: typeof d.description === "string" ? short(d.description, 200) : id, password: d.password === true } : { description: id, password: true };
+  };
   const all = bare ? raw : isRecord(raw) ? raw.servers : undefined;
-  if (all === undefined || all === null) return { servers, skipped };
+  if (all === undefined || all === null) return { servers, skipped, needs };
   if (!isRecord(all)) {
     skipped.push({ name: "(all)", origin, reason: "`servers` is not an object" });
-    return { servers, skipped };
+    return { servers, skipped, needs };
   }
   const names = Object.keys(all);
   for (const [i, key] of names.entries()) {
@@ -176,9 +197,10 @@ export function readMcpConfig(raw: unknown, source: McpSource, origin: string, c
       servers.push({ source, origin, server: toEntry(name, all[key], ctx) });
     } catch (err) {
       skipped.push({ name, origin, reason: err instanceof Skip ? err.message : "its definition could not be read" });
+      if (err instanceof NeedsInput && err.id.length > 0 && err.id.length <= MCP_LIMITS.name) needs.push({ id: err.id, ...describe(err.id), server: name, origin, source });
     }
   }
-  return { servers, skipped };
+  return { servers, skipped, needs };
 }
 
 /** The transport an entry uses. */

@@ -6,6 +6,7 @@
  * workspace-supplied code: forwarded only in a trusted workspace, and only once the user said yes
  * to that exact server (remembered per workspace). `agentThoughts.mcp.forward` turns it all off.
  */
+import { createHash } from "node:crypto";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
@@ -13,7 +14,7 @@ import { parse, type ParseError } from "jsonc-parser";
 import type { Logger, McpPort } from "../acp/ports";
 import {
   confirmationKey, describeServer, forAgent, gate, MCP_LIMITS, readMcpConfig,
-  type McpCandidate, type McpCapabilitiesLike, type McpServerEntry, type McpSkipped, type SubstitutionContext,
+  type McpCandidate, type McpCapabilitiesLike, type McpInputNeed, type McpServerEntry, type McpSkipped, type SubstitutionContext,
 } from "../core/mcpServers";
 import type { Modal } from "./modal";
 
@@ -27,11 +28,27 @@ export class McpForwarding implements McpPort {
   /** Skip reasons already told (each is told once per window). */
   private readonly told = new Set<string>();
 
-  constructor(private readonly state: vscode.Memento, private readonly modal: Modal, private readonly logger: Logger) {}
+  /** Values typed for `${input:…}` (origin + id → value), kept in VS Code's secret storage too; and the ones the user would not give. */
+  private readonly inputValues = new Map<string, string>();
+  private readonly refusedInputs = new Set<string>();
+  /** One round of questions at a time, however many sessions start at once. */
+  private askingInputs: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly state: vscode.Memento, private readonly modal: Modal, private readonly logger: Logger, private readonly secrets?: vscode.SecretStorage) {}
 
   async serversFor(agentName: string, caps: McpCapabilitiesLike | undefined): Promise<McpServerEntry[]> {
     if (vscode.workspace.getConfiguration("agentThoughts.mcp").get<boolean>("forward", true) === false) return [];
-    const { candidates, skipped } = await this.candidates();
+    let { candidates, skipped, needs } = await this.candidates();
+    // `${input:…}` of your own servers (user settings): asked once, kept in secret storage. A
+    // workspace file's server is never given a value you type: a repository could ask for a token
+    // and send it to its own URL.
+    for (let pass = 0; pass < 8 && needs.some((n) => n.source !== "workspace"); pass++) {
+      const round = this.askingInputs.then(() => this.askInputs(needs.filter((n) => n.source !== "workspace")));
+      this.askingInputs = round.catch(() => undefined);
+      if (!(await round)) break;
+      ({ candidates, skipped, needs } = await this.candidates());
+    }
+    for (const s of skipped) if (s.reason.startsWith("needs a value you type in") && needs.some((n) => n.source === "workspace" && n.server === s.name && n.origin === s.origin)) s.reason += ", which is only asked for servers in your user settings";
     const picked = forAgent(candidates, caps);
     const allowed: McpServerEntry[] = [];
     for (const c of picked.chosen) {
@@ -48,15 +65,58 @@ export class McpForwarding implements McpPort {
     return allowed;
   }
 
+  /** Asks for the values not known yet; true when any became known. */
+  private async askInputs(needs: readonly McpInputNeed[]): Promise<boolean> {
+    let any = false;
+    for (const n of needs) {
+      const key = `${n.origin}\0${n.id}`;
+      if (this.inputValues.has(key) || this.refusedInputs.has(key)) {
+        any ||= this.inputValues.has(key);
+        continue;
+      }
+      const secretKey = `agentThoughts.mcp.input.${createHash("sha256").update(key).digest("hex").slice(0, 32)}`;
+      const stored = await this.secrets?.get(secretKey);
+      if (stored !== undefined) {
+        this.inputValues.set(key, stored);
+        any = true;
+        continue;
+      }
+      const value = await vscode.window.showInputBox({
+        title: `MCP server "${n.server}": ${n.description}`,
+        prompt: `${n.origin} asks for \${input:${n.id}}. Kept in VS Code's secret storage; asked once.`,
+        password: n.password,
+        ignoreFocusOut: true,
+      });
+      if (value === undefined) {
+        this.refusedInputs.add(key);
+        continue;
+      }
+      this.inputValues.set(key, value);
+      await this.secrets?.store(secretKey, value);
+      any = true;
+    }
+    return any;
+  }
+
+  /** What was typed for one configuration's `${input:…}`. */
+  private inputsOf(origin: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [key, value] of this.inputValues) {
+      const at = key.lastIndexOf("\0");
+      if (key.slice(0, at) === origin) out[key.slice(at + 1)] = value;
+    }
+    return out;
+  }
+
   /** Every configured server, in precedence order (the setting, then each folder's mcp.json, then the user's `mcp`). */
-  private async candidates(): Promise<{ candidates: McpCandidate[]; skipped: McpSkipped[] }> {
+  private async candidates(): Promise<{ candidates: McpCandidate[]; skipped: McpSkipped[]; needs: McpInputNeed[] }> {
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file");
     const base: Omit<SubstitutionContext, "workspaceFolder"> = { userHome: os.homedir(), env: process.env, pathSeparator: path.sep };
     const first = folders[0]?.uri.fsPath;
     const results: ReturnType<typeof readMcpConfig>[] = [];
     const own = vscode.workspace.getConfiguration("agentThoughts").inspect<unknown>("mcpServers");
     // Machine-scoped: only the user's own settings count (a workspace value is ignored, see settingsGuard).
-    results.push(readMcpConfig(own?.globalValue, "setting", "agentThoughts.mcpServers", { ...base, workspaceFolder: first }, true));
+    results.push(readMcpConfig(own?.globalValue, "setting", "agentThoughts.mcpServers", { ...base, workspaceFolder: first, inputs: this.inputsOf("agentThoughts.mcpServers") }, true));
     for (const folder of folders) {
       const file = vscode.Uri.joinPath(folder.uri, ".vscode", "mcp.json");
       const raw = await this.readJson(file);
@@ -65,8 +125,8 @@ export class McpForwarding implements McpPort {
     // Only the user's value: VS Code 1.100 mirrors each folder's .vscode/mcp.json into the
     // workspace values of `mcp` (read above, from the file, with its folder).
     const mcp = vscode.workspace.getConfiguration().inspect<unknown>("mcp");
-    results.push(readMcpConfig(mcp?.globalValue, "user", "user settings (mcp)", { ...base, workspaceFolder: first }));
-    return { candidates: results.flatMap((r) => r.servers), skipped: results.flatMap((r) => r.skipped) };
+    results.push(readMcpConfig(mcp?.globalValue, "user", "user settings (mcp)", { ...base, workspaceFolder: first, inputs: this.inputsOf("user settings (mcp)") }));
+    return { candidates: results.flatMap((r) => r.servers), skipped: results.flatMap((r) => r.skipped), needs: results.flatMap((r) => r.needs) };
   }
 
   private async readJson(uri: vscode.Uri): Promise<unknown> {

@@ -10,6 +10,16 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { api, scriptedAgent, until } from "./helpers";
+import { harnessRequest } from "./index";
+
+/** The open quick input's title, or "" when none shows. */
+async function quickInputTitle(): Promise<string> {
+  return (await harnessRequest<{ value: string }>({ op: "workbench", fn: (() => {
+    const widget = document.querySelector<HTMLElement>(".quick-input-widget");
+    if (!widget || widget.style.display === "none") return "";
+    return (widget.querySelector(".quick-input-title")?.textContent ?? "").trim();
+  }).toString() }))?.value ?? "";
+}
 
 interface Received { method: string; params: Record<string, unknown> }
 function received(file: string): Received[] {
@@ -120,6 +130,34 @@ describe("your MCP servers, for any agent", function () {
     assert.deepEqual(second.map((s) => s.name), ["own", "tools", "mine"]);
     assert.equal(a._test.modal.asked.length, askedBefore + 1, "the refusal was remembered");
     assert.equal(received(record).filter((m) => m.method === "session/new").length, 2);
+  });
+
+  it("a server of your own that needs ${input:…} asks for it once (hidden), and the agent gets the value", async () => {
+    const id = `token${stamp}`;
+    await vscode.workspace.getConfiguration().update("mcp", {
+      servers: { gh: { command: "gh-mcp", env: { TOKEN: `\${input:${id}}` } } },
+      inputs: [{ type: "promptString", id, description: "GitHub token", password: true }],
+    }, vscode.ConfigurationTarget.Global);
+    const record = await agent("McpInput", {});
+    const a = await api();
+    const turn = a.stream("hello", { agent: "McpInput", newSession: true });
+    await until(async () => (await quickInputTitle()).includes('MCP server "gh": GitHub token'), "the input box for the token", 20_000);
+    assert.equal(await harnessRequest<{ value: string }>({ op: "workbench", fn: (() => document.querySelector<HTMLInputElement>(".quick-input-widget .quick-input-box input")?.type ?? "").toString() }).then((r) => r?.value), "password", "typed hidden");
+    await harnessRequest({ op: "workbench", arg: "t0k-secret", fn: ((t: string) => {
+      const input = document.querySelector<HTMLInputElement>(".quick-input-widget .quick-input-box input")!;
+      input.focus();
+      input.value = t;
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    }).toString() });
+    await harnessRequest({ op: "keyboard", key: "Enter" });
+    await turn.result;
+    const gh = (received(record).find((m) => m.method === "session/new")!.params.mcpServers as Server[]).find((x) => x.name === "gh");
+    assert.deepEqual(gh?.env, [{ name: "TOKEN", value: "t0k-secret" }]);
+    // Asked once: the next session gets it without a question.
+    await a.stream("again", { agent: "McpInput", newSession: true }).result;
+    assert.equal(await quickInputTitle(), "", "no second question");
+    const again = (received(record).filter((m) => m.method === "session/new").pop()!.params.mcpServers as Server[]).find((x) => x.name === "gh");
+    assert.deepEqual(again?.env, [{ name: "TOKEN", value: "t0k-secret" }]);
   });
 
   it("with agentThoughts.mcp.forward off, session/new carries no server", async () => {

@@ -47,13 +47,27 @@ describe("MCP servers from VS Code configuration", () => {
     });
     assert.deepEqual(servers.map((c) => c.server.name), ["ok"]);
     const why = Object.fromEntries(skipped.map((s) => [s.name, s.reason]));
-    assert.match(why.asks!, /\$\{input:api-key\}.*does not ask/);
+    assert.match(why.asks!, /needs a value you type in \(\$\{input:api-key\}\)/);
     assert.match(why.runs!, /\$\{command:workbench\.action\.terminal\.new\}.*does not resolve/);
     assert.match(why.config!, /\$\{config:editor\.fontSize\}/);
     assert.match(why.envFile!, /envFile/);
     const noFolder = read({ s: { command: "${workspaceFolder}/x" } }, { ...ctx, workspaceFolder: undefined });
     assert.equal(noFolder.servers.length, 0);
     assert.match(noFolder.skipped[0]!.reason, /no folder is open/);
+  });
+
+  it("says which ${input:…} a server needs and what to ask (from the configuration's inputs), and uses a typed value", () => {
+    const config = {
+      servers: { gh: { command: "gh-mcp", env: { TOKEN: "${input:token}", OTHER: "${input:other}" } } },
+      inputs: [{ type: "promptString", id: "token", description: "GitHub token", password: true }],
+    };
+    const first = readMcpConfig(config, "user", "user settings (mcp)", ctx);
+    assert.deepEqual(first.needs, [{ id: "token", description: "GitHub token", password: true, server: "gh", origin: "user settings (mcp)", source: "user" }]);
+    const second = readMcpConfig(config, "user", "user settings (mcp)", { ...ctx, inputs: { token: "t0k" } });
+    assert.deepEqual(second.needs.map((n) => [n.id, n.description, n.password]), [["other", "other", true]], "an undeclared input is asked by its id, hidden");
+    const done = readMcpConfig(config, "user", "user settings (mcp)", { ...ctx, inputs: { token: "t0k", other: "o" } });
+    assert.deepEqual(done.servers[0]!.server, { name: "gh", command: "gh-mcp", args: [], env: [{ name: "TOKEN", value: "t0k" }, { name: "OTHER", value: "o" }] });
+    assert.equal(readMcpConfig(config, "user", "x", { ...ctx, inputs: Object.create({ token: "inherited" }) as Record<string, string> }).needs.length, 1, "only own values count");
   });
 
   it("skips malformed servers one by one and never throws on hostile input", () => {
