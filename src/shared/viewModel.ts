@@ -77,6 +77,8 @@ export interface SessionView {
   /** The agent's own id for the session, and what the agent can do with sessions (continue, list…). */
   agentSessionId?: string;
   abilities?: SessionAbilities;
+  /** The MCP servers the agent got with this session (names). */
+  mcpServers?: string[];
   title?: string;
   status: SessionStatus;
   modes?: { currentModeId: string; availableModes: SessionMode[] };
@@ -497,6 +499,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       v.cwd = e.cwd;
       if (e.agentSessionId) v.agentSessionId = e.agentSessionId;
       if (e.abilities) v.abilities = e.abilities;
+      if (e.mcpServers) v.mcpServers = e.mcpServers.slice(0, 64);
       if (e.continued) {
         // The agent took the saved session back: it is live again, in the same card list.
         delete v.restored;

@@ -11,6 +11,7 @@ import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { api, scriptedAgent, until } from "./helpers";
 import { harnessRequest } from "./index";
+import { waitFor } from "./webview";
 
 /** The open quick input's title, or "" when none shows. */
 async function quickInputTitle(): Promise<string> {
@@ -102,6 +103,13 @@ describe("your MCP servers, for any agent", function () {
     assert.match(asked[0]!.detail, /runs: node .*server\.js --run=/);
     const start = a._test.manager.sessionById(sessionId)!.log.all().find((e) => e.kind === "session_start");
     assert.deepEqual(start && "mcpServers" in start ? start.mcpServers : undefined, ["own", "tools", "web"], "the session records which servers the agent got");
+    // The panel's header says so: a count, the names in its tooltip.
+    await vscode.commands.executeCommand("agentThoughts.showSessions", sessionId);
+    const badge = await waitFor(() => {
+      const el = document.querySelector<HTMLElement>(".mcp-servers");
+      return el && !el.hidden ? `${el.textContent ?? ""}|${el.title}` : undefined;
+    }, undefined, { view: "sidebar", what: "the MCP servers in the header" });
+    assert.match(badge ?? "", /^3\|MCP servers .* got: own, tools, web$/);
   });
 
   it("an agent that does not declare MCP over HTTP gets the stdio servers only, and the user is not asked again", async () => {

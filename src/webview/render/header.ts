@@ -72,6 +72,9 @@ export class Header {
   private readonly usageBar: HTMLElement;
   private readonly usageText: HTMLElement;
   private readonly select: HTMLSelectElement;
+  /** The MCP servers the agent got: a count, the names in the tooltip. */
+  private readonly mcp: HTMLElement;
+  private readonly mcpCount: HTMLElement;
   private statusKey = "";
   private selectKey = "";
 
@@ -89,9 +92,11 @@ export class Header {
     });
     const newSession = button({ class: "icon-button", icon: "add", label: "New session", labelHidden: true, id: "new-session" });
     newSession.addEventListener("click", () => this.post({ type: "newSession" }));
+    this.mcpCount = h("span", null);
+    this.mcp = h("span", { class: "mcp-servers" }, icon("plug"), this.mcpCount);
     this.el = h("header", { class: "header", attrs: { role: "banner" } },
       h("div", { class: "header-row" }, this.agent, this.status, h("span", { class: "spacer" }), this.select, newSession),
-      h("div", { class: "header-row sub" }, this.title, this.usage));
+      h("div", { class: "header-row sub" }, this.title, this.mcp, this.usage));
   }
 
   render(state: ViewState, session: SessionView | undefined, host: HostInfo): void {
@@ -111,6 +116,13 @@ export class Header {
     setText(this.title, session?.title ? cleanInline(session.title, 300) : "");
     setAttr(this.title, "title", session?.title ? cleanInline(session.title, 2000) : undefined);
     toggleHidden(this.title, !session?.title);
+
+    const servers = session?.mcpServers ?? [];
+    toggleHidden(this.mcp, servers.length === 0);
+    setText(this.mcpCount, servers.length ? String(servers.length) : "");
+    const names = servers.map((n) => cleanInline(n, 100)).join(", ");
+    setAttr(this.mcp, "title", servers.length ? `MCP servers ${cleanInline(session?.agentName ?? "", 60)} got: ${names}` : undefined);
+    setAttr(this.mcp, "aria-label", servers.length ? `${servers.length} MCP server${servers.length === 1 ? "" : "s"}: ${names}` : undefined);
 
     const u = session?.usage;
     toggleHidden(this.usage, !u);
