@@ -440,8 +440,8 @@ export class AgentConnection {
         try {
           res = await this.withAuth("load the saved session", () => this.conn.agent.request(acp.methods.agent.session.load, { sessionId: agentSessionId, cwd, mcpServers, ...this.directories() }));
         } finally {
-          const replay = session.endReplay();
-          this.ports.logger.info(`${this.spec.name} replayed session ${agentSessionId}: ${replay.skipped} update(s) already shown, ${replay.added} turn(s) added`);
+          // Added by whoever adopts the session (drainReplay), in slices.
+          session.endReplay();
         }
       }
     } catch (err) {

@@ -10,6 +10,7 @@ import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
 import { SessionUpdateMapper } from "../core/updateMapper";
 import { ReplayMerge } from "../core/replayMerge";
+import { TimeSlice } from "../core/sleep";
 import type { GuardPort, Logger, PermissionPort, ProtectedWriteQuestion } from "./ports";
 import { AgentError } from "./agentError";
 import { SessionPermissions } from "./sessionPermissions";
@@ -63,6 +64,9 @@ export class AgentSession {
   private unanswered: Promise<unknown> | undefined;
   /** While `session/load` replays the conversation: what of it the panel already shows, and the added turn being replayed. */
   private replay: ReplayMerge | undefined;
+  /** A complete replay not yet added, and what the agent sent after it meanwhile. */
+  private replayed: ReplayMerge | undefined;
+  private afterReplay: unknown[] | undefined;
   private replayTurn: number | undefined;
   /** What the terminals run for this session print, reported as events of the tool calls that show them. */
   private readonly terminals = new ClientTerminalOutput((body) => { if (!this.ended) this.log.append(body); });
@@ -122,10 +126,14 @@ export class AgentSession {
     this.log.append(...events);
   }
 
-  /** A raw `session/update` `update` object, in wire order (kept aside while `session/load` replays). */
+  /** A raw `session/update` `update` object, in wire order (kept aside while `session/load` replays, and while its replay is drained). */
   ingestUpdate(update: unknown): void {
     if (this.replay) {
       this.replay.push(update);
+      return;
+    }
+    if (this.afterReplay) {
+      this.afterReplay.push(update);
       return;
     }
     this.map(update);
@@ -144,16 +152,27 @@ export class AgentSession {
     this.replay = new ReplayMerge(shownPrompts);
   }
 
-  /**
-   * The replay is over (`session/load` answered or failed): what the panel does not show yet is
-   * added, marked as replayed (shown, never acted on: no edit review, checkpoint or terminal).
-   */
-  endReplay(): { added: number; skipped: number; overflow: number } {
-    const r = this.replay;
+  /** `session/load` answered (or failed): the replay is complete; what the agent sends from now on waits for `drainReplay`. */
+  endReplay(): void {
+    if (!this.replay) return;
+    this.replayed = this.replay;
     this.replay = undefined;
+    this.afterReplay = [];
+  }
+
+  /**
+   * Adds what the replay has that the panel does not show, marked as replayed (shown, never acted
+   * on: no edit review, checkpoint or terminal), in slices of HOST_SLICE_MS so a long replay never
+   * blocks the extension host; then what the agent sent meanwhile.
+   */
+  async drainReplay(): Promise<{ added: number; skipped: number; overflow: number }> {
+    const r = this.replayed;
+    this.replayed = undefined;
     if (!r) return { added: 0, skipped: 0, overflow: 0 };
+    const slice = new TimeSlice();
     this.log.replaying = true;
     try {
+      let n = 0;
       for (const step of r.steps()) {
         if (step.newTurn) {
           this.closeReplayTurn();
@@ -161,11 +180,20 @@ export class AgentSession {
           this.log.append({ kind: "turn_start", turnId: this.replayTurn, prompt: [] });
         }
         this.map(step.update);
+        if ((++n & 63) === 0 && slice.due()) {
+          // Anything else recorded meanwhile is not part of the replay.
+          this.log.replaying = false;
+          await slice.pause();
+          this.log.replaying = true;
+        }
       }
       this.closeReplayTurn();
       if (r.overflow > 0) this.log.append({ kind: "notice", severity: "warning", title: `${this.agentName} replayed more than can be shown`, description: `${r.overflow} later updates of its replay are not shown.` });
     } finally {
       this.log.replaying = false;
+      const later = this.afterReplay ?? [];
+      this.afterReplay = undefined;
+      for (const u of later) this.map(u);
     }
     return { added: r.added, skipped: r.skipped, overflow: r.overflow };
   }

@@ -264,6 +264,9 @@ export class SessionManager {
     }
     this.unavailable.delete(session.sessionId);
     const running = this.adopt(connection, session);
+    // A load's replay is added after the session is adopted: in slices, heard as it comes.
+    const replay = await session.drainReplay();
+    if (replay.added || replay.skipped) this.ports.logger.info(`${connection.spec.name} replayed session ${session.agentSessionId}: ${replay.skipped} update(s) already shown, ${replay.added} turn(s) added`);
     this.starting.set(connection.spec.name, Promise.resolve(running));
     return running.session;
   }

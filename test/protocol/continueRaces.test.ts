@@ -101,7 +101,7 @@ describe("continuing sessions: races, reopening, closing, replays", function () 
     assert.deepEqual(after.map((e) => e.kind), []);
   });
 
-  it("a session/load replay whose turns do not line up with the panel's loses the agent's new turn (counting turns is not matching them)", () => {
+  it("a session/load replay whose turns do not line up with the panel's loses the agent's new turn (counting turns is not matching them)", async () => {
     // The panel shows 2 turns; the second never reached the agent's history (a prompt the agent
     // refused, a local slash command, a turn cancelled before it was sent). In the agent's CLI the
     // user then asked one more question. The replay: [turn 1, CLI turn].
@@ -120,6 +120,7 @@ describe("continuing sessions: races, reopening, closing, replays", function () 
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "answered in the CLI" } },
     ]) s.ingestUpdate(u);
     s.endReplay();
+    await s.drainReplay();
     const texts = s.log.all().flatMap((e) => (e.kind === "message" ? [e.text] : []));
     assert.deepEqual(texts, ["answered in the CLI"]);
   });

@@ -62,14 +62,15 @@ describe("continuing saved sessions", () => {
     assert.deepEqual(run(["Q-ONE rewritten", "Q-TWO rewritten"]).added, 1);
   });
 
-  it("continues the saved session's numbering and adds only the turns the panel did not have", () => {
+  it("continues the saved session's numbering and adds only the turns the panel did not have", async () => {
     const saved = savedSessionOf(savedTwoTurns());
     assert.deepEqual({ ...saved }, { sessionId: "old.1:agent-7", agentSessionId: "agent-7", cwd: "/w", lastSeq: 9, lastTurnId: 2, shownPrompts: ["first question", "second question"], agentName: "Saver", abilities: { load: true } });
     const s = new AgentSession(saved.sessionId, saved.agentSessionId, transport, { request: () => Promise.resolve({ outcome: "cancelled" }) }, quiet, () => 5000, undefined, { lastSeq: saved.lastSeq, lastTurnId: saved.lastTurnId });
     s.beginReplay(saved.shownPrompts);
     for (const u of [user("first question"), said("first answer"), user("second question"), said("second answer"), user("asked in the CLI"), thought("hm"), said("answered in the CLI")]) s.ingestUpdate(u);
     assert.equal(s.log.length, 0, "nothing is shown until the replay is complete");
-    assert.deepEqual(s.endReplay(), { added: 1, skipped: 4, overflow: 0 });
+    s.endReplay();
+    assert.deepEqual(await s.drainReplay(), { added: 1, skipped: 4, overflow: 0 });
     s.record({ kind: "session_start", agentName: "Scripted", agentId: "Saver", cwd: "/w", agentSessionId: "agent-7", continued: "load" });
     const events = s.log.all();
     assert.deepEqual(events.map((e) => e.seq), [10, 11, 12, 13, 14, 15]);
@@ -82,6 +83,29 @@ describe("continuing saved sessions", () => {
     assert.equal(next.restored, undefined, "live again");
     assert.equal(next.status, "idle");
     assert.equal(new Set(next.turns.flatMap((t) => t.entries.map((e) => e.id))).size, next.turns.reduce((n, t) => n + t.entries.length, 0), "entry ids stay unique");
+  });
+
+  it("adds a long replay in slices (the host keeps answering) and what the agent sent meanwhile after it", async () => {
+    const s = new AgentSession("k", "a", transport, { request: () => Promise.resolve({ outcome: "cancelled" }) }, quiet, Date.now, undefined, { lastSeq: 0, lastTurnId: 0 });
+    s.beginReplay([]);
+    for (let t = 0; t < 200; t++) {
+      s.ingestUpdate(user(`question ${t}`));
+      for (let i = 0; i < 200; i++) s.ingestUpdate(said(`answer ${t}.${i} `));
+    }
+    s.endReplay();
+    s.ingestUpdate(said("LIVE after the load"));
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 0);
+    const draining = s.drainReplay();
+    setImmediate(() => s.ingestUpdate(said(" and more")));
+    const r = await draining;
+    clearInterval(ticker);
+    assert.equal(r.added, 200);
+    assert.ok(ticks > 0, "the event loop ran while the replay was added");
+    const events = s.log.all();
+    const live = events.filter((e) => !e.replayed);
+    assert.deepEqual(live.map((e) => (e.kind === "message" ? e.text : e.kind)), ["LIVE after the load", " and more"], "what came during the drain follows the replay, not marked replayed");
+    assert.equal(events.filter((e) => e.replayed && e.kind === "turn_start").length, 200);
   });
 
   it("numbers the next prompt's turn after the saved ones", async () => {

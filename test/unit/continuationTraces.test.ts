@@ -50,7 +50,7 @@ const present = fs.existsSync(TRACES);
       assert.equal(!!a.delete, expected.delete);
     });
 
-    it(`${file}: its turn replayed by session/load is shown once`, () => {
+    it(`${file}: its turn replayed by session/load is shown once`, async () => {
       const all = lines();
       const prompt = all.find((l) => l.dir === "client->agent" && l.msg?.method === "session/prompt")?.msg?.params?.prompt as { type: string; text?: string }[] | undefined;
       assert.ok(prompt, "the trace has the prompt");
@@ -59,18 +59,19 @@ const present = fs.existsSync(TRACES);
         ...all.filter((l) => l.dir === "agent->client" && l.msg?.method === "session/update").map((l) => l.msg!.params!.update),
       ];
       const promptText = prompt.filter((b) => b.type === "text").map((b) => b.text ?? "").join("");
-      const merged = (shown: string[]): AgentSession => {
+      const merged = async (shown: string[]): Promise<AgentSession> => {
         const s = new AgentSession("key", "agent-id", transport, { request: () => Promise.resolve({ outcome: "cancelled" }) }, quiet, () => 1, undefined, { lastSeq: 10, lastTurnId: shown.length });
         s.beginReplay(shown);
         for (const u of replay) s.ingestUpdate(u);
         s.endReplay();
+        await s.drainReplay();
         return s;
       };
-      const shown = merged([promptText]);
+      const shown = await merged([promptText]);
       assert.equal(shown.log.all().filter((e) => e.kind === "turn_start").length, 0, "the turn the panel has is not added again");
       assert.ok(shown.log.all().every((e) => e.turnId === undefined), "nothing of it lands in a turn");
-      assert.equal(merged(["a prompt this agent never replays"]).log.all().filter((e) => e.kind === "turn_start").length, 0, "a replay that matches no shown prompt is lined up by count");
-      const fresh = merged([]);
+      assert.equal((await merged(["a prompt this agent never replays"])).log.all().filter((e) => e.kind === "turn_start").length, 0, "a replay that matches no shown prompt is lined up by count");
+      const fresh = await merged([]);
       assert.ok(fresh.log.all().every((e) => e.replayed === true), "every replayed event is marked (shown, never acted on)");
       const state = reduce(EMPTY_STATE, [...fresh.log.all()]);
       const view = state.sessions.key!;
