@@ -67,7 +67,7 @@ export class VscodeMentions implements MentionPort {
         if (!sel.isEmpty) {
           const endsAtLineStart = sel.end.character === 0 && sel.end.line > sel.start.line;
           const lines = { first: sel.start.line + 1, last: sel.end.line + (endsAtLineStart ? 0 : 1) };
-          special.push(this.item("selection", doc.uri, `${path.basename(doc.uri.fsPath)}:${lines.first}-${lines.last}`, `Selection ${rel(doc.uri)}:${lines.first}-${lines.last}`, lines));
+          special.push(this.item("selection", doc.uri, `${path.basename(doc.uri.fsPath)}:${lines.first}-${lines.last}`, `Selection in ${rel(doc.uri)}`, lines));
         }
         const problems = vscode.languages.getDiagnostics(doc.uri).length;
         if (problems > 0) special.push(this.item("problems", doc.uri, `Problems in ${path.basename(doc.uri.fsPath)}`, `Problems (${problems}) ${rel(doc.uri)}`));
