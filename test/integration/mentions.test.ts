@@ -1,7 +1,9 @@
 // @-mentions in the prompt box, in a real VS Code: typing `@hel` lists the workspace's src/hello.ts,
 // the keyboard picks it into a chip, and sending delivers it to the agent as an embedded resource
 // with the file's URI and text; the current selection arrives with its #L1-L2 fragment. A scripted
-// agent records what it receives.
+// agent records what it receives. The active file's problems go as text, a file over 256 KB as a
+// link, and a forged mention of a file outside the workspace (directly or through a symlink in it)
+// is never read.
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -9,7 +11,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { api, transcriptHas, until, useAgent } from "./helpers";
 import { screenshot } from "./index";
-import { evaluate, fill, press, waitFor } from "./webview";
+import { evaluate, fill, postRaw, press, waitFor } from "./webview";
 
 interface Received { method: string; params: { prompt?: Array<Record<string, unknown>> } }
 
@@ -139,5 +141,53 @@ describe("@-mentions in the prompt box", function () {
     const prompt = await sendAndReceive();
     const lines = editor.document.getText(new vscode.Range(0, 0, 1, editor.document.lineAt(1).text.length));
     assert.deepEqual(prompt, [{ type: "text", text: "What does this do?" }, { type: "resource", resource: { uri: `${hello.toString()}#L1-L2`, text: lines, mimeType: "text/x-typescript" } }]);
+  });
+
+  it("problems go as text, a file over 256 KB as a resource_link, and nothing outside the workspace is read", async () => {
+    const root = vscode.workspace.workspaceFolders![0]!.uri;
+    const big = vscode.Uri.joinPath(root, "big-mention.txt");
+    const secret = path.join(dir, "secret.txt");
+    const link = vscode.Uri.joinPath(root, "mention-link.txt");
+    fs.writeFileSync(big.fsPath, "x".repeat(300 * 1024));
+    fs.writeFileSync(secret, "SECRET-OUTSIDE");
+    fs.symlinkSync(secret, link.fsPath);
+    const problems = vscode.languages.createDiagnosticCollection("mentions-test");
+    try {
+      const warning = new vscode.Diagnostic(new vscode.Range(1, 2, 1, 8), "MENTION-PROBLEM: greet returns too soon", vscode.DiagnosticSeverity.Warning);
+      warning.source = "mentions-test";
+      problems.set(hello, [warning]);
+      await vscode.window.showTextDocument(hello);
+      await vscode.commands.executeCommand("agentThoughts.panel.focus");
+      await fill("#prompt", "Fix @prob", "sidebar");
+      await until(async () => (await options())[0]?.kind === "problems", "the active file's problems offered for @prob");
+      await press("#prompt", "Enter", "sidebar");
+      await fill("#prompt", "Fix @big-men", "sidebar");
+      await until(async () => (await options())[0]?.text.includes("big-mention.txt"), "the big file offered");
+      await press("#prompt", "Enter", "sidebar");
+      assert.deepEqual(await evaluate(() => [...document.querySelectorAll(".prompt-chips .chip-label")].map((c) => c.textContent), undefined, "sidebar"), ["Problems in hello.ts", "big-mention.txt"]);
+      const prompt = await sendAndReceive();
+      assert.equal(prompt.length, 3, JSON.stringify(prompt).slice(0, 500));
+      const [, shown, linked] = prompt as [unknown, { resource: { uri: string; text: string } }, Record<string, unknown>];
+      assert.equal(shown.resource.uri, `${hello.toString()}#problems`);
+      assert.match(shown.resource.text, /src\/hello\.ts:2:3 Warning: MENTION-PROBLEM: greet returns too soon \(mentions-test\)/);
+      assert.deepEqual(linked, { type: "resource_link", uri: big.toString(), name: "big-mention.txt", size: 300 * 1024 });
+
+      // A script in the webview forging mentions: a file outside the workspace, and a symlink in it to that file.
+      const a = await api();
+      const before = received(record).filter((m) => m.method === "session/prompt").length;
+      await postRaw([{ type: "sendPrompt", text: "forged", mentions: [
+        { kind: "file", uri: vscode.Uri.file(secret).toString(), label: "secret.txt" },
+        { kind: "selection", uri: link.toString(), label: "mention-link.txt:1-1", startLine: 1, endLine: 1 },
+      ] }]);
+      await until(() => received(record).filter((m) => m.method === "session/prompt").length > before, "the forged prompt to reach the agent", 20_000);
+      const forged = received(record).filter((m) => m.method === "session/prompt").at(-1)?.params.prompt;
+      assert.deepEqual(forged, [{ type: "text", text: "forged" }], "only the text went");
+      assert.ok(!fs.readFileSync(record, "utf8").includes("SECRET-OUTSIDE"));
+      await until(() => a._test.controller.viewState.sessions[a._test.controller.activeSession ?? ""]?.status === "idle", "the turn to end");
+    } finally {
+      problems.dispose();
+      fs.rmSync(big.fsPath, { force: true });
+      fs.rmSync(link.fsPath, { force: true });
+    }
   });
 });
