@@ -15,6 +15,7 @@ import { registerAgentSetup } from "./vscode/agentSetup";
 import { VscodeFileSystem } from "./vscode/fileSystem";
 import { WorkspaceGuard } from "./vscode/guard";
 import { AgentLinks } from "./vscode/links";
+import { VscodeMentions } from "./vscode/mentions";
 import { Checkpoints, registerCheckpointCommands } from "./vscode/checkpoints";
 import { Modal } from "./vscode/modal";
 import { McpForwarding } from "./vscode/mcpForwarding";
@@ -79,7 +80,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     }),
   );
   const transcript = new EventTranscript(channel);
-  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger), checkpoints);
+  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger), checkpoints, new VscodeMentions((real) => guard.inWorkspace(real), logger));
   const sidebar = new ThoughtViewProvider(controller);
   /** Shows a tool call in the panel (Why this change?). */
   const revealTool = async (sessionId: string, toolCallId: string): Promise<void> => {

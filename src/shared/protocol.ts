@@ -15,6 +15,7 @@ import { z } from "zod";
 import { zodProblem } from "./validation";
 import type { ThoughtEvent } from "./events";
 import type { SessionView, TurnView, ViewState } from "./viewModel";
+import { isMentionRef, MAX_MENTION_QUERY, MAX_MENTIONS, type MentionItem, type MentionRef } from "./mentions";
 
 /** Settings and host facts the panel needs besides the session state. */
 export interface HostInfo {
@@ -50,12 +51,16 @@ export type HostMessage =
   /** Put the keyboard focus in the prompt box (after a command). */
   | { type: "focusPrompt" }
   /** Reveal an entry (e.g. "why this change?" from a diff). */
-  | { type: "reveal"; sessionId: string; entryId?: string; toolCallId?: string };
+  | { type: "reveal"; sessionId: string; entryId?: string; toolCallId?: string }
+  /** What `@query` request `requestId` can mention (best first, at most MAX_MENTION_ITEMS). */
+  | { type: "mentions"; requestId: number; items: MentionItem[] };
 
 /** Our keys (session keys, permission request ids, tool call ids): `boundId` keeps agent-chosen ones far below this. */
 const id = z.string().min(1).max(500);
 /** Values the agent chose and gets back verbatim (permission option, mode, config option ids): bounded, but generously. */
 const wireId = z.string().min(1).max(65_536);
+/** An @-mention chip: kind, a bounded URI and label, an ordered 1-based line range or none. */
+const mentionRef = z.custom<MentionRef>(isMentionRef, "a mention is { kind, uri, label, startLine?, endLine? } within bounds");
 
 export const webviewMessageSchema = z.discriminatedUnion("type", [
   /** The webview is loaded (or reloaded) and wants a snapshot. */
@@ -64,9 +69,12 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("requestSnapshot"), have: z.number().int().nonnegative() }),
   /**
    * Send a prompt to the session (default: the shown one; a session not running is continued by
-   * its agent when it can be), or with `newSession` to a new session of the default agent.
+   * its agent when it can be), or with `newSession` to a new session of the default agent;
+   * `mentions` are the @-mentioned chips, sent after the text as ACP blocks (workspace files only).
    */
-  z.object({ type: z.literal("sendPrompt"), text: z.string().min(1).max(1_000_000), sessionId: id.optional(), newSession: z.literal(true).optional() }),
+  z.object({ type: z.literal("sendPrompt"), text: z.string().min(1).max(1_000_000), sessionId: id.optional(), newSession: z.literal(true).optional(), mentions: z.array(mentionRef).max(MAX_MENTIONS).optional() }),
+  /** What can be @-mentioned for this query (files, open editors, the selection, problems); answered by `mentions`. */
+  z.object({ type: z.literal("mentionQuery"), requestId: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), query: z.string().max(MAX_MENTION_QUERY) }),
   /** Cancel the running turn of a session. */
   z.object({ type: z.literal("cancelTurn"), sessionId: id }),
   /** Answer a permission request with one of the agent's options, or cancel it (`optionId` null). */

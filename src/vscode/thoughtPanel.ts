@@ -24,6 +24,7 @@ import { QuestionSight } from "../core/questionSight";
 import { TimeSlice } from "../core/sleep";
 import type { AgentLinks } from "./links";
 import type { Checkpoints } from "./checkpoints";
+import type { MentionPort } from "./mentions";
 
 /** One frame: the longest a chunk waits before it is posted. */
 const FRAME_MS = 16;
@@ -129,6 +130,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     private readonly outputs: ToolOutputs,
     private readonly links: AgentLinks,
     private readonly checkpoints: Pick<Checkpoints, "turns" | "onDidChange">,
+    private readonly mentions?: MentionPort,
   ) {
     this.disposables.push(
       manager.onEvent((e) => this.onEvent(e)),
@@ -541,8 +543,16 @@ export class ThoughtPanelController implements vscode.Disposable {
         // not (saved, closed, its agent died), when its agent takes it back (resume or load).
         const same = shown && agentIdOf(shown) === this.registry.defaultName();
         this.clearHostError();
-        const turn = this.manager.stream(m.text, same ? { sessionId: shown.sessionId } : { newSession: true });
+        const mentioned = m.mentions?.length && this.mentions ? await this.mentions.blocks(m.mentions) : [];
+        const prompt = mentioned.length ? [{ type: "text" as const, text: m.text }, ...mentioned] : m.text;
+        const turn = this.manager.stream(prompt, same ? { sessionId: shown.sessionId } : { newSession: true });
         turn.result.catch(() => undefined); // failures are shown as events/banners
+        return;
+      }
+      case "mentionQuery": {
+        const items = this.mentions ? await this.mentions.query(m.query) : [];
+        // An answer is not state: one lost is just a list not shown (the next keystroke asks again).
+        if (this.views.has(view)) void view.webview.postMessage({ type: "mentions", requestId: m.requestId, items } satisfies HostMessage).then(undefined, () => undefined);
         return;
       }
       case "cancelTurn": {

@@ -5,6 +5,7 @@
  */
 import type { Entry } from "../shared/viewModel";
 import { foldQuery } from "./find";
+import { isMentionRef, MAX_MENTIONS, type MentionRef } from "../shared/mentions";
 
 export type FilterGroup = "thought" | "message" | "tool" | "plan" | "error";
 export type Filters = Record<FilterGroup, boolean>;
@@ -41,7 +42,7 @@ interface Persisted {
   queue?: QueuedPrompt[];
 }
 
-export interface QueuedPrompt { sessionId: string; text: string }
+export interface QueuedPrompt { sessionId: string; text: string; mentions?: MentionRef[] }
 
 /** Longest prompt kept in the history or the queue (the webview's state is saved as a whole). */
 const MAX_KEPT_PROMPT = 100_000;
@@ -101,7 +102,11 @@ export class UiState {
     if (typeof p.planOpen === "boolean") this.planOpen = p.planOpen;
     if (Array.isArray(p.history)) this.history = p.history.filter((t): t is string => typeof t === "string" && t.length <= MAX_KEPT_PROMPT).slice(-100);
     if (Array.isArray(p.queue)) {
-      this.queue = p.queue.filter((q): q is QueuedPrompt => !!q && typeof q === "object" && typeof q.sessionId === "string" && q.sessionId.length <= 500 && typeof q.text === "string" && q.text.trim() !== "" && q.text.length <= MAX_KEPT_PROMPT).slice(0, MAX_QUEUED);
+      this.queue = p.queue.filter((q): q is QueuedPrompt => !!q && typeof q === "object" && typeof q.sessionId === "string" && q.sessionId.length <= 500 && typeof q.text === "string" && q.text.trim() !== "" && q.text.length <= MAX_KEPT_PROMPT)
+        .map((q) => {
+          const mentions = Array.isArray(q.mentions) ? q.mentions.filter(isMentionRef).slice(0, MAX_MENTIONS) : [];
+          return { sessionId: q.sessionId, text: q.text, ...(mentions.length ? { mentions } : {}) };
+        }).slice(0, MAX_QUEUED);
     }
   }
 

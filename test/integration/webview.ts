@@ -41,3 +41,28 @@ export async function waitFor<A, R>(fn: (arg: A) => R, arg?: A, opts: { timeoutM
     throw new Error(`${e instanceof Error ? e.message : String(e)} (last: ${JSON.stringify(last)})`);
   });
 }
+
+/**
+ * Posts raw values to the host as any script in the webview could: through the frame's
+ * `__vscode_post_message__`, which `acquireVsCodeApi()` wraps (the panel has taken that already,
+ * and it can be taken once per page). They arrive through the real `webview.onDidReceiveMessage`.
+ */
+export async function postRaw(messages: unknown[], view: View = "sidebar"): Promise<void> {
+  const posted = await evaluate((msgs: unknown[]) => {
+    const host = (w: Window): Window | undefined => {
+      for (let i = 0; i < w.frames.length; i++) {
+        const f = w.frames[i]!;
+        for (let j = 0; j < f.frames.length; j++) if (f.frames[j] === window) return f;
+        const deeper = host(f);
+        if (deeper) return deeper;
+      }
+      return undefined;
+    };
+    const outer = window.top ? host(window.top) : undefined;
+    const post = (outer as unknown as { __vscode_post_message__?: (channel: string, data: unknown) => void } | undefined)?.__vscode_post_message__;
+    if (!post) return -1;
+    for (const message of msgs) post("onmessage", { message });
+    return msgs.length;
+  }, messages, view);
+  assert.equal(posted, messages.length, "found the webview's message port");
+}

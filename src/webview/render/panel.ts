@@ -15,6 +15,7 @@ import { runAfterLayout } from "./frame";
 import { Banners, Header } from "./header";
 import { PinnedPlan } from "./plan";
 import { PromptBox } from "./promptBox";
+import type { MentionItem } from "../../shared/mentions";
 import { PinnedQuestion } from "./question";
 import { ScrollKeeper } from "./scroll";
 import { searchableText } from "./searchText";
@@ -166,6 +167,11 @@ export class Panel {
 
   focusPrompt(): void {
     this.prompt.focus();
+  }
+
+  /** The host's answer to an `@query` typed in the prompt box. */
+  mentions(requestId: number, items: readonly MentionItem[]): void {
+    this.prompt.onMentions(requestId, items);
   }
 
   /** Shows an entry (asks the host to switch sessions first when needed). */

@@ -8,15 +8,22 @@
  * prompt in the transcript puts it back here to change and send again. A prompt sent while its
  * session's turn runs is queued (listed above the box, editable and removable) and sent when the
  * turn ends, one per turn, in order; the queue and the history survive a reload.
+ *
+ * `@` opens the same list with what can be mentioned (the host answers `mentionQuery`, debounced);
+ * a pick becomes a chip above the text (× or Backspace at the start removes it), sent with the prompt.
  */
 import type { AvailableCommand, ConfigOption } from "../../shared/events";
 import { isWorking, nextAgent, readOnlyReason, sessionSummary, type SessionView, type ViewState } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { button, cleanInline, h, icon, setAttr, toggleHidden } from "../dom";
 import { PromptHistory } from "../promptHistory";
+import { addMention, mentionAt, removeMention, withoutMention, type MentionItem, type MentionRef } from "../../shared/mentions";
+import { drawMentionChips, mentionOption } from "./mentions";
 import { MAX_QUEUED, type QueuedPrompt, type UiState } from "../uiState";
 
 const MAX_COMPLETIONS = 50;
+/** Typing pauses this long before the host is asked what an `@query` can mention. */
+const MENTION_DEBOUNCE_MS = 120;
 
 function modelFirst(a: ConfigOption, b: ConfigOption): number {
   const rank = (o: ConfigOption): number => (o.category === "model" || o.id === "model" ? 0 : 1);
@@ -32,6 +39,14 @@ export class PromptBox {
   private readonly controls: HTMLElement;
   private session: SessionView | undefined;
   private items: AvailableCommand[] = [];
+  /** What the open list offers: commands (`items`) or mentions (`mentionItems`). */
+  private listKind: "slash" | "mention" = "slash";
+  private mentionItems: MentionItem[] = [];
+  /** The chips in the box, sent with the next prompt. */
+  private mentions: MentionRef[] = [];
+  private readonly chipRow: HTMLElement;
+  private mentionRequest = 0;
+  private mentionTimer: ReturnType<typeof setTimeout> | undefined;
   private active = -1;
   private composing = false;
   private controlsKey: unknown[] = [];
@@ -58,6 +73,8 @@ export class PromptBox {
       attrs: { rows: 1, "aria-label": "Prompt", "aria-autocomplete": "list", "aria-controls": "slash-list", spellcheck: "true" },
     });
     this.textarea.value = ui.draft;
+    this.chipRow = h("div", { class: "chips prompt-chips", attrs: { role: "list", "aria-label": "Mentioned" } });
+    this.chipRow.hidden = true;
     this.send = button({ class: "icon-button primary send", icon: "send", label: "Send", labelHidden: true, id: "send", title: "Send (Enter)" });
     this.stop = button({ class: "secondary stop", icon: "debug-stop", label: "Stop", id: "stop", title: "Stop the running turn" });
     this.stop.hidden = true;
@@ -82,6 +99,7 @@ export class PromptBox {
       this.queued,
       this.readOnly,
       h("div", { class: "prompt-frame" },
+        this.chipRow,
         this.textarea,
         h("div", { class: "prompt-row" }, this.controls, h("span", { class: "spacer" }), this.stop, this.send)));
 
@@ -170,15 +188,16 @@ export class PromptBox {
     if (s && isWorking(s) && next && !next.switched) {
       // The turn runs: queue it for when the turn ends (the box keeps it if the queue is full).
       if (this.ui.queue.length >= MAX_QUEUED) return;
-      this.ui.queue = [...this.ui.queue, { sessionId: s.sessionId, text }];
+      this.ui.queue = [...this.ui.queue, { sessionId: s.sessionId, text, ...(this.mentions.length ? { mentions: this.mentions } : {}) }];
     } else {
       // A session that is not running is continued by its agent; read-only history starts a new one.
-      this.post({ type: "sendPrompt", text, ...(s ? { sessionId: s.sessionId } : {}), ...(this.readOnlyReason ? { newSession: true as const } : {}) });
+      this.post({ type: "sendPrompt", text, ...(s ? { sessionId: s.sessionId } : {}), ...(this.readOnlyReason ? { newSession: true as const } : {}), ...(this.mentions.length ? { mentions: this.mentions } : {}) });
       this.unconfirmed = { text, errorBefore: this.host?.hostError, errorCleared: false, turnsBefore: s?.turns.length ?? 0 };
     }
     this.history.record(text);
     this.ui.history = [...this.history.list];
     this.setText("");
+    this.setMentions([]);
     this.close();
     this.drawQueue(s);
   }
@@ -197,7 +216,7 @@ export class PromptBox {
       tried.add(q.sessionId);
       const s = sessions[q.sessionId];
       if (!s || s.status !== "idle" || this.inFlight.has(s.sessionId)) continue;
-      this.post({ type: "sendPrompt", text: q.text, sessionId: s.sessionId });
+      this.post({ type: "sendPrompt", text: q.text, sessionId: s.sessionId, ...(q.mentions?.length ? { mentions: q.mentions } : {}) });
       this.inFlight.set(s.sessionId, s.turns.length);
       sent.add(q);
     }
@@ -259,7 +278,7 @@ export class PromptBox {
         case "ArrowDown":
         case "ArrowUp": {
           e.preventDefault();
-          const n = this.items.length;
+          const n = this.listKind === "mention" ? this.mentionItems.length : this.items.length;
           this.setActive(((this.active + (e.key === "ArrowDown" ? 1 : -1)) % n + n) % n);
           return;
         }
@@ -280,6 +299,11 @@ export class PromptBox {
       this.submit();
       return;
     }
+    if (e.key === "Backspace" && this.mentions.length > 0 && this.textarea.selectionStart === 0 && this.textarea.selectionEnd === 0) {
+      e.preventDefault();
+      this.setMentions(this.mentions.slice(0, -1));
+      return;
+    }
     if ((e.key === "ArrowUp" || e.key === "ArrowDown") && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
       const t = this.textarea;
       if (t.selectionStart !== t.selectionEnd) return;
@@ -295,9 +319,18 @@ export class PromptBox {
     }
   }
 
-  /** Opens, refreshes or closes the command list for the text before the caret. */
+  /** Opens, refreshes or closes the command or mention list for the text before the caret. */
   private complete(): void {
     const value = this.textarea.value;
+    const mention = this.textarea.selectionStart === this.textarea.selectionEnd ? mentionAt(value, this.textarea.selectionStart) : undefined;
+    clearTimeout(this.mentionTimer);
+    if (mention) {
+      const requestId = ++this.mentionRequest;
+      this.mentionTimer = setTimeout(() => this.post({ type: "mentionQuery", requestId, query: mention.query }), MENTION_DEBOUNCE_MS);
+      return;
+    }
+    this.mentionRequest++;
+    if (this.listKind === "mention") this.close();
     const commands = this.session?.commands ?? [];
     const tokenEnd = value.search(/\s/);
     const end = tokenEnd < 0 ? value.length : tokenEnd;
@@ -314,6 +347,8 @@ export class PromptBox {
       return;
     }
     this.items = items;
+    this.listKind = "slash";
+    this.list.setAttribute("aria-label", "Commands");
     this.list.replaceChildren(...items.map((c, i) => {
       const li = h("li", { id: `slash-opt-${i}`, class: "completion", attrs: { role: "option", "aria-selected": "false" } },
         h("span", { class: "cmd-name" }, `/${cleanInline(c.name, 80)}`),
@@ -338,7 +373,51 @@ export class PromptBox {
     li.scrollIntoView({ block: "nearest" });
   }
 
+  /** The host's answer to the last `@query`: shown if the caret is still in that query. */
+  onMentions(requestId: number, items: readonly MentionItem[]): void {
+    if (requestId !== this.mentionRequest || document.activeElement !== this.textarea) return;
+    if (items.length === 0) {
+      this.close();
+      return;
+    }
+    this.mentionItems = items.slice(0, MAX_COMPLETIONS);
+    this.listKind = "mention";
+    this.list.setAttribute("aria-label", "Mention a file, editor, selection or problems");
+    this.list.replaceChildren(...this.mentionItems.map((item, i) => {
+      const li = mentionOption(item, `slash-opt-${i}`);
+      li.addEventListener("mousedown", (ev) => ev.preventDefault());
+      li.addEventListener("click", () => this.accept(i));
+      return li;
+    }));
+    this.list.hidden = false;
+    this.setActive(0);
+  }
+
+  private setMentions(list: MentionRef[]): void {
+    this.mentions = list;
+    drawMentionChips(this.chipRow, list, (i) => {
+      this.setMentions(removeMention(this.mentions, i));
+      this.textarea.focus();
+    });
+  }
+
+  private acceptMention(i: number): void {
+    const item = this.mentionItems[i];
+    const at = mentionAt(this.textarea.value, this.textarea.selectionStart);
+    if (!item || !at) return;
+    const { value, caret } = withoutMention(this.textarea.value, at.start, at.end);
+    this.setText(value);
+    this.textarea.setSelectionRange(caret, caret);
+    this.setMentions(addMention(this.mentions, item));
+    this.mentionRequest++;
+    this.close();
+  }
+
   private accept(i: number): void {
+    if (this.listKind === "mention") {
+      this.acceptMention(i);
+      return;
+    }
     const c = this.items[i];
     if (!c) return;
     const value = this.textarea.value;
@@ -358,6 +437,8 @@ export class PromptBox {
     this.list.hidden = true;
     this.list.replaceChildren();
     this.items = [];
+    this.mentionItems = [];
+    this.listKind = "slash";
     this.active = -1;
     this.textarea.removeAttribute("aria-activedescendant");
   }
