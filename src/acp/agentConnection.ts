@@ -230,13 +230,7 @@ export class AgentConnection {
       .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => this.ports.terminal.waitForExit(this.session(params.sessionId).sessionId, params.terminalId))
       .onRequest(acp.methods.client.terminal.kill, async ({ params }) => { await this.ports.terminal.kill(this.session(params.sessionId).sessionId, params.terminalId); return {}; })
       .onRequest(acp.methods.client.terminal.release, async ({ params }) => { await this.ports.terminal.release(this.session(params.sessionId).sessionId, params.terminalId); return {}; })
-      .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
-        // We do not advertise elicitation; an agent asking anyway gets a clear decline, and the user sees it.
-        const sessionId = "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : undefined;
-        const s = sessionId ? this.sessions.get(sessionId) : undefined;
-        s?.record({ kind: "notice", severity: "warning", title: `${this.spec.name} asked for input (elicitation), which Agent Thoughts does not support yet`, description: params.message });
-        return { action: "decline" };
-      });
+      .onRequest(acp.methods.client.elicitation.create, ({ params }) => this.elicit(params));
     this.conn = app.connect(stream);
     void this.conn.closed.then(() => {
       if (!this.disposed && !this.deathReason) {
@@ -244,6 +238,23 @@ export class AgentConnection {
         setTimeout(() => { if (!this.disposed && !this.deathReason) this.die(new AgentError(this.spec.name, "closed its connection", this.restartHint, this.stderrTail)); }, 1000);
       }
     });
+  }
+
+  /**
+   * `elicitation/create`: a form question scoped to a live session is asked in its panel (see
+   * SessionElicitations). Anything else — URL mode, which is not announced, unknown modes, a
+   * question outside any session — is declined, and the session (if any) says so.
+   */
+  private async elicit(params: acp.CreateElicitationRequest): Promise<acp.CreateElicitationResponse> {
+    const sessionId = "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : undefined;
+    const s = sessionId && !this.closedIds.has(sessionId) ? this.sessions.get(sessionId) : undefined;
+    if (s && !s.isEnded && params.mode === "form" && "requestedSchema" in params) {
+      return s.elicit({ message: params.message, requestedSchema: params.requestedSchema, ...("toolCallId" in params ? { toolCallId: params.toolCallId } : {}) });
+    }
+    const what = params.mode === "form" ? "outside a session" : `in ${truncate(String(params.mode), 40)} mode`;
+    this.ports.logger.warn(`[${this.spec.name}] elicitation/create ${what} declined`);
+    s?.record({ kind: "notice", severity: "warning", title: `${this.spec.name} asked for input ${what}, which Agent Thoughts does not support; it was declined`, description: truncate(typeof params.message === "string" ? params.message : "", 2000) });
+    return { action: "decline" };
   }
 
   /** A notice in every session of this agent that is working (or in all, when none is). */
@@ -337,6 +348,7 @@ export class AgentConnection {
             fs: { readTextFile: true, writeTextFile: true },
             terminal: true,
             ...(options.signInInTerminal ? { auth: { terminal: true } } : {}),
+            elicitation: { form: {} },
             _meta: { terminal_output: true, terminal_output_delta: true },
           },
           clientInfo: { name: options.clientName, title: "Agent Thoughts", version: options.clientVersion },

@@ -13,6 +13,7 @@ import { ReplayMerge } from "../core/replayMerge";
 import type { GuardPort, Logger, PermissionPort, ProtectedWriteQuestion } from "./ports";
 import { AgentError } from "./agentError";
 import { SessionPermissions } from "./sessionPermissions";
+import { SessionElicitations, type ElicitationReply } from "./sessionElicitations";
 
 /** What a session needs from its connection. */
 export interface SessionTransport {
@@ -53,6 +54,7 @@ export class AgentSession {
   private turnCounter = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly permissions: SessionPermissions;
+  private readonly elicitations: SessionElicitations;
   private ended: Error | undefined;
   private cancelRequested = false;
   private runningTurn: number | undefined;
@@ -84,6 +86,7 @@ export class AgentSession {
     this.log = new SessionLog(sessionId, now, (err) => logger.error(`A listener of session ${sessionId} failed: ${String(err)}`), from?.lastSeq ?? 0);
     this.turnCounter = from?.lastTurnId ?? 0;
     this.permissions = new SessionPermissions(this, permissionPort, logger, guard);
+    this.elicitations = new SessionElicitations(this, logger);
   }
 
   get agentName(): string {
@@ -206,6 +209,16 @@ export class AgentSession {
   /** The answer owed to the agent's permission request with this JSON-RPC id. */
   permissionReply(rpcKey: string): Promise<PermissionOutcome> {
     return this.permissions.reply(rpcKey);
+  }
+
+  /** The agent's form question (`elicitation/create`, form mode), asked in the panel; resolves with the reply for the agent (see SessionElicitations). */
+  elicit(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown }): Promise<ElicitationReply> {
+    return this.elicitations.ask(params);
+  }
+
+  /** The user's answer to an open form question; returns why it was not taken, or undefined. */
+  answerElicitation(requestId: string, action: "accept" | "decline" | "cancel", content?: unknown): string | undefined {
+    return this.elicitations.answer(requestId, action, content);
   }
 
   /** Asks the user about a write to a file that configures tools (see SessionPermissions). */
@@ -332,6 +345,7 @@ export class AgentSession {
 
   private cancelOpenPermissions(): void {
     this.permissions.cancelAll();
+    this.elicitations.cancelAll();
   }
 
   /** Switches the session mode; recorded as a `mode` event once the agent agrees. */

@@ -561,6 +561,11 @@ export class ThoughtPanelController implements vscode.Disposable {
         if (!this.broker.resolve(m.requestId, m.optionId, m.sessionId)) throw new OutOfStateMessage(`permission request ${m.requestId} of session ${m.sessionId} is not open or has no option ${String(m.optionId)}`);
         return;
       }
+      case "answerElicitation": {
+        const refused = this.requireSession(m.sessionId).answerElicitation(m.requestId, m.action, m.content);
+        if (refused) throw new OutOfStateMessage(refused);
+        return;
+      }
       case "openLocation":
         await this.links.openFile(path.isAbsolute(m.path) ? m.path : path.join(this.sessionCwd(), m.path), m.line);
         return;
