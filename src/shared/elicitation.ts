@@ -150,7 +150,7 @@ function formatProblem(format: string, v: string): string | undefined {
 
 /** What is wrong with one field's value (undefined: nothing); `undefined` value = left empty. */
 export function fieldProblem(f: ElicitField, v: unknown): string | undefined {
-  if (v === undefined || v === "" || (Array.isArray(v) && v.length === 0 && f.type === "multiselect" && f.required)) {
+  if (v === undefined || v === "" || (Array.isArray(v) && v.length === 0)) {
     return f.required ? "is required" : undefined;
   }
   switch (f.type) {
