@@ -16,6 +16,7 @@ import { Banners, Header } from "./header";
 import { PinnedPlan } from "./plan";
 import { PromptBox } from "./promptBox";
 import { PinnedQuestion } from "./question";
+import { PinnedForm } from "./elicitation";
 import { ScrollKeeper } from "./scroll";
 import { searchableText } from "./searchText";
 import { Toolbar } from "./toolbar";
@@ -47,6 +48,7 @@ export class Panel {
   private readonly finder: Finder;
   private readonly prompt: PromptBox;
   private readonly question: PinnedQuestion;
+  private readonly form: PinnedForm;
   private readonly announcer = new Announcer();
   private ctxVersion = 0;
   private ctxInputs: [number, string, string] = [-1, "", ""];
@@ -73,6 +75,7 @@ export class Panel {
     }, [this.toolbar.el]);
     this.prompt = new PromptBox(ui, post);
     this.question = new PinnedQuestion(post);
+    this.form = new PinnedForm(post);
     root.classList.add("panel");
     root.replaceChildren(
       this.header.el,
@@ -82,6 +85,7 @@ export class Panel {
       h("main", { class: "transcript-wrap" }, this.transcript.el),
       h("div", { class: "jump-row" }, this.scroll.jump),
       this.question.el,
+      this.form.el,
       this.prompt.el,
       this.announcer.el,
     );
@@ -115,6 +119,7 @@ export class Panel {
     this.toolbar.render();
     toggleHidden(this.toolbar.el, !session);
     this.question.render(session);
+    this.form.render(session);
     this.prompt.render(session, host, state.sessions);
     this.announcer.flush();
     if (session && ctx && this.pendingReveal?.sessionId === session.sessionId) {
