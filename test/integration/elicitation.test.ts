@@ -82,7 +82,8 @@ describe("agent questions (elicitation)", function () {
     await fill('#elicitation [data-field="port"]', "3000", "sidebar");
     await waitFor(() => document.querySelector<HTMLButtonElement>('#elicitation [data-action="accept"]')?.disabled === false, undefined, { view: "sidebar", what: "Submit enabled" });
 
-    // Looked at: light and dark, and within the default 300 px sidebar.
+    // Looked at: light and dark, and within the default 300 px sidebar (focus out, so the form shows from its top).
+    await evaluate(() => { (document.activeElement as HTMLElement | null)?.blur(); document.querySelector(".elicit-fields")!.scrollTop = 0; }, undefined, "sidebar");
     await screenshot("test-results/elicitation-form-light.png");
     const config = vscode.workspace.getConfiguration("workbench");
     try {
@@ -93,13 +94,15 @@ describe("agent questions (elicitation)", function () {
       await screenshot("docs/screenshots/elicitation-form.png");
       const fits = await evaluate(() => {
         const form = document.getElementById("elicitation")!.getBoundingClientRect();
+        const submit = document.querySelector('#elicitation [data-action="accept"]')!.getBoundingClientRect();
+        if (submit.bottom > form.bottom + 0.5 || submit.height === 0) return { inside: false, width: -1 };
         const inside = [...document.querySelectorAll<HTMLElement>("#elicitation input, #elicitation select, #elicitation button")].every((el) => {
           const r = el.getBoundingClientRect();
           return r.left >= form.left - 0.5 && r.right <= form.right + 0.5;
         });
         return { inside, width: Math.round(window.innerWidth) };
       }, undefined, "sidebar");
-      assert.ok(fits.inside, `every input and button inside the form at ${fits.width} px`);
+      assert.ok(fits.inside, `every input and button inside the form at ${fits.width} px, Submit in sight`);
     } finally {
       await config.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
       await viewport(1400, 900);
