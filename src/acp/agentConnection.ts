@@ -197,7 +197,10 @@ export class AgentConnection {
     const app = acp.client({ name: this.options.clientName })
       // Mapped by the tap, in wire order; the framing does not pass updates on to the SDK at all.
       .onNotification(acp.methods.client.session.update, () => undefined)
-      .onNotification(acp.methods.client.elicitation.complete, () => undefined)
+      .onNotification(acp.methods.client.elicitation.complete, ({ params }) => {
+        const closed = [...this.sessions.values()].some((s) => s.completeElicitation(params.elicitationId));
+        if (!closed) this.ports.logger.debug(`[${this.spec.name}] elicitation/complete for ${truncate(params.elicitationId, 100)}, which is not open`);
+      })
       .onRequest(acp.methods.client.session.requestPermission, async (ctx) => {
         // Entered (and asked) by the tap, in wire order; here only its answer is sent back.
         const outcome = await this.session(ctx.params.sessionId).permissionReply(rpcKey(ctx.requestId));
@@ -241,15 +244,19 @@ export class AgentConnection {
   }
 
   /**
-   * `elicitation/create`: a form question scoped to a live session is asked in its panel (see
-   * SessionElicitations). Anything else — URL mode, which is not announced, unknown modes, a
-   * question outside any session — is declined, and the session (if any) says so.
+   * `elicitation/create`: a form or URL question scoped to a live session is asked in its panel
+   * (see SessionElicitations). Anything else — unknown modes, a question outside any session — is
+   * declined, and the session (if any) says so.
    */
   private async elicit(params: acp.CreateElicitationRequest): Promise<acp.CreateElicitationResponse> {
     const sessionId = "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : undefined;
     const s = sessionId && !this.closedIds.has(sessionId) ? this.sessions.get(sessionId) : undefined;
+    const toolCallId = "toolCallId" in params ? { toolCallId: params.toolCallId } : {};
     if (s && !s.isEnded && params.mode === "form" && "requestedSchema" in params) {
-      return s.elicit({ message: params.message, requestedSchema: params.requestedSchema, ...("toolCallId" in params ? { toolCallId: params.toolCallId } : {}) });
+      return s.elicit({ message: params.message, requestedSchema: params.requestedSchema, ...toolCallId });
+    }
+    if (s && !s.isEnded && params.mode === "url" && "url" in params) {
+      return s.elicit({ message: params.message, url: params.url, elicitationId: "elicitationId" in params ? params.elicitationId : undefined, ...toolCallId });
     }
     const what = params.mode === "form" ? "outside a session" : `in ${truncate(String(params.mode), 40)} mode`;
     this.ports.logger.warn(`[${this.spec.name}] elicitation/create ${what} declined`);
@@ -348,7 +355,7 @@ export class AgentConnection {
             fs: { readTextFile: true, writeTextFile: true },
             terminal: true,
             ...(options.signInInTerminal ? { auth: { terminal: true } } : {}),
-            elicitation: { form: {} },
+            elicitation: { form: {}, url: {} },
             _meta: { terminal_output: true, terminal_output_delta: true },
           },
           clientInfo: { name: options.clientName, title: "Agent Thoughts", version: options.clientVersion },

@@ -212,8 +212,18 @@ export class AgentSession {
   }
 
   /** The agent's form question (`elicitation/create`, form mode), asked in the panel; resolves with the reply for the agent (see SessionElicitations). */
-  elicit(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown }): Promise<ElicitationReply> {
+  elicit(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown; url?: unknown; elicitationId?: unknown }): Promise<ElicitationReply> {
     return this.elicitations.ask(params);
+  }
+
+  /** The page the open URL-mode question would open, once the user agrees. */
+  elicitationUrl(requestId: string): string | undefined {
+    return this.elicitations.urlOf(requestId);
+  }
+
+  /** `elicitation/complete` for this session's open URL-mode question: closes it. */
+  completeElicitation(elicitationId: string): boolean {
+    return this.elicitations.complete(elicitationId);
   }
 
   /** The user's answer to an open form question; returns why it was not taken, or undefined. */

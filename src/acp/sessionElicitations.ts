@@ -6,7 +6,7 @@
  * the agent gets accept with the checked content, decline, or cancel.
  */
 import type { SessionLog } from "../core/sessionLog";
-import { boundMessage, normaliseForm, validateAnswer, type ElicitContent, type ElicitForm } from "../shared/elicitation";
+import { boundMessage, normaliseForm, openableUrl, validateAnswer, type ElicitContent, type ElicitForm } from "../shared/elicitation";
 import type { Logger } from "./ports";
 
 /** What the questions need of their session. */
@@ -21,7 +21,7 @@ export interface ElicitationSession {
 export type ElicitationReply = { action: "accept"; content: ElicitContent } | { action: "decline" } | { action: "cancel" };
 type Action = ElicitationReply["action"];
 
-interface Open { requestId: string; form: ElicitForm; settle: (reply: ElicitationReply, by: "user" | "cancel") => void }
+interface Open { requestId: string; form: ElicitForm; url?: { url: string; origin: string; elicitationId: string }; settle: (reply: ElicitationReply, by: "user" | "cancel") => void }
 
 /** Questions an agent may have waiting behind the open one; more are declined at once. */
 const MAX_WAITING = 20;
@@ -41,8 +41,28 @@ export class SessionElicitations {
     return this.open?.requestId;
   }
 
-  /** An agent's form question; resolves with the reply it is sent. */
-  async ask(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown }): Promise<ElicitationReply> {
+  /** The page the open URL-mode question with this id would open (only once the user agrees). */
+  urlOf(requestId: string): string | undefined {
+    return this.open?.requestId === requestId ? this.open.url?.url : undefined;
+  }
+
+  /** `elicitation/complete`: the agent says the URL-mode question is done; it closes if still open. */
+  complete(elicitationId: string): boolean {
+    if (this.open?.url?.elicitationId !== elicitationId) return false;
+    this.open.settle({ action: "cancel" }, "cancel");
+    return true;
+  }
+
+  /**
+   * An agent's question — a form, or (with `url`) a page to open — resolves with the reply it is
+   * sent. A URL that is not plain http(s) is declined without showing it.
+   */
+  async ask(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown; url?: unknown; elicitationId?: unknown }): Promise<ElicitationReply> {
+    const page = params.url !== undefined ? openableUrl(params.url) : undefined;
+    if (params.url !== undefined && (!page || typeof params.elicitationId !== "string" || params.elicitationId.length > 500)) {
+      this.session.log.append({ kind: "notice", severity: "warning", title: `${this.session.agentName} asked you to open a page Agent Thoughts does not open (only http and https, without a user name in it); it was declined`, description: typeof params.url === "string" ? params.url.slice(0, 300) : "" });
+      return { action: "decline" };
+    }
     if (this.session.closed) return { action: "cancel" };
     if (this.open) {
       if (this.waiting.length >= MAX_WAITING) {
@@ -54,11 +74,12 @@ export class SessionElicitations {
       if (generation !== this.generation || this.session.closed) return { action: "cancel" };
     }
     const requestId = `elicit-${++elicitationSerial}`;
-    const form = normaliseForm(params.requestedSchema);
+    const form = page ? { fields: [], problems: [] } : normaliseForm(params.requestedSchema);
+    const url = page && typeof params.elicitationId === "string" ? { ...page, elicitationId: params.elicitationId } : undefined;
     const toolCallId = typeof params.toolCallId === "string" && params.toolCallId.length <= 500 ? params.toolCallId : undefined;
     return new Promise<ElicitationReply>((resolve) => {
       this.open = {
-        requestId, form,
+        requestId, form, ...(url ? { url } : {}),
         settle: (reply, by) => {
           if (this.open?.requestId !== requestId) return;
           this.open = undefined;
@@ -69,7 +90,7 @@ export class SessionElicitations {
       };
       this.session.log.append({
         kind: "elicitation_request", requestId, message: boundMessage(params.message), fields: form.fields,
-        ...(form.problems.length ? { problems: form.problems } : {}), ...(toolCallId ? { toolCallId } : {}),
+        ...(form.problems.length ? { problems: form.problems } : {}), ...(toolCallId ? { toolCallId } : {}), ...(url ? { url: url.url, origin: url.origin } : {}),
       });
     });
   }
@@ -81,8 +102,8 @@ export class SessionElicitations {
   answer(requestId: string, action: Action, content?: unknown): string | undefined {
     const open = this.open;
     if (!open || open.requestId !== requestId) return `question ${requestId} is not open`;
-    if (action !== "accept") {
-      open.settle({ action }, "user");
+    if (action !== "accept" || open.url) {
+      open.settle(action === "accept" ? { action, content: {} } : { action }, "user");
       return undefined;
     }
     const checked = validateAnswer(open.form, content ?? {});

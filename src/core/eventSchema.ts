@@ -98,7 +98,7 @@ const zBody = z.discriminatedUnion("kind", [
     outcome: z.discriminatedUnion("outcome", [z.object({ outcome: z.literal("selected"), optionId: z.string() }), z.object({ outcome: z.literal("cancelled") })]),
     by: z.enum(["user", "policy", "cancel"]),
   }),
-  z.object({ kind: z.literal("elicitation_request"), requestId: z.string(), message: z.string(), fields: z.array(zElicitField), problems: z.array(z.string()).optional(), toolCallId: z.string().optional() }),
+  z.object({ kind: z.literal("elicitation_request"), requestId: z.string(), message: z.string(), fields: z.array(zElicitField), problems: z.array(z.string()).optional(), toolCallId: z.string().optional(), url: z.string().optional(), origin: z.string().optional() }),
   z.object({ kind: z.literal("elicitation_outcome"), requestId: z.string(), action: z.enum(["accept", "decline", "cancel"]), by: z.enum(["user", "cancel"]) }),
   z.object({ kind: z.literal("session_end"), reason: z.literal("closed") }),
   z.object({ kind: z.literal("turn_end"), turnId: z.number(), stopReason: z.enum(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]), usage: z.record(z.string(), z.unknown()).optional() }),

@@ -43,6 +43,22 @@ const finite = (v: unknown): number | undefined => (typeof v === "number" && Num
 const count = (v: unknown): number | undefined => { const n = finite(v); return n !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined; };
 const FORMATS = new Set(["email", "uri", "date", "date-time"]);
 
+/** Longest URL a URL-mode question may send the user to. */
+export const MAX_URL = 8192;
+
+/**
+ * The page a URL-mode question sends the user to, when it is one a browser may open: http(s),
+ * no user name or password in it (they hide the real host: https://bank.example@evil.example),
+ * at most MAX_URL long. Returns the URL and its origin, shown to the user before anything opens.
+ */
+export function openableUrl(url: unknown): { url: string; origin: string } | undefined {
+  if (typeof url !== "string" || url.length > MAX_URL) return undefined;
+  let u: URL;
+  try { u = new URL(url); } catch { return undefined; }
+  if ((u.protocol !== "https:" && u.protocol !== "http:") || u.username || u.password || !u.hostname) return undefined;
+  return { url: u.href, origin: u.origin };
+}
+
 /** The agent's message, bounded. */
 export function boundMessage(message: unknown): string {
   return typeof message === "string" ? cut(message, MAX_MESSAGE) : "";

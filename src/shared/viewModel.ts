@@ -67,7 +67,7 @@ export interface TurnView {
 }
 
 /** An open form question of the agent (`elicitation_request`). */
-export interface ElicitationView { requestId: string; message: string; fields: ElicitField[]; problems?: string[]; toolCallId?: string; at: number }
+export interface ElicitationView { requestId: string; message: string; fields: ElicitField[]; problems?: string[]; toolCallId?: string; at: number; url?: string; origin?: string }
 
 export type SessionStatus = "idle" | "running" | "awaiting_permission" | "ended";
 
@@ -692,7 +692,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       return;
     }
     case "elicitation_request":
-      v.elicitation = { requestId: e.requestId, message: e.message, fields: e.fields, at: e.at, ...(e.problems?.length ? { problems: e.problems } : {}), ...(e.toolCallId ? { toolCallId: e.toolCallId } : {}) };
+      v.elicitation = { requestId: e.requestId, message: e.message, fields: e.fields, at: e.at, ...(e.problems?.length ? { problems: e.problems } : {}), ...(e.toolCallId ? { toolCallId: e.toolCallId } : {}), ...(e.url && e.origin ? { url: e.url, origin: e.origin } : {}) };
       return;
     case "elicitation_outcome": {
       const asked = v.elicitation?.requestId === e.requestId ? v.elicitation.message : undefined;

@@ -115,6 +115,8 @@ export class ThoughtPanelController implements vscode.Disposable {
     posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
+    /** Pages of agents' URL questions opened (each only on the user's click). */
+    elicitationLinksOpened: 0,
   };
   private history: SavedHistory | undefined;
   /** Saved sessions being read, each once however many ask. */
@@ -562,7 +564,14 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       }
       case "answerElicitation": {
-        const refused = this.requireSession(m.sessionId).answerElicitation(m.requestId, m.action, m.content);
+        const session = this.requireSession(m.sessionId);
+        // A URL question opens its page only now, on the user's click, through the scheme-checked opener.
+        const url = m.action === "accept" ? session.elicitationUrl(m.requestId) : undefined;
+        if (url) {
+          this.stats.elicitationLinksOpened++;
+          if (await this.links.openLink(url) === "refused") throw new OutOfStateMessage(`the page of question ${m.requestId} was not opened`);
+        }
+        const refused = session.answerElicitation(m.requestId, m.action, m.content);
         if (refused) throw new OutOfStateMessage(refused);
         return;
       }

@@ -1,7 +1,8 @@
 // An agent's questions (ACP elicitation) in a real VS Code: the capability is announced; a form
 // request is pinned above the prompt box, filled in and submitted from the panel, and reaches the
 // agent as accept with exactly the content typed; Decline answers decline; Stop cancels an open
-// one; a URL request (not supported yet) is declined and opens nothing.
+// one; a URL request shows its origin and opens only when the user clicks Open (a javascript: or
+// user-name URL is declined without showing it).
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -51,7 +52,7 @@ describe("agent questions (elicitation)", function () {
     const turn = a.stream("set it up", { agent: "Former", newSession: true });
     await formReady();
     const init = fs.readFileSync(record, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Received).find((m) => m.method === "initialize");
-    assert.deepEqual((init?.params.clientCapabilities as { elicitation?: unknown }).elicitation, { form: {} }, "form elicitation is announced, URL mode is not");
+    assert.deepEqual((init?.params.clientCapabilities as { elicitation?: unknown }).elicitation, { form: {}, url: {} }, "form and URL elicitation are announced");
     const shown = await evaluate(() => ({
       message: document.querySelector("#elicitation .elicit-message")?.textContent,
       labels: [...document.querySelectorAll("#elicitation .elicit-label")].map((l) => l.textContent),
@@ -134,10 +135,11 @@ describe("agent questions (elicitation)", function () {
     assert.equal((await turn.result).text, 'elicited:{"action":"decline"}');
   });
 
-  it("Stop cancels an open question, and a URL request is declined without opening anything", async () => {
+  it("Stop cancels an open question; a URL request shows its origin and opens nothing until the user agrees; a javascript: or user-name URL is declined", async () => {
     await agent("Urler", { turns: [
       [{ elicit: { message: "Fill this in", requestedSchema: { type: "object", properties: { a: { type: "boolean" } } } } }],
-      [{ elicit: { message: "Sign in at the page", url: "https://evil.example/login", elicitationId: "u1" } }],
+      [{ elicit: { message: "Sign in to finish", url: "http://localhost:9/login?state=abc", elicitationId: "u1" } }],
+      [{ elicit: { message: "Click", url: "javascript:alert(1)", elicitationId: "u2" } }, { elicit: { message: "Bank", url: "https://bank.example@evil.example/", elicitationId: "u3" } }],
     ] });
     const a = await api();
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
@@ -151,10 +153,28 @@ describe("agent questions (elicitation)", function () {
     await until(() => events.length === 1, "the outcome recorded");
     assert.deepEqual(events, ["cancel by cancel"]);
     await waitFor(() => document.querySelector("#elicitation")?.hasAttribute("hidden") === true, undefined, { view: "sidebar", what: "the form gone with the turn" });
-    const second = await a.stream("two", { sessionId }).result;
+
+    const opened = a._test.controller.stats.elicitationLinksOpened;
+    const second = a.stream("two", { sessionId });
+    await formReady();
+    const shown = await evaluate(() => ({
+      origin: document.querySelector("#elicitation .elicit-origin")?.textContent,
+      url: document.querySelector("#elicitation .elicit-url")?.textContent,
+      button: document.querySelector('#elicitation [data-action="accept"]')?.textContent,
+      fields: document.querySelectorAll("#elicitation [data-field]").length,
+    }), undefined, "sidebar");
+    assert.deepEqual(shown, { origin: "http://localhost:9", url: "http://localhost:9/login?state=abc", button: "Open http://localhost:9", fields: 0 });
+    await screenshot("test-results/elicitation-url.png");
+    assert.equal(a._test.controller.stats.elicitationLinksOpened, opened, "nothing opened before the click");
+    await click('#elicitation [data-action="accept"]', "sidebar");
+    assert.equal((await second.result).text, 'elicited:{"action":"accept","content":{}}');
+    assert.equal(a._test.controller.stats.elicitationLinksOpened, opened + 1, "opened once, on the click");
+
+    const third = await a.stream("three", { sessionId }).result;
     sub.dispose();
-    assert.equal(second.text, 'elicited:{"action":"decline"}');
+    assert.equal(third.text, 'elicited:{"action":"decline"}elicited:{"action":"decline"}');
+    assert.equal(a._test.controller.stats.elicitationLinksOpened, opened + 1, "a javascript: or user-name URL never opens");
     const notices = a._test.controller.viewState.sessions[sessionId]!.turns.at(-1)!.entries.filter((e) => e.type === "notice").map((e) => (e.type === "notice" ? e.title : ""));
-    assert.ok(notices.some((t) => /asked for input in url mode.*declined/.test(t)), notices.join(" | "));
+    assert.equal(notices.filter((t) => /a page Agent Thoughts does not open.*declined/.test(t)).length, 2, notices.join(" | "));
   });
 });

@@ -7,6 +7,9 @@
  * fits; Enter in a field submits, Decline and Cancel answer without content. Everything drawn
  * from the agent goes in as text (never HTML), from fields the host already bounded.
  *
+ * A URL question shows the page's origin large and the whole address below it; nothing opens
+ * until the user clicks "Open <origin>", and then the host opens it (checking the scheme again).
+ *
  * Like the permission question it takes answers only after ANSWER_DELAY_MS on screen, and the
  * inputs are built once per question, so a redraw never loses what the user typed.
  */
@@ -29,6 +32,8 @@ export class PinnedForm {
   private readonly form: HTMLFormElement;
   private readonly fieldsEl: HTMLElement;
   private readonly submit: HTMLButtonElement;
+  private readonly submitLabel: HTMLElement;
+  private readonly page: HTMLElement;
   private readonly decline: HTMLButtonElement;
   private readonly cancel: HTMLButtonElement;
   private drawn: { sessionId: string; requestId: string; fields: Drawn[] } | undefined;
@@ -41,7 +46,9 @@ export class PinnedForm {
     this.message = h("div", { class: "elicit-message" });
     this.notes = h("div", { class: "perm-guard", attrs: { role: "note" } });
     this.fieldsEl = h("div", { class: "elicit-fields" });
-    this.submit = h("button", { class: "perm-btn allow", attrs: { type: "submit", "data-action": "accept" } }, icon("check"), h("span", null, "Submit"));
+    this.submitLabel = h("span", null, "Submit");
+    this.submit = h("button", { class: "perm-btn allow", attrs: { type: "submit", "data-action": "accept" } }, icon("check"), this.submitLabel);
+    this.page = h("div", { class: "elicit-page" });
     this.decline = h("button", { class: "perm-btn reject", attrs: { type: "button", "data-action": "decline" } }, icon("close"), h("span", null, "Decline"));
     this.cancel = h("button", { class: "perm-btn", attrs: { type: "button", "data-action": "cancel" } }, h("span", null, "Cancel"));
     this.submit.title = "Send these answers to the agent";
@@ -51,6 +58,7 @@ export class PinnedForm {
     this.el = h("section", { id: "elicitation", class: "question elicitation", attrs: { role: "group", "aria-label": "The agent asks you to fill in a form" } },
       h("div", { class: "question-head" }, icon("question"), this.title),
       this.message,
+      this.page,
       this.notes,
       this.form,
     );
@@ -78,6 +86,13 @@ export class PinnedForm {
     setText(this.message, cleanBlock(q.message));
     toggleHidden(this.notes, !q.problems?.length);
     this.notes.replaceChildren(...(q.problems?.length ? [icon("warning"), h("span", null, cleanInline(q.problems.join("; "), 1000))] : []));
+    toggleHidden(this.page, !q.url);
+    this.page.replaceChildren(...(q.url && q.origin ? [
+      h("div", { class: "elicit-origin" }, icon("link-external"), h("span", null, cleanInline(q.origin, 200))),
+      h("div", { class: "elicit-url" }, cleanInline(q.url, 2000)),
+    ] : []));
+    setText(this.submitLabel, q.origin ? `Open ${cleanInline(q.origin, 100)}` : "Submit");
+    this.submit.title = q.origin ? "Open this page in your browser and tell the agent you did" : "Send these answers to the agent";
     const defaults = defaultsOf(q.fields);
     const fields = q.fields.map((f, i) => this.field(f, i, defaults[f.name]));
     this.fieldsEl.replaceChildren(...fields.map((d) => d.control));
