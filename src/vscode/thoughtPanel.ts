@@ -171,8 +171,29 @@ export class ThoughtPanelController implements vscode.Disposable {
     }
     this.stats.eventsIn++;
     if (this.forgotten.has(e.sessionId)) return;
+    if (e.kind === "elicitation_request") this.notifyQuestion(e);
     this.pending.push(e);
     this.timer ??= setTimeout(() => this.flush(), FRAME_MS);
+  }
+
+  /**
+   * An agent's question the panel does not put in front of the user (it is hidden, or shows
+   * another session) comes as a notification too: Show brings the panel with it, Decline answers.
+   */
+  private notifyQuestion(e: Extract<ThoughtEvent, { kind: "elicitation_request" }>): void {
+    if (this.anyVisible && this.activeSessionId === e.sessionId) return;
+    const agent = this.state.sessions[e.sessionId]?.agentName ?? "The agent";
+    const what = e.origin ? `asks you to open ${e.origin}` : "asks you a question";
+    const text = plainText(`${agent} ${what}: ${e.message.length > 300 ? `${e.message.slice(0, 300)}…` : e.message}`);
+    void vscode.window.showInformationMessage(text, "Show", "Decline").then(async (choice) => {
+      if (choice === "Show") {
+        if (this.state.sessions[e.sessionId]) this.select(e.sessionId);
+        await vscode.commands.executeCommand("agentThoughts.panel.focus");
+      } else if (choice === "Decline") {
+        const refused = this.manager.sessionById(e.sessionId)?.answerElicitation(e.requestId, "decline");
+        if (refused) void vscode.window.showInformationMessage("That question was already answered.");
+      }
+    });
   }
 
   /** Folds pending events and posts one patch to each ready view. */

@@ -11,7 +11,7 @@ import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { api, scriptedAgent, until } from "./helpers";
 import { click, evaluate, fill, press, viewport, waitFor } from "./webview";
-import { screenshot } from "./index";
+import { harnessRequest, screenshot } from "./index";
 
 const SCHEMA = {
   type: "object",
@@ -176,5 +176,20 @@ describe("agent questions (elicitation)", function () {
     assert.equal(a._test.controller.stats.elicitationLinksOpened, opened + 1, "a javascript: or user-name URL never opens");
     const notices = a._test.controller.viewState.sessions[sessionId]!.turns.at(-1)!.entries.filter((e) => e.type === "notice").map((e) => (e.type === "notice" ? e.title : ""));
     assert.equal(notices.filter((t) => /a page Agent Thoughts does not open.*declined/.test(t)).length, 2, notices.join(" | "));
+  });
+
+  it("with no panel showing, a question comes as a notification whose Decline answers the agent", async () => {
+    await agent("Hidden", { turns: [[{ elicit: { message: "Which branch?", requestedSchema: { type: "object", properties: { branch: { type: "string" } } } } }]] });
+    await vscode.commands.executeCommand("workbench.view.explorer");
+    const a = await api();
+    await until(() => !a._test.controller.anyVisible, "the panel to be hidden");
+    const turn = a.stream("go", { agent: "Hidden", newSession: true });
+    await until(async () => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
+      const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("asks you a question: Which branch?"));
+      const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Decline");
+      button?.click();
+      return !!button;
+    }).toString() }))?.value, "the notification, to click Decline", 20_000);
+    assert.equal((await turn.result).text, 'elicited:{"action":"decline"}');
   });
 });
