@@ -588,11 +588,10 @@ export class ThoughtPanelController implements vscode.Disposable {
         const session = this.requireSession(m.sessionId);
         // A URL question opens its page only now, on the user's click, through the scheme-checked opener.
         const url = m.action === "accept" ? session.elicitationUrl(m.requestId) : undefined;
-        if (url) {
-          this.stats.elicitationLinksOpened++;
-          if (await this.links.openLink(url) === "refused") throw new OutOfStateMessage(`the page of question ${m.requestId} was not opened`);
-        }
-        const refused = session.answerElicitation(m.requestId, m.action, m.content);
+        if (url) this.stats.elicitationLinksOpened++;
+        // Not opened (VS Code's "open this site?" dismissed): the agent is told the user did not go, and the panel is not left waiting.
+        const action = url && await this.links.openLink(url) === "refused" ? "cancel" : m.action;
+        const refused = session.answerElicitation(m.requestId, action, m.content);
         if (refused) throw new OutOfStateMessage(refused);
         return;
       }
