@@ -197,7 +197,10 @@ export class AgentConnection {
     const app = acp.client({ name: this.options.clientName })
       // Mapped by the tap, in wire order; the framing does not pass updates on to the SDK at all.
       .onNotification(acp.methods.client.session.update, () => undefined)
-      .onNotification(acp.methods.client.elicitation.complete, () => undefined)
+      .onNotification(acp.methods.client.elicitation.complete, ({ params }) => {
+        const closed = [...this.sessions.values()].some((s) => s.completeElicitation(params.elicitationId));
+        if (!closed) this.ports.logger.debug(`[${this.spec.name}] elicitation/complete for ${truncate(params.elicitationId, 100)}, which is not open`);
+      })
       .onRequest(acp.methods.client.session.requestPermission, async (ctx) => {
         // Entered (and asked) by the tap, in wire order; here only its answer is sent back.
         const outcome = await this.session(ctx.params.sessionId).permissionReply(rpcKey(ctx.requestId));
@@ -230,13 +233,7 @@ export class AgentConnection {
       .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => this.ports.terminal.waitForExit(this.session(params.sessionId).sessionId, params.terminalId))
       .onRequest(acp.methods.client.terminal.kill, async ({ params }) => { await this.ports.terminal.kill(this.session(params.sessionId).sessionId, params.terminalId); return {}; })
       .onRequest(acp.methods.client.terminal.release, async ({ params }) => { await this.ports.terminal.release(this.session(params.sessionId).sessionId, params.terminalId); return {}; })
-      .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
-        // We do not advertise elicitation; an agent asking anyway gets a clear decline, and the user sees it.
-        const sessionId = "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : undefined;
-        const s = sessionId ? this.sessions.get(sessionId) : undefined;
-        s?.record({ kind: "notice", severity: "warning", title: `${this.spec.name} asked for input (elicitation), which Agent Thoughts does not support yet`, description: params.message });
-        return { action: "decline" };
-      });
+      .onRequest(acp.methods.client.elicitation.create, ({ params }) => this.elicit(params));
     this.conn = app.connect(stream);
     void this.conn.closed.then(() => {
       if (!this.disposed && !this.deathReason) {
@@ -244,6 +241,27 @@ export class AgentConnection {
         setTimeout(() => { if (!this.disposed && !this.deathReason) this.die(new AgentError(this.spec.name, "closed its connection", this.restartHint, this.stderrTail)); }, 1000);
       }
     });
+  }
+
+  /**
+   * `elicitation/create`: a form or URL question scoped to a live session is asked in its panel
+   * (see SessionElicitations). Anything else — unknown modes, a question outside any session — is
+   * declined, and the session (if any) says so.
+   */
+  private async elicit(params: acp.CreateElicitationRequest): Promise<acp.CreateElicitationResponse> {
+    const sessionId = "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : undefined;
+    const s = sessionId && !this.closedIds.has(sessionId) ? this.sessions.get(sessionId) : undefined;
+    const toolCallId = "toolCallId" in params ? { toolCallId: params.toolCallId } : {};
+    if (s && !s.isEnded && params.mode === "form" && "requestedSchema" in params) {
+      return s.elicit({ message: params.message, requestedSchema: params.requestedSchema, ...toolCallId });
+    }
+    if (s && !s.isEnded && params.mode === "url" && "url" in params) {
+      return s.elicit({ message: params.message, url: params.url, elicitationId: "elicitationId" in params ? params.elicitationId : undefined, ...toolCallId });
+    }
+    const what = params.mode === "form" ? "outside a session" : `in ${truncate(String(params.mode), 40)} mode`;
+    this.ports.logger.warn(`[${this.spec.name}] elicitation/create ${what} declined`);
+    s?.record({ kind: "notice", severity: "warning", title: `${this.spec.name} asked for input ${what}, which Agent Thoughts does not support; it was declined`, description: truncate(typeof params.message === "string" ? params.message : "", 2000) });
+    return { action: "decline" };
   }
 
   /** A notice in every session of this agent that is working (or in all, when none is). */
@@ -337,6 +355,7 @@ export class AgentConnection {
             fs: { readTextFile: true, writeTextFile: true },
             terminal: true,
             ...(options.signInInTerminal ? { auth: { terminal: true } } : {}),
+            elicitation: { form: {}, url: {} },
             _meta: { terminal_output: true, terminal_output_delta: true },
           },
           clientInfo: { name: options.clientName, title: "Agent Thoughts", version: options.clientVersion },

@@ -14,6 +14,7 @@ import { TimeSlice } from "../core/sleep";
 import type { GuardPort, Logger, PermissionPort, ProtectedWriteQuestion } from "./ports";
 import { AgentError } from "./agentError";
 import { SessionPermissions } from "./sessionPermissions";
+import { SessionElicitations, type ElicitationReply } from "./sessionElicitations";
 
 /** What a session needs from its connection. */
 export interface SessionTransport {
@@ -54,6 +55,7 @@ export class AgentSession {
   private turnCounter = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly permissions: SessionPermissions;
+  private readonly elicitations: SessionElicitations;
   private ended: Error | undefined;
   private cancelRequested = false;
   private runningTurn: number | undefined;
@@ -88,6 +90,7 @@ export class AgentSession {
     this.log = new SessionLog(sessionId, now, (err) => logger.error(`A listener of session ${sessionId} failed: ${String(err)}`), from?.lastSeq ?? 0);
     this.turnCounter = from?.lastTurnId ?? 0;
     this.permissions = new SessionPermissions(this, permissionPort, logger, guard);
+    this.elicitations = new SessionElicitations(this, logger);
   }
 
   get agentName(): string {
@@ -236,6 +239,26 @@ export class AgentSession {
     return this.permissions.reply(rpcKey);
   }
 
+  /** The agent's form question (`elicitation/create`, form mode), asked in the panel; resolves with the reply for the agent (see SessionElicitations). */
+  elicit(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown; url?: unknown; elicitationId?: unknown }): Promise<ElicitationReply> {
+    return this.elicitations.ask(params);
+  }
+
+  /** The page the open URL-mode question would open, once the user agrees. */
+  elicitationUrl(requestId: string): string | undefined {
+    return this.elicitations.urlOf(requestId);
+  }
+
+  /** `elicitation/complete` for this session's open URL-mode question: closes it. */
+  completeElicitation(elicitationId: string): boolean {
+    return this.elicitations.complete(elicitationId);
+  }
+
+  /** The user's answer to an open form question; returns why it was not taken, or undefined. */
+  answerElicitation(requestId: string, action: "accept" | "decline" | "cancel", content?: unknown): string | undefined {
+    return this.elicitations.answer(requestId, action, content);
+  }
+
   /** Asks the user about a write to a file that configures tools (see SessionPermissions). */
   confirmWrite(q: ProtectedWriteQuestion): Promise<boolean> {
     return this.permissions.confirmWrite(q);
@@ -360,6 +383,7 @@ export class AgentSession {
 
   private cancelOpenPermissions(): void {
     this.permissions.cancelAll();
+    this.elicitations.cancelAll();
   }
 
   /** Switches the session mode; recorded as a `mode` event once the agent agrees. */

@@ -26,6 +26,16 @@ const zToolContent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("terminal"), terminalId: z.string() }),
 ]);
 
+const zFieldBase = { name: z.string(), title: z.string(), description: z.string().optional(), required: z.boolean() };
+const zChoices = z.array(z.object({ value: z.string(), title: z.string() }));
+const zElicitField = z.discriminatedUnion("type", [
+  z.object({ ...zFieldBase, type: z.literal("text"), minLength: z.number().optional(), maxLength: z.number().optional(), format: z.enum(["email", "uri", "date", "date-time"]).optional(), default: z.string().optional() }),
+  z.object({ ...zFieldBase, type: z.literal("number"), integer: z.boolean(), minimum: z.number().optional(), maximum: z.number().optional(), default: z.number().optional() }),
+  z.object({ ...zFieldBase, type: z.literal("boolean"), default: z.boolean().optional() }),
+  z.object({ ...zFieldBase, type: z.literal("select"), choices: zChoices, default: z.string().optional() }),
+  z.object({ ...zFieldBase, type: z.literal("multiselect"), choices: zChoices, minItems: z.number().optional(), maxItems: z.number().optional(), default: z.array(z.string()).optional() }),
+]);
+
 const zToolFields = {
   toolKind: zToolKind.optional(),
   status: zToolStatus.optional(),
@@ -89,6 +99,8 @@ const zBody = z.discriminatedUnion("kind", [
     outcome: z.discriminatedUnion("outcome", [z.object({ outcome: z.literal("selected"), optionId: z.string() }), z.object({ outcome: z.literal("cancelled") })]),
     by: z.enum(["user", "policy", "cancel"]),
   }),
+  z.object({ kind: z.literal("elicitation_request"), requestId: z.string(), message: z.string(), fields: z.array(zElicitField), problems: z.array(z.string()).optional(), toolCallId: z.string().optional(), url: z.string().optional(), origin: z.string().optional() }),
+  z.object({ kind: z.literal("elicitation_outcome"), requestId: z.string(), action: z.enum(["accept", "decline", "cancel"]), by: z.enum(["user", "cancel"]) }),
   z.object({ kind: z.literal("session_end"), reason: z.literal("closed") }),
   z.object({ kind: z.literal("turn_end"), turnId: z.number(), stopReason: z.enum(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]), usage: z.record(z.string(), z.unknown()).optional() }),
   z.object({ kind: z.literal("error"), message: z.string(), detail: z.string().optional(), code: z.number().optional(), fatal: z.boolean() }),

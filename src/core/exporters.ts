@@ -70,6 +70,8 @@ export function toMarkdown(events: readonly ThoughtEvent[]): string {
       case "tool_done": out.push(`  - ${e.outcome === "completed" ? "✅" : e.outcome === "failed" ? "❌" : "⏹"} ${titles.get(e.toolCallId) ?? e.toolCallId}: ${e.outcome}\n`); break;
       case "permission_request": out.push(`- 🔐 Permission asked: ${e.title} (${e.options.map((o) => o.name).join(" / ")})\n`); break;
       case "permission_outcome": out.push(`  - Answer: ${e.outcome.outcome === "selected" ? e.outcome.optionId : "cancelled"} (by ${e.by})\n`); break;
+      case "elicitation_request": out.push(`- 📝 The agent asked: ${e.message.split("\n")[0]!.slice(0, 200)} (${e.url ?? e.fields.map((f) => f.title).join(", ")})\n`); break;
+      case "elicitation_outcome": out.push(`  - Answer: ${e.action} (by ${e.by})\n`); break;
       case "notice": out.push(`> **${e.severity}:** ${e.title}${e.description ? ` — ${e.description}` : ""}\n`); break;
       case "error": out.push(`> **Error:** ${e.message}${e.detail ? `\n>\n${quote(e.detail)}` : ""}\n`); break;
       case "turn_end": flushPlan(); out.push(`_Turn ${e.turnId} ended: ${e.stopReason}_\n`); break;

@@ -3,6 +3,7 @@
  * discriminated union on `kind`. Everything downstream (panel, diff review, terminals, exports,
  * the public API) reads these and nothing else, so the types are plain serialisable data.
  */
+import type { ElicitField } from "./elicitation";
 
 /** A content block as the agent sent it (ACP `ContentBlock`), kept verbatim but typed loosely. */
 export type ContentBlock =
@@ -141,6 +142,10 @@ export type ThoughtEventBody =
   /** `guard`: why this request always asks (it touches files that configure tools); "always" options are not offered then. */
   | { kind: "permission_request"; requestId: string; toolCallId: string; title: string; options: PermissionOption[]; toolCall: ToolCallFields; guard?: string }
   | { kind: "permission_outcome"; requestId: string; toolCallId: string; outcome: PermissionOutcome; by: "user" | "policy" | "cancel" }
+  /** The agent asks the user to fill in a form (`elicitation/create`, form mode): its message and the normalised, bounded fields. */
+  | { kind: "elicitation_request"; requestId: string; message: string; fields: ElicitField[]; problems?: string[]; toolCallId?: string; url?: string; origin?: string }
+  /** How a form question was answered (the content itself is not kept: it may hold what the user typed for the agent only). */
+  | { kind: "elicitation_outcome"; requestId: string; action: "accept" | "decline" | "cancel"; by: "user" | "cancel" }
   | { kind: "turn_end"; turnId: number; stopReason: StopReason; usage?: Record<string, unknown> }
   /** The session was closed (Close Session; `session/close` where the agent declared it); a prompt continues it. */
   | { kind: "session_end"; reason: "closed" }
@@ -213,6 +218,8 @@ export function describeEvent(e: ThoughtEvent): string {
     case "compaction_summary": return `${head} ${e.compactionId} ${JSON.stringify(e.text)}`;
     case "permission_request": return `${head} ${e.requestId} for ${e.toolCallId} ${JSON.stringify(e.title)} options=${e.options.map((o) => o.optionId).join("|")}`;
     case "permission_outcome": return `${head} ${e.requestId} ${e.outcome.outcome === "selected" ? e.outcome.optionId : "cancelled"} by ${e.by}`;
+    case "elicitation_request": return `${head} ${e.requestId} ${JSON.stringify(e.message.slice(0, 200))} ${e.url ? `url=${e.url.slice(0, 300)}` : `fields=${e.fields.map((f) => f.name).join("|")}`}`;
+    case "elicitation_outcome": return `${head} ${e.requestId} ${e.action} by ${e.by}`;
     case "turn_end": return `${head} ${e.stopReason}`;
     case "session_end": return `${head} ${e.reason}`;
     case "error": return `${head}${e.fatal ? " FATAL" : ""} ${e.message}${e.detail ? ` — ${e.detail}` : ""}`;

@@ -81,6 +81,11 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("resolvePermission"), sessionId: id, requestId: id, optionId: wireId.nullable() }),
   /** These open permission requests are on screen in this (visible) view: no notification needed. */
   z.object({ type: z.literal("questionSeen"), sessionId: id, requestIds: z.array(id).min(1).max(1000) }),
+  /** Answer the agent's open form question: accept with the form's values (checked again by the host), decline or cancel. */
+  z.object({
+    type: z.literal("answerElicitation"), sessionId: id, requestId: id, action: z.enum(["accept", "decline", "cancel"]),
+    content: z.record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(500)).max(200)])).optional(),
+  }),
   /** Open a file (at a 1-based line) in an editor. */
   z.object({ type: z.literal("openLocation"), path: z.string().min(1).max(4096), line: z.number().int().positive().optional() }),
   /** Open the diff of a tool call's diff content (index into its content list). */

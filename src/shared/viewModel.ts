@@ -13,6 +13,7 @@ import type {
   ToolContent, ToolKind, ToolLocation,
 } from "./events";
 import { attachmentOf, type Attachment } from "./attachments";
+import type { ElicitField } from "./elicitation";
 
 /** Chips kept per prompt or user message (a replaying agent could send thousands). */
 const MAX_ATTACHMENTS = 50;
@@ -65,6 +66,9 @@ export interface TurnView {
   entries: Entry[];
 }
 
+/** An open form question of the agent (`elicitation_request`). */
+export interface ElicitationView { requestId: string; message: string; fields: ElicitField[]; problems?: string[]; toolCallId?: string; at: number; url?: string; origin?: string }
+
 export type SessionStatus = "idle" | "running" | "awaiting_permission" | "ended";
 
 export interface SessionView {
@@ -97,6 +101,8 @@ export interface SessionView {
   toolIndex: Record<string, [number, number]>;
   /** Open permission requests: requestId → toolCallId. */
   pendingPermissions: Record<string, string>;
+  /** The agent's open form question (one at a time per session), pinned above the prompt box until answered. */
+  elicitation?: ElicitationView;
   fatalError?: string;
   /** What to do about `fatalError` (the error's detail). */
   fatalHint?: string;
@@ -331,9 +337,17 @@ export function markRestored(state: ViewState, sessionIds: readonly string[]): V
   const sessions = { ...state.sessions };
   for (const id of sessionIds) {
     const s = sessions[id];
-    if (s) sessions[id] = { ...s, restored: true, status: "ended", pendingPermissions: {}, turns: s.turns.map((t) => (t.endedAt === undefined ? interrupted(s, t) : t)) };
+    if (s) sessions[id] = { ...withoutElicitation(s), restored: true, status: "ended", pendingPermissions: {}, turns: s.turns.map((t) => (t.endedAt === undefined ? interrupted(s, t) : t)) };
   }
   return { ...state, sessions };
+}
+
+/** A session without its open form question (nobody can answer it any more). */
+function withoutElicitation(s: SessionView): SessionView {
+  if (!s.elicitation) return s;
+  const { elicitation: _gone, ...rest } = s;
+  void _gone;
+  return rest;
 }
 
 const OPEN_TOOL: ReadonlySet<ToolViewStatus> = new Set(["pending", "awaiting_permission", "in_progress"]);
@@ -680,11 +694,22 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       }
       return;
     }
+    case "elicitation_request":
+      v.elicitation = { requestId: e.requestId, message: e.message, fields: e.fields, at: e.at, ...(e.problems?.length ? { problems: e.problems } : {}), ...(e.toolCallId ? { toolCallId: e.toolCallId } : {}), ...(e.url && e.origin ? { url: e.url, origin: e.origin } : {}) };
+      return;
+    case "elicitation_outcome": {
+      const asked = v.elicitation?.requestId === e.requestId ? v.elicitation.message : undefined;
+      if (asked !== undefined) delete v.elicitation;
+      const said = e.action === "accept" ? "You answered the agent's question" : e.action === "decline" ? "You declined the agent's question" : e.by === "cancel" ? "The agent's question was cancelled with its turn" : "You cancelled the agent's question";
+      pushEntry(d, v, turn(d, v, e.turnId), { type: "notice", id: `e${e.seq}`, severity: "info", title: said, at: e.at, ...(asked ? { description: asked.length > 300 ? `${asked.slice(0, 300)}…` : asked } : {}) }, e.at);
+      return;
+    }
     case "session_end":
       // Whether a prompt continues it, or why not, is said above the prompt box.
       pushEntry(d, v, undefined, { type: "notice", id: `e${e.seq}`, severity: "info", title: "Session closed", at: e.at }, e.at);
       v.status = "ended";
       v.pendingPermissions = {};
+      delete v.elicitation;
       return;
     case "turn_end":
     case "error": {
@@ -706,6 +731,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
       if (v.status !== "ended" && (e.kind === "turn_end" || t)) {
         v.status = "idle";
         v.pendingPermissions = {};
+        delete v.elicitation;
       }
       return;
     }

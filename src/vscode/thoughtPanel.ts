@@ -116,6 +116,8 @@ export class ThoughtPanelController implements vscode.Disposable {
     posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
+    /** Pages of agents' URL questions opened (each only on the user's click). */
+    elicitationLinksOpened: 0,
   };
   private history: SavedHistory | undefined;
   /** Saved sessions being read, each once however many ask. */
@@ -171,8 +173,29 @@ export class ThoughtPanelController implements vscode.Disposable {
     }
     this.stats.eventsIn++;
     if (this.forgotten.has(e.sessionId)) return;
+    if (e.kind === "elicitation_request") this.notifyQuestion(e);
     this.pending.push(e);
     this.timer ??= setTimeout(() => this.flush(), FRAME_MS);
+  }
+
+  /**
+   * An agent's question the panel does not put in front of the user (it is hidden, or shows
+   * another session) comes as a notification too: Show brings the panel with it, Decline answers.
+   */
+  private notifyQuestion(e: Extract<ThoughtEvent, { kind: "elicitation_request" }>): void {
+    if (this.anyVisible && this.activeSessionId === e.sessionId) return;
+    const agent = this.state.sessions[e.sessionId]?.agentName ?? "The agent";
+    const what = e.origin ? `asks you to open ${e.origin}` : "asks you a question";
+    const text = plainText(`${agent} ${what}: ${e.message.length > 300 ? `${e.message.slice(0, 300)}…` : e.message}`);
+    void vscode.window.showInformationMessage(text, "Show", "Decline").then(async (choice) => {
+      if (choice === "Show") {
+        if (this.state.sessions[e.sessionId]) this.select(e.sessionId);
+        await vscode.commands.executeCommand("agentThoughts.panel.focus");
+      } else if (choice === "Decline") {
+        const refused = this.manager.sessionById(e.sessionId)?.answerElicitation(e.requestId, "decline");
+        if (refused) void vscode.window.showInformationMessage("That question was already answered.");
+      }
+    });
   }
 
   /** Folds pending events and posts one patch to each ready view. */
@@ -569,6 +592,17 @@ export class ThoughtPanelController implements vscode.Disposable {
       case "resolvePermission": {
         this.requireSession(m.sessionId);
         if (!this.broker.resolve(m.requestId, m.optionId, m.sessionId)) throw new OutOfStateMessage(`permission request ${m.requestId} of session ${m.sessionId} is not open or has no option ${String(m.optionId)}`);
+        return;
+      }
+      case "answerElicitation": {
+        const session = this.requireSession(m.sessionId);
+        // A URL question opens its page only now, on the user's click, through the scheme-checked opener.
+        const url = m.action === "accept" ? session.elicitationUrl(m.requestId) : undefined;
+        if (url) this.stats.elicitationLinksOpened++;
+        // Not opened (VS Code's "open this site?" dismissed): the agent is told the user did not go, and the panel is not left waiting.
+        const action = url && await this.links.openLink(url) === "refused" ? "cancel" : m.action;
+        const refused = session.answerElicitation(m.requestId, action, m.content);
+        if (refused) throw new OutOfStateMessage(refused);
         return;
       }
       case "openLocation":

@@ -17,6 +17,7 @@ import { PinnedPlan } from "./plan";
 import { PromptBox } from "./promptBox";
 import type { MentionItem } from "../../shared/mentions";
 import { PinnedQuestion } from "./question";
+import { PinnedForm } from "./elicitation";
 import { ScrollKeeper } from "./scroll";
 import { searchableText } from "./searchText";
 import { Toolbar } from "./toolbar";
@@ -48,6 +49,7 @@ export class Panel {
   private readonly finder: Finder;
   private readonly prompt: PromptBox;
   private readonly question: PinnedQuestion;
+  private readonly form: PinnedForm;
   private readonly announcer = new Announcer();
   private ctxVersion = 0;
   private ctxInputs: [number, string, string] = [-1, "", ""];
@@ -74,6 +76,7 @@ export class Panel {
     }, [this.toolbar.el]);
     this.prompt = new PromptBox(ui, post);
     this.question = new PinnedQuestion(post);
+    this.form = new PinnedForm(post);
     root.classList.add("panel");
     root.replaceChildren(
       this.header.el,
@@ -83,6 +86,7 @@ export class Panel {
       h("main", { class: "transcript-wrap" }, this.transcript.el),
       h("div", { class: "jump-row" }, this.scroll.jump),
       this.question.el,
+      this.form.el,
       this.prompt.el,
       this.announcer.el,
     );
@@ -116,6 +120,7 @@ export class Panel {
     this.toolbar.render();
     toggleHidden(this.toolbar.el, !session);
     this.question.render(session);
+    this.form.render(session);
     this.prompt.render(session, host, state.sessions);
     this.announcer.flush();
     if (session && ctx && this.pendingReveal?.sessionId === session.sessionId) {
