@@ -44,7 +44,7 @@ const UNSEEN_QUESTION_MS = 1500;
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore; activationMs: number };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore; links: AgentLinks; activationMs: number };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & Partial<Pick<AgentThoughtsInternalApi, "_test">> {
@@ -80,7 +80,8 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     }),
   );
   const transcript = new EventTranscript(channel);
-  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, new AgentLinks((real) => guard.inWorkspace(real), logger), checkpoints, new VscodeMentions((real) => guard.inWorkspace(real), logger));
+  const links = new AgentLinks((real) => guard.inWorkspace(real), logger);
+  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, links, checkpoints, new VscodeMentions((real) => guard.inWorkspace(real), logger));
   const sidebar = new ThoughtViewProvider(controller);
   /** Shows a tool call in the panel (Why this change?). */
   const revealTool = async (sessionId: string, toolCallId: string): Promise<void> => {
@@ -157,7 +158,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
     // Host internals for the extension's own tests only: absent unless VS Code runs them (extensionMode Test).
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts, activationMs } } : {}),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts, links, activationMs } } : {}),
   };
 }
 

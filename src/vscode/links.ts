@@ -14,7 +14,16 @@ import { isNetworkPath, realpathOrParentSync } from "./guard";
 /** Link schemes the panel opens; everything else is refused. */
 export const OPENABLE_SCHEMES: readonly string[] = ["http", "https", "file"];
 
+const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
+
 export class AgentLinks {
+  /**
+   * TEST ONLY — with `record` set (honoured only when AGENT_THOUGHTS_TEST_MODE is set), an
+   * external link that would open is listed in `opened` instead: opening one in the test browser
+   * would take the focus from the workbench the next tests drive.
+   */
+  readonly testExternal: { record: boolean; opened: string[] } = { record: false, opened: [] };
+
   constructor(private readonly inWorkspace: (real: string) => boolean, private readonly logger: Logger) {}
 
   /** Opens a link from agent markdown or a resource link; returns what happened (for the log and tests). */
@@ -34,6 +43,10 @@ export class AgentLinks {
     if (uri.scheme.toLowerCase() === "file") return this.openFile(uri.fsPath, undefined);
     // VS Code asks before opening a site that is not a trusted domain.
     this.logger.info(`Opening an external link from the agent: ${uri.toString(true).slice(0, 300)}`);
+    if (TEST_MODE && this.testExternal.record) {
+      this.testExternal.opened.push(uri.toString(true));
+      return "opened";
+    }
     return (await vscode.env.openExternal(uri)) ? "opened" : "refused";
   }
 

@@ -27,7 +27,7 @@ if (!MODES.includes(mode)) {
 const t0 = Date.now();
 const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
 const log = (msg) => console.log(`[host] ${msg}`);
-const timeoutMs = Number(process.env.AGENT_THOUGHTS_TEST_TIMEOUT_MS || 10 * 60_000);
+const timeoutMs = Number(process.env.AGENT_THOUGHTS_TEST_TIMEOUT_MS || 20 * 60_000);
 const resultsDir = join(repoRoot, "test-results");
 const chromiumPath = process.env.AGENT_THOUGHTS_CHROMIUM
   ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));

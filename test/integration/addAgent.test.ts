@@ -10,21 +10,13 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
-import { EXTENSION_ID, api, quickPickRows, scriptedAgent, until } from "./helpers";
+import { EXTENSION_ID, api, quickInputTitle, quickPickRows, scriptedAgent, until } from "./helpers";
 import { harnessRequest, screenshot } from "./index";
 import { waitFor } from "./webview";
 
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration("agentThoughts");
 const ws = (...p: string[]): string => path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, ...p);
 
-/** The open quick input's title, or "" when none shows. */
-async function quickInputTitle(): Promise<string> {
-  return (await harnessRequest<{ value: string }>({ op: "workbench", fn: (() => {
-    const widget = document.querySelector<HTMLElement>(".quick-input-widget");
-    if (!widget || widget.style.display === "none") return "";
-    return (widget.querySelector(".quick-input-title")?.textContent ?? "").trim();
-  }).toString() }))?.value ?? "";
-}
 
 /** Types `text` into the open quick pick or input box (replacing what is there), as a user would. */
 async function type(text: string): Promise<void> {

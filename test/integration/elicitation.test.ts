@@ -154,6 +154,8 @@ describe("agent questions (elicitation)", function () {
     assert.deepEqual(events, ["cancel by cancel"]);
     await waitFor(() => document.querySelector("#elicitation")?.hasAttribute("hidden") === true, undefined, { view: "sidebar", what: "the form gone with the turn" });
 
+    // Opening it for real would open a browser tab that takes the focus from the workbench later tests drive.
+    a._test.links.testExternal.record = true;
     const opened = a._test.controller.stats.elicitationLinksOpened;
     const second = a.stream("two", { sessionId });
     await formReady();
@@ -169,6 +171,8 @@ describe("agent questions (elicitation)", function () {
     await click('#elicitation [data-action="accept"]', "sidebar");
     assert.equal((await second.result).text, 'elicited:{"action":"accept","content":{}}');
     assert.equal(a._test.controller.stats.elicitationLinksOpened, opened + 1, "opened once, on the click");
+    assert.deepEqual(a._test.links.testExternal.opened, ["http://localhost:9/login?state=abc"], "the page itself, once");
+    a._test.links.testExternal.record = false;
 
     const third = await a.stream("three", { sessionId }).result;
     sub.dispose();
@@ -191,5 +195,6 @@ describe("agent questions (elicitation)", function () {
       return !!button;
     }).toString() }))?.value, "the notification, to click Decline", 20_000);
     assert.equal((await turn.result).text, 'elicited:{"action":"decline"}');
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
   });
 });

@@ -48,6 +48,15 @@ export function transcriptHas(text: string, timeoutMs = 20_000): Promise<boolean
   return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the transcript`, timeoutMs });
 }
 
+/** The open quick input's title, or "" when none shows. */
+export async function quickInputTitle(): Promise<string> {
+  return (await harnessRequest<{ value: string }>({ op: "workbench", fn: (() => {
+    const widget = document.querySelector<HTMLElement>(".quick-input-widget");
+    if (!widget || widget.style.display === "none") return "";
+    return (widget.querySelector(".quick-input-title")?.textContent ?? "").trim();
+  }).toString() }))?.value ?? "";
+}
+
 /** The rows (their text) of the open quick pick, if its title includes `title`; none when no quick pick shows. */
 export async function quickPickRows(title = ""): Promise<string[]> {
   return (await harnessRequest<{ value: string[] }>({ op: "workbench", arg: title, fn: ((t: string) => {

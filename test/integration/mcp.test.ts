@@ -9,18 +9,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
-import { api, scriptedAgent, until } from "./helpers";
+import { api, quickInputTitle, scriptedAgent, until } from "./helpers";
 import { harnessRequest } from "./index";
 import { waitFor } from "./webview";
 
-/** The open quick input's title, or "" when none shows. */
-async function quickInputTitle(): Promise<string> {
-  return (await harnessRequest<{ value: string }>({ op: "workbench", fn: (() => {
-    const widget = document.querySelector<HTMLElement>(".quick-input-widget");
-    if (!widget || widget.style.display === "none") return "";
-    return (widget.querySelector(".quick-input-title")?.textContent ?? "").trim();
-  }).toString() }))?.value ?? "";
-}
 
 interface Received { method: string; params: Record<string, unknown> }
 function received(file: string): Received[] {

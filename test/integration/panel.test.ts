@@ -146,10 +146,11 @@ describe("the thought panel", function () {
     await waitFor(() => document.querySelector("#session-status")?.getAttribute("data-status") === "idle" && (document.querySelector(".message-body")?.textContent?.length ?? 0) > 100_000, undefined, { view: "sidebar", what: "the hostile turn", timeoutMs: 30_000 });
     const report = await evaluate(() => {
       const bad: string[] = [];
-      // Everything under #root except the extension's own prompt form (the page's own <script> is outside #root).
+      // Everything under #root except the extension's own forms (the page's own <script> is outside #root).
       for (const el of document.querySelectorAll("#root *")) {
         const tag = el.tagName.toLowerCase();
-        if (tag === "form" && el.classList.contains("prompt-box") && el.parentElement?.closest("#transcript") === null) continue;
+        // The extension's own forms (the prompt box, the pinned elicitation form), never inside the transcript.
+        if (tag === "form" && (el.classList.contains("prompt-box") || el.classList.contains("elicit-form")) && el.parentElement?.closest("#transcript") === null) continue;
         if (["script", "iframe", "img", "object", "embed", "style", "svg", "form", "meta", "base"].includes(tag) && !el.closest("head")) bad.push(`<${tag}>`);
         for (const attr of el.getAttributeNames()) {
           if (attr.startsWith("on")) bad.push(`${tag}[${attr}]`);

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { harnessRequest, log } from "./index";
-import { evaluate, waitFor, type View } from "./webview";
+import { evaluate, postRaw, waitFor, type View } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
 
 async function useAgent(name: string, scenario: Scenario): Promise<void> {
@@ -46,33 +46,6 @@ async function toasts(): Promise<string[]> {
   return reply?.value ?? [];
 }
 
-/**
- * Posts raw values to the host exactly as the webview's own script does: `acquireVsCodeApi()`
- * (which the panel's script has already taken, and which can be taken only once per page) wraps
- * `__vscode_post_message__("onmessage", { message })` of the frame that hosts the webview's
- * document. Any script running in the webview could call it, so this is the route a forged
- * message takes; it arrives through the real `webview.onDidReceiveMessage`.
- */
-async function postFromWebview(messages: unknown[], view: View = "sidebar"): Promise<void> {
-  const posted = await evaluate((msgs: unknown[]) => {
-    const host = (w: Window): Window | undefined => {
-      for (let i = 0; i < w.frames.length; i++) {
-        const f = w.frames[i]!;
-        for (let j = 0; j < f.frames.length; j++) if (f.frames[j] === window) return f;
-        const deeper = host(f);
-        if (deeper) return deeper;
-      }
-      return undefined;
-    };
-    const outer = window.top ? host(window.top) : undefined;
-    const post = (outer as unknown as { __vscode_post_message__?: (channel: string, data: unknown) => void } | undefined)?.__vscode_post_message__;
-    if (!post) return -1;
-    for (const message of msgs) post("onmessage", { message });
-    return msgs.length;
-  }, messages, view);
-  assert.equal(posted, messages.length, "found the webview's message port");
-}
-
 /** Waits until `read()` reaches `want` (the host has handled everything posted before). */
 async function counted(read: () => number, want: number, what: string): Promise<void> {
   await until(() => read() >= want, what, 15_000, 25).catch(() => undefined);
@@ -86,7 +59,7 @@ async function counted(read: () => number, want: number, what: string): Promise<
  */
 async function settledToasts(view: View, controller: { stats: { lastReadyAt: number } }): Promise<string[]> {
   const readyBefore = controller.stats.lastReadyAt;
-  await postFromWebview([{ type: "ready" }], view);
+  await postRaw([{ type: "ready" }], view);
   await until(() => controller.stats.lastReadyAt > readyBefore, "the host to answer a ready posted after the rest");
   const marker = `agent-thoughts-test marker ${Date.now()}`;
   void vscode.window.showInformationMessage(marker);
@@ -292,8 +265,8 @@ describe("security", function () {
       { type: "requestSnapshot" },
       { type: "copy", text: 5 },
     ];
-    await postFromWebview(malformed, "sidebar");
-    await postFromWebview([{ type: "sendPrompt" }], "editor");
+    await postRaw(malformed, "sidebar");
+    await postRaw([{ type: "sendPrompt" }], "editor");
     await counted(() => controller.stats.invalidMessages, invalid + malformed.length + 1, "every malformed message reached the host and was counted as invalid");
     const notified = await settledToasts("sidebar", controller);
     assert.equal(controller.stats.invalidMessages, invalid + malformed.length + 1, "counted once each");
@@ -333,7 +306,7 @@ describe("security", function () {
 
     // While the request is open: answers that name the wrong request, session or option.
     let ignored = controller.stats.ignoredMessages;
-    await postFromWebview([
+    await postRaw([
       { type: "resolvePermission", sessionId, requestId: "no-such-request", optionId: "once" },
       { type: "resolvePermission", sessionId: "no-such-session", requestId, optionId: "once" },
       { type: "resolvePermission", sessionId, requestId, optionId: "forged-option" },
@@ -390,7 +363,7 @@ describe("security", function () {
       { type: "selectSession", sessionId: "no-such-session" },
       { type: "openDiff", sessionId: "no-such-session", toolCallId: "p1", index: 0 },
     ];
-    await postFromWebview(outOfState, "editor");
+    await postRaw(outOfState, "editor");
     await counted(() => controller.stats.ignoredMessages, ignored + outOfState.length, "each was ignored");
     const notified = await settledToasts("editor", controller);
     assert.equal(controller.stats.ignoredMessages, ignored + outOfState.length);
