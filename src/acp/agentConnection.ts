@@ -387,23 +387,29 @@ export class AgentConnection {
    */
   private async withAuth<R>(what: string, request: () => Promise<R>): Promise<R> {
     if (this.deathReason) throw this.deathReason;
+    try {
+      return await this.answered(what, request);
+    } catch (err) {
+      if (!(err instanceof acp.RequestError) || err.code !== -32000) throw this.wrap(err, `could not ${what}`);
+      // Signing in takes as long as the user needs (a terminal sign-in, a choice of method): only the requests are timed.
+      await this.authenticate();
+      try {
+        return await this.answered(what, request);
+      } catch (err2) {
+        throw this.wrap(err2, `could not ${what} after authenticating`);
+      }
+    }
+  }
+
+  /** One request, raced against the agent's death and the initialize timeout. */
+  private async answered<R>(what: string, request: () => Promise<R>): Promise<R> {
     const ms = this.options.initializeTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new AgentError(this.spec.name, `did not answer within ${Math.round(ms / 1000)} s when asked to ${what}`, "Try again, or raise agentThoughts.initializeTimeoutSeconds.")), ms);
     });
     try {
-      try {
-        return await Promise.race([request(), this.dead, deadline]);
-      } catch (err) {
-        if (!(err instanceof acp.RequestError) || err.code !== -32000) throw this.wrap(err, `could not ${what}`);
-        await this.authenticate();
-        try {
-          return await Promise.race([request(), this.dead, deadline]);
-        } catch (err2) {
-          throw this.wrap(err2, `could not ${what} after authenticating`);
-        }
-      }
+      return await Promise.race([request(), this.dead, deadline]);
     } finally {
       clearTimeout(timer);
     }
@@ -437,7 +443,7 @@ export class AgentConnection {
       throw new AgentError(this.spec.name, "already has this session open in the panel", "Show Sessions lists it.");
     }
     // A session opened from session/list gets a key of its own, never one this connection used before.
-    const key = saved.sessionId || `${this.keyFor(agentSessionId).replace(":", `.o${++this.opened}:`)}`;
+    const key = saved.sessionId || this.keyFor(agentSessionId, ++this.opened);
     const session = this.makeSession(key, agentSessionId, cwd, { lastSeq: saved.lastSeq, lastTurnId: saved.lastTurnId });
     let how: "resume" | "load" = abilities.resume && (prefer === "resume" || !abilities.load) ? "resume" : "load";
     let res: acp.ResumeSessionResponse | acp.LoadSessionResponse;
@@ -506,9 +512,12 @@ export class AgentConnection {
     this.ports.terminal.releaseSession(session.sessionId);
   }
 
-  /** Our key for one of this agent's sessions: unique across agents, restarts and windows. */
-  private keyFor(agentSessionId: string): string {
-    return `${RUN_ID}.${this.serial}:${boundId(agentSessionId)}`;
+  /**
+   * Our key for one of this agent's sessions: unique across agents, restarts and windows; `opened`
+   * numbers a session opened from the agent's list, so it never gets a key this connection used.
+   */
+  private keyFor(agentSessionId: string, opened?: number): string {
+    return `${RUN_ID}.${this.serial}${opened !== undefined ? `.o${opened}` : ""}:${boundId(agentSessionId)}`;
   }
 
   /** Updates that came for a session before it was known, now that it is. */

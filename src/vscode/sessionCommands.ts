@@ -153,7 +153,7 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
     }
     const agentSessionId = savedSessionOf(v).agentSessionId;
     const agentSide = !!v.abilities?.delete && !!agentSessionId;
-    const title = v.title ?? v.turns[v.turns.length - 1]?.prompt.slice(0, 60) ?? "New session";
+    const title = sessionFacts(v).title ?? "New session";
     const answer = await ui.ask(`Delete the session "${title.slice(0, 80)}"?`,
       `Its saved transcript in this workspace is removed${agentSide ? `, and ${v.agentName} deletes its own copy of the conversation (session/delete)` : ""}. This cannot be undone.`, "Delete");
     if (answer !== "Delete") return false;
