@@ -131,21 +131,25 @@ export class SessionManager {
   /** The agent's current session, starting the agent or a new session when needed. */
   async sessionFor(agentName: string | undefined, fresh: boolean): Promise<Running> {
     const spec = this.options.resolveAgent(agentName);
-    const existing = this.starting.get(spec.name);
-    if (existing) {
-      const running = await existing.catch(() => undefined);
-      if (running && running.connection.isAlive && sameSpec(running.connection.spec, spec)) {
-        if (!fresh && running.session && !running.session.isEnded && !running.session.stuck) return { connection: running.connection, session: running.session };
-        const next = this.newSession(running.connection);
-        this.starting.set(spec.name, next);
-        return next;
-      }
-      running?.connection.dispose();
+    const running = await this.runningAgent(spec);
+    if (running) {
+      if (!fresh && running.session && !running.session.isEnded && !running.session.stuck) return { connection: running.connection, session: running.session };
+      const next = this.newSession(running.connection);
+      this.starting.set(spec.name, next);
+      return next;
     }
     const started = this.startConnection(spec).then((connection) => this.newSession(connection));
     this.starting.set(spec.name, started);
     started.catch(() => { if (this.starting.get(spec.name) === started) this.starting.delete(spec.name); });
     return started;
+  }
+
+  /** The agent's connection (and current session) when it is alive and started as `spec` says; a dead or changed one is disposed. */
+  private async runningAgent(spec: AgentSpec): Promise<AgentEntry | undefined> {
+    const running = await this.starting.get(spec.name)?.catch(() => undefined);
+    if (running && running.connection.isAlive && sameSpec(running.connection.spec, spec)) return running;
+    running?.connection.dispose();
+    return undefined;
   }
 
   private async startConnection(spec: AgentSpec): Promise<AgentConnection> {
@@ -163,9 +167,8 @@ export class SessionManager {
   /** The agent's running connection, started when there is none (without a new session). */
   private async connectionFor(agentName: string | undefined): Promise<AgentConnection> {
     const spec = this.options.resolveAgent(agentName);
-    const running = await this.starting.get(spec.name)?.catch(() => undefined);
-    if (running && running.connection.isAlive && sameSpec(running.connection.spec, spec)) return running.connection;
-    running?.connection.dispose();
+    const running = await this.runningAgent(spec);
+    if (running) return running.connection;
     const started = this.startConnection(spec);
     // Until a session exists, nobody else may start this agent a second time.
     const placeholder = started.then((connection): AgentEntry => ({ connection }));
