@@ -17,7 +17,8 @@
  * Test hooks: `#root`, `#transcript` (entries carry `data-entry-id`/`data-entry-type`),
  * `.thought-text`, `.message-body`, `#plan` (items `data-status`), tool cards
  * `[data-tool-call-id][data-status]` with permission buttons `[data-option-id]`, `#prompt`,
- * `#send`, `#stop`, `#jump-latest`, `.banner`, `#live`, `#session-status[data-status]`.
+ * `#send`, `#stop`, `#jump-latest`, `.banner`, `#live`, `#session-status[data-status]`; and
+ * `window.__agentThoughtsFrameProbe`, which the bench sets to learn when a frame has drawn a state.
  */
 import type { HostMessage } from "../shared/protocol";
 import { apply, EMPTY_REPLICA, type Replica } from "../shared/replica";
@@ -52,9 +53,13 @@ function requestRender(): void {
 
 const panel = new Panel(root, ui, (m) => bridge.post(m), requestRender);
 
+/** The bench's probe (test/bench/lag.ts): told each frame's state once the frame's DOM is written. */
+type FrameProbe = (state: Replica["state"]) => void;
+
 function render(): void {
   frame = 0;
   panel.render(replica.state, replica.host);
+  (window as Window & { __agentThoughtsFrameProbe?: FrameProbe }).__agentThoughtsFrameProbe?.(replica.state);
   // Elapsed-time labels ("Thinking… 2.1 s") tick between frames, only while something streams.
   if (panel.tickers.size > 0 && ticker === undefined) {
     ticker = setInterval(() => {

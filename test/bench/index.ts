@@ -6,7 +6,7 @@
 // on a 10,000-file workspace (test/bench/checkpoints.ts); client terminals under load (test/bench/terminals.ts);
 // find in a 5 MB transcript (test/bench/find.ts); a window opening on 20 saved hour-long sessions
 // (test/bench/startup.ts: saved here, measured after the window reloads).
-// AGENT_THOUGHTS_BENCH=flood,paced,huge,concurrent,replay,hostile,checkpoint,terminals,find,startup picks scenarios (default: all; `boot` only on request).
+// AGENT_THOUGHTS_BENCH=flood,paced,lag,huge,concurrent,replay,hostile,checkpoint,terminals,find,startup picks scenarios (default: all; `boot` only on request).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -18,6 +18,7 @@ import { evaluate, waitFor } from "../integration/webview";
 import { checkpointCost } from "./checkpoints";
 import { findBench } from "./find";
 import { hostileFlood } from "./hostile";
+import { lagByShape } from "./lag";
 import { concurrentSessions, hourReplay } from "./load";
 import { prepareStartup } from "./startup";
 import { terminalLoad } from "./terminals";
@@ -171,6 +172,7 @@ export async function run(): Promise<void> {
   const want = (k: string): boolean => !only || only.includes(k);
   if (want("flood")) await flood(a, "Flood", 20_000);
   if (want("paced")) await flood(a, "Paced", 3_000, 1);
+  if (want("lag")) await lagByShape(a);
   if (want("huge")) await hugeSession(a);
   if (want("concurrent")) await concurrentSessions(a);
   const replayed = want("replay") ? await hourReplay(a) : undefined;

@@ -212,6 +212,27 @@ try {
         writeFileSync(req.path, JSON.stringify(profile));
         return { path: req.path };
       }
+      // A performance trace of the renderer (style, layout, paint, scripts), for the bench's breakdown of where frames go.
+      case "traceStart": {
+        cdp ??= await page.context().newCDPSession(page);
+        await cdp.send("Tracing.start", { transferMode: "ReturnAsStream", traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"] } });
+        return {};
+      }
+      case "traceStop": {
+        if (!cdp) throw new Error("traceStart first");
+        const done = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
+        await cdp.send("Tracing.end");
+        const { stream } = await done;
+        const parts = [];
+        for (;;) {
+          const chunk = await cdp.send("IO.read", { handle: stream, size: 1 << 20 });
+          parts.push(chunk.base64Encoded ? Buffer.from(chunk.data, "base64").toString("utf8") : chunk.data);
+          if (chunk.eof) break;
+        }
+        await cdp.send("IO.close", { handle: stream });
+        writeFileSync(req.path, parts.join(""));
+        return { path: req.path };
+      }
       default: throw new Error(`unknown request ${req.op}`);
     }
   };

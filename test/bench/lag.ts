@@ -1,0 +1,184 @@
+// The `lag` scenario: agent write → visible in the panel, per text shape (test/fixtures/agents/shapes.ts),
+// with the scripted agent awaiting each write at a fixed rate, as real agents do.
+//
+// "Visible" is when the browser has finished the frame that drew the update: the webview's frame
+// probe (`__agentThoughtsFrameProbe`, called once the frame's DOM is written) posts itself a message,
+// which runs after that frame's style, layout and paint. The probe counts what the drawn state holds
+// (characters of thought and message text, tool calls and their completions), so every update is
+// matched with the first frame that drew it, whatever the markdown made of its text.
+//
+// AGENT_THOUGHTS_BENCH_SHAPES=lines,paragraph,markdown,cjk,mix (default all); AGENT_THOUGHTS_BENCH_CHUNKS
+// (default 5,000); AGENT_THOUGHTS_BENCH_RATE updates/s (default 1,000); AGENT_THOUGHTS_BENCH_PROFILE=<dir>
+// writes a CPU profile of the renderer per shape, AGENT_THOUGHTS_BENCH_TRACE=<dir> a performance trace
+// (style, layout, paint; open either in Chrome DevTools).
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { AgentThoughtsInternalApi } from "../../src/extension";
+import type { ViewState } from "../../src/shared/viewModel";
+import { isShape, SHAPES, shapeUpdates, unitsOf, type Shape } from "../fixtures/agents/shapes";
+import { harnessRequest, log } from "../integration/index";
+import { evaluate, waitFor } from "../integration/webview";
+import { fmt, percentile, useScenario } from "./util";
+
+const P95_TARGET = 33;
+const MAX_TARGET = 100;
+
+interface Probe { samples: [number, number][]; longTasks: number[]; frames: { n: number; total: number; script: number; layout: number; render: number; invokers: Record<string, number> } }
+
+/** Installed in the webview: records [time the frame was drawn, units the drawn state holds] for one session. */
+function installProbe(sessionId: string): boolean {
+  type W = Window & { __agentThoughtsFrameProbe?: (s: ViewState) => void; __atLag?: Probe; __atLongTasks?: PerformanceObserver };
+  const w = window as W;
+  const probe: Probe = { samples: [], longTasks: [], frames: { n: 0, total: 0, script: 0, layout: 0, render: 0, invokers: {} } };
+  w.__atLag = probe;
+  w.__atLongTasks?.disconnect();
+  // Long tasks, and where the time of long animation frames goes (script, style and layout, the rest of rendering).
+  interface Loaf extends PerformanceEntry { renderStart: number; styleAndLayoutStart: number; scripts: { duration: number; invoker: string; sourceFunctionName?: string }[] }
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.entryType === "longtask") {
+        probe.longTasks.push(e.duration);
+        continue;
+      }
+      const f = e as Loaf;
+      const end = f.startTime + f.duration;
+      const fr = probe.frames;
+      fr.n++;
+      fr.total += f.duration;
+      if (f.styleAndLayoutStart > 0) fr.layout += end - f.styleAndLayoutStart;
+      if (f.renderStart > 0) fr.render += (f.styleAndLayoutStart > 0 ? f.styleAndLayoutStart : end) - f.renderStart;
+      for (const sc of f.scripts) {
+        fr.script += sc.duration;
+        const k = `${sc.invoker} ${sc.sourceFunctionName ?? ""}`.slice(0, 80);
+        fr.invokers[k] = (fr.invokers[k] ?? 0) + sc.duration;
+      }
+    }
+  });
+  obs.observe({ entryTypes: ["longtask", "long-animation-frame"] });
+  w.__atLongTasks = obs;
+  let version = -1;
+  let last = -1;
+  const channel = new MessageChannel();
+  const pending: number[] = [];
+  channel.port1.onmessage = () => {
+    const t = performance.timeOrigin + performance.now();
+    for (const units of pending.splice(0)) probe.samples.push([t, units]);
+  };
+  w.__agentThoughtsFrameProbe = (state: ViewState) => {
+    if (state.version === version) return;
+    version = state.version;
+    const s = state.sessions[sessionId];
+    const turn = s?.turns[s.turns.length - 1];
+    if (!turn) return;
+    let units = 0;
+    for (const e of turn.entries) {
+      if (e.type === "thought" || e.type === "message") units += e.text.length;
+      else if (e.type === "tool") units += 1 + (e.status === "completed" ? 1 : 0);
+    }
+    if (units === last) return;
+    last = units;
+    if (pending.length === 0) channel.port2.postMessage(0);
+    pending.push(units);
+  };
+  return true;
+}
+
+function readProbe(): { samples: [number, number][]; longTasks: number[]; frames: Probe["frames"]; text: string; dom: number } {
+  type W = Window & { __atLag?: Probe; __agentThoughtsFrameProbe?: unknown; __atLongTasks?: PerformanceObserver };
+  const w = window as W;
+  w.__agentThoughtsFrameProbe = undefined;
+  w.__atLongTasks?.disconnect();
+  const entries = document.querySelectorAll("#transcript [data-entry-type='thought'], #transcript [data-entry-type='message']");
+  const last = entries[entries.length - 1];
+  return { samples: w.__atLag?.samples ?? [], longTasks: w.__atLag?.longTasks ?? [], frames: w.__atLag?.frames ?? { n: 0, total: 0, script: 0, layout: 0, render: 0, invokers: {} }, text: (last?.textContent ?? "").slice(-400), dom: document.getElementsByTagName("*").length };
+}
+
+export interface LagFigures { shape: Shape; p50: number; p95: number; max: number; longest: number; longTasks: number }
+
+async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, rate: number, profileDir: string | undefined): Promise<LagFigures> {
+  const name = `Lag-${shape}`;
+  const timesFile = path.join(os.tmpdir(), `at-bench-lag-${shape}-${process.pid}.json`);
+  await useScenario(name, { turns: [[{ message: "ready" }], [{ flood: { count, shape, paceMs: 1000 / rate, timesFile } }]] });
+  const session = (await a.stream("warm up", { agent: name, newSession: true }).result).sessionId;
+  await waitFor(() => document.body.textContent?.includes("ready") ?? false, undefined, { view: "sidebar", what: "the warm-up answer" });
+  await evaluate(installProbe, session, "sidebar");
+  const updates = shapeUpdates(shape, count);
+  const need: number[] = [];
+  let total = 0;
+  for (const u of updates) need.push((total += unitsOf(u)));
+  const traceDir = process.env.AGENT_THOUGHTS_BENCH_TRACE || undefined;
+  if (profileDir) await harnessRequest({ op: "profileStart" });
+  if (traceDir) await harnessRequest({ op: "traceStart" });
+  // When the extension host has each update (its event), to tell the agent → host part of the lag from host → drawn.
+  const hostSamples: [number, number][] = [];
+  const turn = a.stream("stream", { sessionId: session });
+  let hostUnits = 0;
+  for await (const e of turn) {
+    if (e.kind === "thought" || e.kind === "message") hostUnits += e.text.length;
+    else if (e.kind === "tool_start") hostUnits += 1;
+    else if (e.kind === "tool_update" && e.status === "completed") hostUnits += 1;
+    else continue;
+    hostSamples.push([performance.timeOrigin + performance.now(), hostUnits]);
+  }
+  await turn.result;
+  await waitFor(lastUnitsAtLeast, total, { view: "sidebar", timeoutMs: 120_000, what: `all of ${shape} drawn` });
+  if (profileDir) {
+    fs.mkdirSync(profileDir, { recursive: true });
+    const file = path.join(profileDir, `lag-${shape}.cpuprofile`);
+    await harnessRequest({ op: "profileStop", path: file });
+    log(`    renderer CPU profile: ${file}`);
+  }
+  if (traceDir) {
+    fs.mkdirSync(traceDir, { recursive: true });
+    const file = path.join(traceDir, `lag-${shape}.trace.json`);
+    await harnessRequest({ op: "traceStop", path: file });
+    log(`    renderer trace: ${file}`);
+  }
+  const got = await evaluate(readProbe, undefined, "sidebar");
+  const times = JSON.parse(fs.readFileSync(timesFile, "utf8")) as number[];
+  const lags = lagsTo(got.samples, times, updates, need);
+  const toHost = lagsTo(hostSamples, times, updates, need);
+  const lastText = [...updates].reverse().map((u) => (u.content as { text?: string } | undefined)?.text).find((t) => t && t.trim().length >= 4)?.trim() ?? "";
+  const shown = got.text.includes(lastText.slice(-4));
+  const figures: LagFigures = { shape, p50: percentile(lags, 50), p95: percentile(lags, 95), max: lags[lags.length - 1] ?? NaN, longest: Math.max(0, ...got.longTasks), longTasks: got.longTasks.length };
+  const ok = (v: number, t: number): string => (v <= t ? "met" : "MISSED");
+  log(`  ${shape}: ${count.toLocaleString("en")} updates at ${rate.toLocaleString("en")}/s, ${total.toLocaleString("en")} units; ${lags.length} timed`);
+  log(`    agent write → drawn: p50 ${fmt(figures.p50)}, p95 ${fmt(figures.p95)} (target ≤ ${P95_TARGET} ms: ${ok(figures.p95, P95_TARGET)}), max ${fmt(figures.max)} (target ≤ ${MAX_TARGET} ms: ${ok(figures.max, MAX_TARGET)})`);
+  log(`    of which agent write → extension host has it: p50 ${fmt(percentile(toHost, 50))}, p95 ${fmt(percentile(toHost, 95))}, max ${fmt(toHost[toHost.length - 1] ?? NaN)}`);
+  log(`    renderer long tasks (> 50 ms): ${figures.longTasks}${figures.longTasks ? `, longest ${fmt(figures.longest)}` : ""}; DOM elements ${got.dom.toLocaleString("en")}; last text on screen: ${shown ? "yes" : "NO"}`);
+  const fr = got.frames;
+  if (fr.n > 0) {
+    const top = Object.entries(fr.invokers).sort((x, y) => y[1] - x[1]).slice(0, 3).map(([k, v]) => `${k.trim()} ${fmt(v)}`).join("; ");
+    log(`    long animation frames (> 50 ms): ${fr.n}, ${fmt(fr.total)} in all: script ${fmt(fr.script)}, style and layout ${fmt(fr.layout)}, other rendering ${fmt(fr.render)}; most script: ${top}`);
+  }
+  return figures;
+}
+
+/** For each update that adds units, the time from its write to the first sample holding it (sorted). */
+function lagsTo(samples: readonly [number, number][], times: readonly number[], updates: readonly Record<string, unknown>[], need: readonly number[]): number[] {
+  const lags: number[] = [];
+  let j = 0;
+  for (let i = 0; i < times.length; i++) {
+    if (unitsOf(updates[i]!) === 0) continue;
+    while (j < samples.length && samples[j]![1] < need[i]!) j++;
+    if (j < samples.length) lags.push(samples[j]![0] - times[i]!);
+  }
+  return lags.sort((x, y) => x - y);
+}
+
+function lastUnitsAtLeast(n: number): boolean {
+  const s = (window as Window & { __atLag?: { samples: [number, number][] } }).__atLag?.samples;
+  return !!s && s.length > 0 && s[s.length - 1]![1] >= n;
+}
+
+export async function lagByShape(a: AgentThoughtsInternalApi): Promise<LagFigures[]> {
+  const shapes = (process.env.AGENT_THOUGHTS_BENCH_SHAPES?.split(",") ?? [...SHAPES]).filter(isShape);
+  const count = Number(process.env.AGENT_THOUGHTS_BENCH_CHUNKS) || 5_000;
+  const rate = Number(process.env.AGENT_THOUGHTS_BENCH_RATE) || 1_000;
+  const profileDir = process.env.AGENT_THOUGHTS_BENCH_PROFILE || undefined;
+  log(`Lag by text shape (load average ${os.loadavg()[0]!.toFixed(1)})`);
+  const out: LagFigures[] = [];
+  for (const shape of shapes) out.push(await lagOf(a, shape, count, rate, profileDir));
+  return out;
+}
