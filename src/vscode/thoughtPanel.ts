@@ -26,7 +26,7 @@ import type { AgentLinks } from "./links";
 import type { Checkpoints } from "./checkpoints";
 import type { MentionPort } from "./mentions";
 
-/** One frame: the longest a chunk waits before it is posted. */
+/** One frame: patches go out at most this often, so a chunk waits at most this long (one after a quiet spell goes at once). */
 const FRAME_MS = 16;
 /** After a post fails, a fresh snapshot follows after 100, 200, 400… ms, at most this many times in a row. */
 const POST_RETRIES = 6;
@@ -95,6 +95,8 @@ export class ThoughtPanelController implements vscode.Disposable {
   private state: ViewState = EMPTY_STATE;
   private pending: ThoughtEvent[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** When the last patch went out: the next one follows at least a frame later (a lone event goes at once). */
+  private flushedAt = 0;
   private readonly views = new Set<View>();
   private activeSessionId: string | undefined;
   /** Agent start-up and the last failure outside any session, as the manager reported them. */
@@ -175,7 +177,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     if (this.forgotten.has(e.sessionId)) return;
     if (e.kind === "elicitation_request") this.notifyQuestion(e);
     this.pending.push(e);
-    this.timer ??= setTimeout(() => this.flush(), FRAME_MS);
+    this.timer ??= setTimeout(() => this.flush(), Math.max(0, this.flushedAt + FRAME_MS - performance.now()));
   }
 
   /**
@@ -204,6 +206,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.timer = undefined;
     const next = nextPatch(this.state, this.pending);
     if (!next) return;
+    this.flushedAt = performance.now();
     this.pending = [];
     this.state = next.state;
     this.stats.patches++;

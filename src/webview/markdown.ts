@@ -91,10 +91,96 @@ const BLANK = /^[ \t]*$/;
 // A blank line before one of these does not end the block (list items, indented continuations).
 const CONTINUES = /^(?:[ \t]|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$))/;
 
+/** Where a streamed code block starts a new line block: at a line end past this much text… */
+const CODE_SEG_SOFT = 1024;
+/** …or here even mid-line (a long minified line shows as two). */
+const CODE_SEG_HARD = 16 * 1024;
+
+/**
+ * An open fenced code block at the end of a streaming message, drawn as markdown-it would draw it
+ * (`<pre><code>`, its text made safe as everywhere) but appended to instead of rendered again: its
+ * lines go into blocks of about a kilobyte, so each frame lays out the last block, not the whole
+ * listing (re-rendering a 2,000-line block every frame cost tens of milliseconds a frame).
+ */
+class StreamedFence {
+  readonly el: HTMLElement;
+  private readonly code: HTMLElement;
+  /** The code so far (source, after the opening line), and where each line block starts in it. */
+  private src = "";
+  private segs: { text: Text; start: number }[] = [];
+
+  constructor() {
+    this.code = document.createElement("code");
+    this.code.className = "code-lines";
+    this.el = document.createElement("pre");
+    this.el.append(this.code);
+  }
+
+  /** Whether `code` continues what is drawn. */
+  extends(code: string): boolean {
+    const n = this.src.length;
+    const k = Math.min(n, 64);
+    return code.length >= n && code.slice(n - k, n) === this.src.slice(n - k);
+  }
+
+  update(code: string): void {
+    let from = this.src.length;
+    this.src = code;
+    while (from < code.length) {
+      let seg = this.segs[this.segs.length - 1];
+      const segLen = seg ? from - seg.start : 0;
+      if (!seg || segLen >= CODE_SEG_HARD || (segLen >= CODE_SEG_SOFT && code.charCodeAt(from - 1) === 10)) {
+        seg = { text: document.createTextNode(""), start: from };
+        const block = document.createElement("div");
+        block.append(seg.text);
+        this.code.append(block);
+        this.segs.push(seg);
+      }
+      const used = from - seg.start;
+      let end = code.length;
+      const nl = code.indexOf("\n", Math.max(from, seg.start + CODE_SEG_SOFT - 1));
+      if (nl >= 0 && nl + 1 < end) end = nl + 1;
+      end = Math.min(end, seg.start + Math.max(used + 1, CODE_SEG_HARD));
+      const high = code.charCodeAt(end - 1);
+      if (end < code.length && end - 1 > from && high >= 0xd800 && high <= 0xdbff) end--;
+      seg.text.appendData(cleanBlock(code.slice(from, end)));
+      from = end;
+    }
+  }
+
+  /** The fence closed: `content` is its whole code (what was drawn may end in part of the closing line). */
+  finish(content: string): void {
+    if (content.length >= this.src.length) {
+      this.update(content);
+      return;
+    }
+    this.src = content;
+    for (let seg = this.segs[this.segs.length - 1]; seg && seg.start >= content.length && this.segs.length > 1; seg = this.segs[this.segs.length - 1]) {
+      seg.text.parentElement?.remove();
+      this.segs.pop();
+    }
+    const last = this.segs[this.segs.length - 1];
+    if (last) last.text.data = cleanBlock(content.slice(last.start));
+  }
+}
+
+/** The code of `tail` when it is one open fence (an unindented opening line, then code to the end). */
+function openFenceCode(tail: string): string | undefined {
+  const nl = tail.indexOf("\n");
+  if (nl < 0) return undefined;
+  const m = /^(`{3,}|~{3,})(.*)$/.exec(tail.slice(0, nl));
+  if (!m?.[1] || (m[1][0] === "`" && m[2]?.includes("`"))) return undefined;
+  return tail.slice(nl + 1);
+}
+
+/** A table row or an indented continuation: a block goes on across this line. */
+const GOES_ON = /^(?:[ \t]|.*\|)/;
+
 /**
  * A message body that grows. Text up to the last block boundary (a blank line outside a code
  * fence, followed by a new top-level block) is rendered once into `stable`; the rest into `tail`,
- * which is replaced on every change.
+ * which is replaced on every change — except an open code fence, which is appended to
+ * (StreamedFence) and kept as it is once it closes.
  */
 export class IncrementalMarkdown {
   readonly el: HTMLElement;
@@ -107,6 +193,10 @@ export class IncrementalMarkdown {
   private fence: { ch: string; len: number } | undefined;
   private sawBlank = false;
   private tailSrc = "";
+  /** Where the open fence's opening line starts; the last fence that closed (its start, code, end). */
+  private fenceStart = 0;
+  private closed: { start: number; code: number; closer: number; end: number } | undefined;
+  private streamed: StreamedFence | undefined;
 
   /**
    * `maxTail`: past this many characters of tail, the stable part is cut at the last line break
@@ -128,6 +218,16 @@ export class IncrementalMarkdown {
     if (!this.extends(text)) this.reset();
     this.text = text;
     let split = this.scan();
+    const closed = this.closed;
+    this.closed = undefined;
+    if (this.streamed && closed && closed.start === this.stableLen) {
+      // The streamed fence closed: a whole block, drawn already (a closing fence ends its block).
+      this.streamed.finish(text.slice(closed.code, closed.closer));
+      this.stable.append(this.streamed.el);
+      this.streamed = undefined;
+      this.stableLen = closed.end;
+      this.tailSrc = "";
+    }
     if (text.length - Math.max(split, this.stableLen) > this.maxTail && !this.fence) split = Math.max(split, this.forcedSplit(Math.max(split, this.stableLen)));
     if (split > this.stableLen) {
       this.stable.append(renderMarkdown(text.slice(this.stableLen, split)));
@@ -136,17 +236,37 @@ export class IncrementalMarkdown {
     const tail = text.slice(this.stableLen);
     if (tail !== this.tailSrc) {
       this.tailSrc = tail;
-      this.tail.replaceChildren(renderMarkdown(tail));
+      const code = this.fence && this.fenceStart === this.stableLen && DOMPurify.isSupported ? openFenceCode(tail) : undefined;
+      if (code === undefined) {
+        this.streamed = undefined;
+        this.tail.replaceChildren(renderMarkdown(tail));
+      } else {
+        if (!this.streamed?.extends(code)) {
+          this.streamed = new StreamedFence();
+          this.tail.replaceChildren(this.streamed.el);
+        }
+        this.streamed.update(code);
+      }
     }
   }
 
-  /** Where a too-long tail is cut: after its last line break, else after its last space (no cut: `from`). */
+  /**
+   * Where a too-long tail is cut: after a line break that does not go on a table or an indented
+   * block, else after its last space, else before its last character (text without spaces, such
+   * as Chinese); never inside a surrogate pair. No cut: `from`.
+   */
   private forcedSplit(from: number): number {
     const text = this.text;
-    const nl = text.lastIndexOf("\n", text.length - 2);
-    if (nl >= from) return nl + 1;
+    for (let nl = text.lastIndexOf("\n", text.length - 2), tries = 0; nl >= from && tries < 200; nl = text.lastIndexOf("\n", nl - 1), tries++) {
+      const next = text.slice(nl + 1, text.indexOf("\n", nl + 1) >>> 0);
+      if (!GOES_ON.test(next)) return nl + 1;
+    }
     const sp = text.lastIndexOf(" ", text.length - 2);
-    return sp >= from ? sp + 1 : from;
+    if (sp >= from) return sp + 1;
+    let cut = text.length - 1;
+    const c = text.charCodeAt(cut - 1);
+    if (c >= 0xd800 && c <= 0xdbff) cut--;
+    return cut > from ? cut : from;
   }
 
   /** True when `text` continues what was rendered (messages only ever grow; a cheap check of the seam). */
@@ -164,6 +284,9 @@ export class IncrementalMarkdown {
     this.fence = undefined;
     this.sawBlank = false;
     this.tailSrc = "";
+    this.fenceStart = 0;
+    this.closed = undefined;
+    this.streamed = undefined;
     this.stable.replaceChildren();
     this.tail.replaceChildren();
   }
@@ -179,14 +302,20 @@ export class IncrementalMarkdown {
       const line = text.slice(pos, nl);
       if (this.fence) {
         const m = FENCE_OPEN.exec(line);
-        if (m?.[1] && m[1][0] === this.fence.ch && m[1].length >= this.fence.len && BLANK.test(line.slice(m[0].length))) this.fence = undefined;
+        if (m?.[1] && m[1][0] === this.fence.ch && m[1].length >= this.fence.len && BLANK.test(line.slice(m[0].length))) {
+          this.fence = undefined;
+          this.closed = { start: this.fenceStart, code: text.indexOf("\n", this.fenceStart) + 1, closer: pos, end: nl + 1 };
+        }
       } else if (BLANK.test(line)) {
         this.sawBlank = true;
       } else {
         if (this.sawBlank && !CONTINUES.test(line)) split = pos;
         this.sawBlank = false;
         const m = FENCE_OPEN.exec(line);
-        if (m?.[1]) this.fence = { ch: m[1][0] ?? "`", len: m[1].length };
+        if (m?.[1]) {
+          this.fence = { ch: m[1][0] ?? "`", len: m[1].length };
+          this.fenceStart = pos;
+        }
       }
       pos = nl + 1;
     }

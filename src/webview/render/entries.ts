@@ -37,11 +37,21 @@ export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
 export const THOUGHT_MARKDOWN_MAX = 32 * 1024;
 /** The most of a streaming thought re-rendered per frame (see IncrementalMarkdown's `maxTail`). */
 const THOUGHT_MARKDOWN_TAIL = 2 * 1024;
+/** The same for a message: a long paragraph or list with no blank line is cut into blocks of about this much. */
+const MESSAGE_MARKDOWN_TAIL = 8 * 1024;
 
-/** Start a new segment at the next line break once a segment holds this much text… */
-const SEGMENT_SOFT = 8 * 1024;
-/** …or here even mid-line, so appending re-lays out one small block, not the whole thought. */
-const SEGMENT_HARD = 64 * 1024;
+/**
+ * Start a new segment at the next line break once a segment holds this much text, or at a space
+ * once it holds SEGMENT_HARD (a little past it, so the cut falls between words), or there even
+ * mid-word (text with no spaces, such as Chinese or Japanese). Appending then lays out one small
+ * block each frame, not the whole thought: browsers lay out a block's lines again from its start
+ * when text is added (a 64 KiB line of Chinese took over 100 ms a frame); the price is a line
+ * break where a long line is cut.
+ */
+const SEGMENT_SOFT = 1024;
+const SEGMENT_HARD = 2048;
+/** How far past SEGMENT_HARD a segment may run to end at a space. */
+const SEGMENT_SLACK = 256;
 
 /**
  * Agents often open a thought with blank lines, which would show as an empty gap at its top. This
@@ -77,7 +87,9 @@ class ThoughtComp implements EntryComp, Ticker {
   readonly el: HTMLElement;
   private readonly head: HTMLButtonElement;
   private readonly label: HTMLElement;
+  /** The scroll box (12 lines while streaming) and the text inside it. */
   private readonly body: HTMLElement;
+  private readonly inner: HTMLElement;
   private seg: Text | undefined;
   private segLen = 0;
   private src = "";
@@ -88,8 +100,8 @@ class ThoughtComp implements EntryComp, Ticker {
   private entry: Of<"thought">;
   private ctx: RenderCtx;
   private version = -1;
-  private follow = true;
   private open: boolean | undefined;
+  private streaming: boolean | undefined;
 
   constructor(entry: Of<"thought">, ctx: RenderCtx) {
     this.entry = entry;
@@ -98,13 +110,13 @@ class ThoughtComp implements EntryComp, Ticker {
     this.label = h("span", { class: "thought-label" });
     this.head = h("button", { class: "entry-head thought-head", attrs: { type: "button", "aria-controls": bodyId } },
       icon("chevron-right", "chevron"), icon("lightbulb", "thought-icon"), this.label);
-    this.body = h("div", { class: "thought-text", id: bodyId, attrs: { tabindex: "0" } });
+    // While it streams the box lays its text out bottom-up (panel.css), so it shows the newest
+    // line as text arrives without any script reading layout; a reader who scrolls up in it stays put.
+    this.inner = h("div", { class: "thought-inner" });
+    this.body = h("div", { class: "thought-text", id: bodyId, attrs: { tabindex: "0" } }, this.inner);
     this.el = entryShell(entry);
     this.el.append(this.head, this.body);
     this.head.addEventListener("click", () => this.toggle());
-    this.body.addEventListener("scroll", () => {
-      this.follow = this.body.scrollHeight - this.body.scrollTop - this.body.clientHeight < 8;
-    }, { passive: true });
     this.syncText(this.lead.strip(entry.text));
     this.syncOpen();
     this.version = ctx.version;
@@ -126,7 +138,7 @@ class ThoughtComp implements EntryComp, Ticker {
       // Too long for markdown: plain text from here on (drawn once, then appended to).
       this.plain = true;
       this.md = undefined;
-      this.body.replaceChildren();
+      this.inner.replaceChildren();
       this.seg = undefined;
       this.src = "";
       this.body.classList.add("plain");
@@ -134,18 +146,17 @@ class ThoughtComp implements EntryComp, Ticker {
     if (!this.plain) {
       if (!this.md) {
         this.md = new IncrementalMarkdown("thought-md", THOUGHT_MARKDOWN_TAIL);
-        this.body.replaceChildren(this.md.el);
+        this.inner.replaceChildren(this.md.el);
       }
       this.md.update(text);
     } else if (extendsText(this.src, text)) {
       this.append(text.slice(this.src.length));
     } else {
-      this.body.replaceChildren();
+      this.inner.replaceChildren();
       this.seg = undefined;
       this.append(text);
     }
     this.src = text;
-    if (this.open && this.follow && this.entry.endedAt === undefined) this.scrollToEnd();
   }
 
   private append(raw: string): void {
@@ -155,13 +166,17 @@ class ThoughtComp implements EntryComp, Ticker {
         this.seg = document.createTextNode("");
         this.segLen = 0;
         // The first segment sits in the body itself; later ones get their own block.
-        this.body.append(this.body.firstChild ? h("div", { class: "seg" }, this.seg) : this.seg);
+        this.inner.append(this.inner.firstChild ? h("div", { class: "seg" }, this.seg) : this.seg);
       }
       let take = s.length;
       if (this.segLen + s.length > SEGMENT_SOFT) {
         const limit = Math.max(1, SEGMENT_HARD - this.segLen);
         const nl = s.indexOf("\n", Math.max(0, SEGMENT_SOFT - this.segLen));
-        take = nl >= 0 && nl < limit ? nl + 1 : Math.min(s.length, limit);
+        if (nl >= 0 && nl < limit + SEGMENT_SLACK) take = nl + 1;
+        else if (s.length > limit) {
+          const sp = s.lastIndexOf(" ", limit + SEGMENT_SLACK - 1);
+          take = sp >= Math.max(0, SEGMENT_SOFT - this.segLen) ? sp + 1 : limit;
+        }
         const code = s.charCodeAt(take - 1);
         if (take < s.length && take > 1 && code >= 0xd800 && code <= 0xdbff) take--;
       }
@@ -170,11 +185,6 @@ class ThoughtComp implements EntryComp, Ticker {
       s = s.slice(take);
       if (s.length > 0) this.seg = undefined;
     }
-  }
-
-  private scrollToEnd(): void {
-    const body = this.body;
-    afterLayout(() => { body.scrollTop = body.scrollHeight; });
   }
 
   private syncOpen(): void {
@@ -187,7 +197,14 @@ class ThoughtComp implements EntryComp, Ticker {
       this.el.classList.toggle("open", open);
       this.head.setAttribute("aria-expanded", String(open));
       toggleHidden(this.body, !open);
-      if (open && streaming) this.scrollToEnd();
+    }
+    if (streaming !== this.streaming) {
+      // Done: the box goes back to top-down (a thought opened later reads from its start); one left open stays at its end.
+      if (this.streaming && open) {
+        const body = this.body;
+        afterLayout(() => { body.scrollTop = body.scrollHeight; });
+      }
+      this.streaming = streaming;
     }
     this.el.classList.toggle("streaming", streaming);
     this.tick(Date.now());
@@ -202,7 +219,6 @@ class ThoughtComp implements EntryComp, Ticker {
 
   private toggle(): void {
     this.ctx.ui.entryOpen.set(entryKey(this.ctx, this.entry.id), !this.open);
-    if (!this.open) this.follow = true;
     this.syncOpen();
     runAfterLayout();
   }
@@ -214,7 +230,7 @@ class ThoughtComp implements EntryComp, Ticker {
 
 class MessageComp implements EntryComp {
   readonly el: HTMLElement;
-  private readonly md = new IncrementalMarkdown("message-body");
+  private readonly md = new IncrementalMarkdown("message-body", MESSAGE_MARKDOWN_TAIL);
   private entry: Of<"message">;
 
   constructor(entry: Of<"message">) {

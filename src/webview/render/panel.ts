@@ -106,7 +106,6 @@ export class Panel {
   }
 
   render(state: ViewState, host: HostInfo): void {
-    this.scroll.measure();
     // Going to a match stops following the bottom until the reader scrolls away from it.
     if (this.scroll.stick && this.finder.holding()) this.scroll.release();
     const session = activeSession(state, host);

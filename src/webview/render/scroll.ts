@@ -1,91 +1,143 @@
 /**
- * Bottom-sticking for the transcript: follows new content only while the reader is at the bottom
- * (within 40 px); otherwise leaves what they see in place (Chromium's scroll anchoring keeps it
- * there when content above changes) and shows "Jump to latest" (`#jump-latest`). Scroll events
- * only mark the position dirty; it is measured at the start of the next frame, and the frame ends
- * with at most one scroll write. A resize (the sidebar dragged, the window resized, the question
- * or the plan above and below taking room) keeps following: the scroll it causes is not the
- * reader's. The pill has a row of its own below the transcript, so it never covers text or buttons.
+ * Bottom-sticking for the transcript, without reading layout as text streams in.
+ *
+ * Following: the transcript carries `following`, which takes its content out of scroll anchoring
+ * and leaves a 1 px sentinel below it as the only anchor; as text grows above the sentinel the
+ * browser keeps it where it is, so the view follows with no script (panel.css). An
+ * IntersectionObserver says when the sentinel comes within 40 px of the view or leaves it; leaving
+ * it while following means the reader scrolled up: they stop being followed, the content anchors
+ * as usual (what they read stays put), and "Jump to latest" (`#jump-latest`) shows in a row of its
+ * own below the transcript, covering nothing. Browsers do not anchor a view at its very top, so
+ * when content first outgrows the box, and when the box is resized (the sidebar dragged, the
+ * window resized, the question or the plan taking room), a ResizeObserver takes the view to the
+ * bottom once. The scroll position is read only for saving, a moment after the reader stops.
  */
-import { button, toggleHidden } from "../dom";
+import { button, h, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
 
 const STICK_PX = 40;
+/** The position is saved this long after the last scroll. */
+const SAVE_MS = 300;
 
 export class ScrollKeeper {
   readonly jump: HTMLButtonElement;
   stick: boolean;
-  private dirty = false;
   private restored = false;
-  /** A resize happened since the last frame: the scroll position it moved is not the reader's choice. */
-  private resized = false;
-  private readonly observer: ResizeObserver;
+  /** Whether the sentinel was within 40 px of the view when last told. */
+  private atBottom = true;
+  /** The heights of the box and of its content, as the resize observer last reported them. */
+  private boxHeight = 0;
+  private contentHeight = 0;
+  private overflowed = false;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly sentinel: HTMLElement;
+  private readonly seen: IntersectionObserver;
+  private readonly resized: ResizeObserver;
 
-  constructor(private readonly el: HTMLElement, private readonly ui: UiState, requestFrame: () => void) {
+  constructor(private readonly el: HTMLElement, private readonly ui: UiState, private readonly requestFrame: () => void) {
     this.stick = ui.stick;
     this.jump = button({ class: "jump-latest", icon: "arrow-down", label: "Jump to latest", id: "jump-latest" });
     this.jump.hidden = true;
     this.jump.addEventListener("click", () => {
       this.stick = true;
-      this.el.scrollTop = this.el.scrollHeight;
-      this.jump.hidden = true;
+      this.toBottom();
+      this.sync();
       this.persist();
     });
-    el.addEventListener("scroll", () => {
-      this.dirty = true;
-      requestFrame();
-    }, { passive: true });
-    // The transcript's box (sidebar or window resized, question or plan shown) and its content's width.
-    this.observer = new ResizeObserver(() => {
-      this.resized = true;
-      requestFrame();
+    this.sentinel = h("div", { class: "scroll-sentinel", attrs: { "aria-hidden": "true" } });
+    el.append(this.sentinel);
+    this.seen = new IntersectionObserver((entries) => {
+      const entry = entries[entries.length - 1];
+      if (entry) this.onSentinel(entry.isIntersecting);
+    }, { root: el, rootMargin: `0px 0px ${STICK_PX}px 0px` });
+    this.seen.observe(this.sentinel);
+    // Its box resized (sidebar or window, question or plan shown), or its content first outgrowing
+    // it while the view is at the very top, where browsers do not anchor: go to the bottom. The
+    // sizes come with the observer's report, so nothing is read.
+    this.resized = new ResizeObserver((entries) => {
+      let boxChanged = false;
+      for (const e of entries) {
+        const height = e.contentBoxSize[0]?.blockSize ?? e.contentRect.height;
+        if (e.target === el) {
+          boxChanged = height !== this.boxHeight;
+          this.boxHeight = height;
+        } else this.contentHeight = height;
+      }
+      const overflows = this.contentHeight > this.boxHeight + 1;
+      const outgrew = overflows && !this.overflowed;
+      this.overflowed = overflows;
+      if (this.stick && (boxChanged || outgrew)) this.toBottom();
     });
-    this.observer.observe(el);
+    this.resized.observe(el);
+    if (el.firstElementChild) this.resized.observe(el.firstElementChild);
+    el.addEventListener("scroll", () => {
+      // Back at the bottom (within 40 px) without the sentinel ever leaving it: follow again.
+      if (!this.stick && this.atBottom) {
+        // Shown at the frame's end (settle), after the panel had its say (going to a match holds the view).
+        this.stick = true;
+        this.requestFrame();
+      }
+      clearTimeout(this.saveTimer);
+      this.saveTimer = setTimeout(() => this.persist(), SAVE_MS);
+    }, { passive: true });
   }
 
-  /** Start of a frame: reads where the reader is (before any DOM write). */
-  measure(): void {
-    const resized = this.resized;
-    this.resized = false;
-    if (!this.dirty) return;
-    this.dirty = false;
-    if (resized && this.stick) return; // the resize moved it, not the reader: keep following
-    const el = this.el;
-    this.stick = el.scrollHeight - el.scrollTop - el.clientHeight <= STICK_PX;
+  private onSentinel(visible: boolean): void {
+    this.atBottom = visible;
+    if (visible) {
+      if (this.stick) return;
+      this.stick = true; // shown at the frame's end, as above
+    } else {
+      if (!this.stick) return;
+      this.stick = false;
+      this.sync();
+    }
     this.persist();
+    this.requestFrame();
   }
 
-  /** End of a frame: follows the bottom if sticking; restores the saved position once after a reload. */
+  /** End of a frame: restores the saved position once after a reload; shows the state. */
   settle(hasContent: boolean): void {
-    const el = this.el;
     if (!this.restored && hasContent) {
       this.restored = true;
       if (!this.ui.stick) {
-        el.scrollTop = this.ui.scrollTop;
+        this.el.scrollTop = this.ui.scrollTop;
         this.stick = false;
-      }
+      } else if (!this.stick) this.stick = true;
+      if (this.stick) this.toBottom();
     }
-    if (this.stick) {
-      const bottom = el.scrollHeight - el.clientHeight;
-      if (el.scrollTop < bottom - 1) el.scrollTop = bottom;
-    }
-    toggleHidden(this.jump, this.stick);
+    this.sync();
   }
 
   /** Something the reader must see arrived at the bottom (their new prompt, a question): follow again. */
   follow(): void {
     if (this.stick) return;
     this.stick = true;
+    this.toBottom();
+    this.sync();
     this.persist();
   }
 
   /** The reader asked to see something specific: stop following. */
   release(): void {
+    if (!this.stick) return;
     this.stick = false;
+    this.sync();
     this.persist();
   }
 
+  private toBottom(): void {
+    this.el.scrollTop = this.el.scrollHeight;
+  }
+
+  private sync(): void {
+    this.el.classList.toggle("following", this.stick);
+    toggleHidden(this.jump, this.stick);
+  }
+
   private persist(): void {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
     this.ui.stick = this.stick;
     this.ui.scrollTop = this.el.scrollTop;
     this.ui.save();

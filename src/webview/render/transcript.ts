@@ -277,8 +277,9 @@ export class Transcript {
     this.loadingText = h("span", null);
     this.loading = h("div", { id: "saved-loading", class: "saved-loading", attrs: { role: "status" } }, icon("loading", "codicon-modifier-spin"), this.loadingText);
     this.loading.hidden = true;
+    // One block of content, so following the bottom can take it out of scroll anchoring at once (see ScrollKeeper).
     this.el = h("div", { id: "transcript", attrs: { role: "log", "aria-live": "off", "aria-label": "Agent transcript", tabindex: "0" } },
-      this.empty, this.pre.el, this.loading, this.earlier, this.turnsBox);
+      h("div", { class: "transcript-content" }, this.empty, this.pre.el, this.loading, this.earlier, this.turnsBox));
   }
 
   render(session: SessionView | undefined, ctx: RenderCtx | undefined, agentName: string): void {
