@@ -11,6 +11,8 @@ export type ImageType = (typeof IMAGE_TYPES)[number];
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Images in one prompt. */
 export const MAX_IMAGES = 10;
+/** Files taken from one drop on the prompt box. */
+export const MAX_DROPPED = 50;
 /** Characters of a thumbnail's `data:` URI (the panel makes them 160 px at most, a few KB). */
 export const MAX_THUMBNAIL = 64 * 1024;
 const MAX_NAME = 200;

@@ -16,7 +16,7 @@ import { zodProblem } from "./validation";
 import type { ThoughtEvent } from "./events";
 import type { SessionView, TurnView, ViewState } from "./viewModel";
 import { isMentionRef, MAX_MENTION_QUERY, MAX_MENTIONS, type MentionItem, type MentionRef } from "./mentions";
-import { isPromptImage, MAX_IMAGES, type PromptImage } from "./images";
+import { isPromptImage, MAX_DROPPED, MAX_IMAGES, type PromptImage } from "./images";
 
 /** Settings and host facts the panel needs besides the session state. */
 export interface HostInfo {
@@ -66,8 +66,6 @@ const wireId = z.string().min(1).max(65_536);
 const mentionRef = z.custom<MentionRef>(isMentionRef, "a mention is { kind, uri, label, startLine?, endLine? } within bounds");
 /** An image chip: PNG/JPEG/GIF/WebP base64 within MAX_IMAGE_BYTES, a bounded name and thumbnail. */
 const promptImage = z.custom<PromptImage>(isPromptImage, "an image is { mimeType, data, name, thumbnail? } within bounds");
-/** Dropped URIs: at most this many per drop. */
-export const MAX_DROPPED = 50;
 
 export const webviewMessageSchema = z.discriminatedUnion("type", [
   /** The webview is loaded (or reloaded) and wants a snapshot. */

@@ -10,8 +10,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { PNG } from "pngjs";
-import { api, scriptedAgent, transcriptHas, until, useAgent } from "./helpers";
-import { log, screenshot } from "./index";
+import { api, quickInputTitle, scriptedAgent, transcriptHas, until, useAgent } from "./helpers";
+import { harnessRequest, log, screenshot } from "./index";
 import { evaluate, fill, press, viewport, waitFor } from "./webview";
 
 interface Received { method: string; params: { prompt?: Array<Record<string, unknown>> } }
@@ -200,6 +200,28 @@ describe("images and dropped files in the prompt box", function () {
     assert.deepEqual(prompt, [{ type: "text", text: "Review this file" }, { type: "resource", resource: { uri: hello.toString(), text, mimeType: "text/x-typescript" } }]);
     assert.ok(!fs.readFileSync(record, "utf8").includes("OUTSIDE-SECRET"));
     assert.ok(await transcriptHas("DROP-ANSWER"));
+  });
+
+  it("Attach image (by keyboard) opens VS Code's file dialog and the picked PNG becomes a chip", async () => {
+    const shot = path.join(dir, "picked-shot.png");
+    fs.writeFileSync(shot, Buffer.from(data, "base64"));
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await waitFor(() => document.getElementById("attach-image") !== null, undefined, { view: "sidebar", what: "the Attach image button" });
+    await press("#attach-image", "Enter", "sidebar");
+    await until(async () => (await quickInputTitle()).includes("Attach images to the prompt"), "VS Code's file dialog", 20_000);
+    await harnessRequest({ op: "workbench", arg: shot, fn: ((p: string) => {
+      const input = document.querySelector<HTMLInputElement>(".quick-input-widget .quick-input-box input")!;
+      input.focus();
+      input.value = p;
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    }).toString() });
+    await until(async () => (await harnessRequest<{ value: string }>({ op: "workbench", fn: (() => document.querySelector<HTMLInputElement>(".quick-input-widget .quick-input-box input")?.value ?? "").toString() }))?.value.endsWith("picked-shot.png") ?? false, "the path typed");
+    await harnessRequest({ op: "keyboard", key: "Enter" });
+    await until(async () => (await boxChips()).some((c) => c.label === "picked-shot.png" && c.thumb), "the picked image's chip with its thumbnail", 20_000);
+    assert.equal(await quickInputTitle(), "", "the dialog closed");
+    await evaluate(() => { const t = document.getElementById("prompt") as HTMLTextAreaElement; t.focus(); t.setSelectionRange(0, 0); }, undefined, "sidebar");
+    await press("#prompt", "Backspace", "sidebar");
+    await until(async () => (await boxChips()).length === 0, "the chip removed");
   });
 
   it("an agent that does not take images gets nothing: the panel says so and keeps the prompt and its chip", async () => {

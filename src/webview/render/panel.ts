@@ -182,7 +182,7 @@ export class Panel {
 
   /** Chips the host read for Attach Image or a drop, and what it refused. */
   attach(mentions: readonly MentionRef[], images: readonly PromptImage[], refused: readonly string[]): void {
-    this.prompt.onAttach(mentions, images, refused);
+    void this.prompt.onAttach(mentions, images, refused);
   }
 
   /** Shows an entry (asks the host to switch sessions first when needed). */

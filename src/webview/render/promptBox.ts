@@ -23,8 +23,8 @@ import { button, cleanInline, h, icon, setAttr, toggleHidden } from "../dom";
 import { PromptHistory } from "../promptHistory";
 import { addMention, mentionAt, removeMention, withoutMention, type MentionItem, type MentionRef } from "../../shared/mentions";
 import { drawMentionChips, mentionOption } from "./mentions";
-import { cleanImage, MAX_IMAGES, TOO_MANY_IMAGES, type PromptImage } from "../../shared/images";
-import { dragCarriesFiles, droppedUris, imageChips, imageFromFile } from "./imageChips";
+import { cleanImage, imageTypeOf, MAX_DROPPED, MAX_IMAGES, TOO_MANY_IMAGES, type PromptImage } from "../../shared/images";
+import { dragCarriesFiles, droppedUris, imageChips, imageFromFile, thumbnailOf } from "./imageChips";
 import { MAX_QUEUED, type QueuedPrompt, type UiState } from "../uiState";
 
 const MAX_COMPLETIONS = 50;
@@ -160,17 +160,21 @@ export class PromptBox {
     void this.addImageFiles(files, "Pasted image");
   }
 
-  /** Files dragged from VS Code go to the host as URIs (workspace files only); an image from outside VS Code is read here. */
+  /**
+   * Files dragged from VS Code (URIs, no file contents) go to the host, which keeps workspace files
+   * only; images dropped from the desktop's file manager (which hands over their contents) are read
+   * here like pasted ones, and its other files go to the host by URI like VS Code's.
+   */
   private onDrop(e: DragEvent): void {
     this.el.classList.remove("drop-target");
     const data = e.dataTransfer;
     if (!data) return;
-    const uris = droppedUris(data);
-    const files = [...data.files];
-    if (uris.length === 0 && files.length === 0) return;
+    const images = [...data.files].filter((f) => f.type.startsWith("image/"));
+    const uris = droppedUris(data).filter((u) => images.length === 0 || !imageTypeOf(u));
+    if (uris.length === 0 && images.length === 0) return;
     e.preventDefault();
-    if (uris.length > 0) this.post({ type: "dropUris", uris: uris.slice(0, 50) });
-    else void this.addImageFiles(files, "Dropped image");
+    if (uris.length > 0) this.post({ type: "dropUris", uris: uris.slice(0, MAX_DROPPED) });
+    if (images.length > 0) void this.addImageFiles(images, "Dropped image");
     this.textarea.focus();
   }
 
@@ -185,9 +189,13 @@ export class PromptBox {
     this.attach([], added, refused);
   }
 
-  /** The host's answer to Attach Image or a drop: chips added, and what it refused. */
-  onAttach(mentions: readonly MentionRef[], images: readonly PromptImage[], refused: readonly string[]): void {
-    this.attach(mentions, images, refused);
+  /** The host's answer to Attach Image or a drop: chips added (the thumbnails drawn here), and what it refused. */
+  async onAttach(mentions: readonly MentionRef[], images: readonly PromptImage[], refused: readonly string[]): Promise<void> {
+    const drawn = await Promise.all(images.map(async (img) => {
+      const thumbnail = img.thumbnail ?? await thumbnailOf(img.mimeType, img.data);
+      return thumbnail ? { ...img, thumbnail } : img;
+    }));
+    this.attach(mentions, drawn, refused);
     this.textarea.focus();
   }
 
