@@ -209,15 +209,25 @@ describe("images and dropped files in the prompt box", function () {
     await waitFor(() => document.getElementById("attach-image") !== null, undefined, { view: "sidebar", what: "the Attach image button" });
     await press("#attach-image", "Enter", "sidebar");
     await until(async () => (await quickInputTitle()).includes("Attach images to the prompt"), "VS Code's file dialog", 20_000);
-    await harnessRequest({ op: "workbench", arg: shot, fn: ((p: string) => {
-      const input = document.querySelector<HTMLInputElement>(".quick-input-widget .quick-input-box input")!;
-      input.focus();
-      input.value = p;
-      input.dispatchEvent(new Event("input", { bubbles: true }));
-    }).toString() });
-    await until(async () => (await harnessRequest<{ value: string }>({ op: "workbench", fn: (() => document.querySelector<HTMLInputElement>(".quick-input-widget .quick-input-box input")?.value ?? "").toString() }))?.value.endsWith("picked-shot.png") ?? false, "the path typed");
-    await harnessRequest({ op: "keyboard", key: "Enter" });
-    await until(async () => (await boxChips()).some((c) => c.label === "picked-shot.png" && c.thumb), "the picked image's chip with its thumbnail", 20_000);
+    // The dialog fills its box with the folder it opens in, possibly after we typed: type the path
+    // (again, if the dialog replaced it) and press Enter until the picked image is a chip.
+    await until(async () => {
+      if ((await boxChips()).some((c) => c.label === "picked-shot.png" && c.thumb)) return true;
+      if (!(await quickInputTitle()).includes("Attach images to the prompt")) return false;
+      const typed = await harnessRequest<{ value: boolean }>({ op: "workbench", arg: shot, fn: ((p: string) => {
+        const input = document.querySelector<HTMLInputElement>(".quick-input-widget .quick-input-box input");
+        if (!input) return false;
+        input.focus();
+        if (input.value !== p) {
+          input.value = p;
+          input.dispatchEvent(new Event("input", { bubbles: true }));
+          return false;
+        }
+        return true;
+      }).toString() });
+      if (typed?.value) await harnessRequest({ op: "keyboard", key: "Enter" });
+      return false;
+    }, "the picked image's chip with its thumbnail", 30_000, 500);
     assert.equal(await quickInputTitle(), "", "the dialog closed");
     await evaluate(() => { const t = document.getElementById("prompt") as HTMLTextAreaElement; t.focus(); t.setSelectionRange(0, 0); }, undefined, "sidebar");
     await press("#prompt", "Backspace", "sidebar");

@@ -6,6 +6,7 @@ import type { ThoughtEvent } from "../../src/shared/events";
 import { base64Bytes, bytesMatchType, imageRefusal, imageTypeOf, isPromptImage, isThumbnail, MAX_IMAGE_BYTES, MAX_IMAGES, MAX_THUMBNAIL, withoutMediaData } from "../../src/shared/images";
 import { parseWebviewMessage } from "../../src/shared/protocol";
 import { eventFromLine, transcriptLine } from "../../src/core/transcriptLines";
+import { SessionUpdateMapper } from "../../src/core/updateMapper";
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).toString("base64");
 const THUMB = `data:image/png;base64,${PNG}`;
@@ -92,5 +93,9 @@ describe("prompt images", () => {
     assert.equal(remote?.label, "Image (image/png)");
     assert.equal(attachmentOf({ type: "image", data: "", mimeType: "image/png", thumbnail: "https://evil.example/t.png" })?.thumbnail, undefined);
     assert.equal(attachmentOf({ type: "image", data: "", mimeType: "image/png", thumbnail: "data:image/svg+xml;base64,AAAA" })?.thumbnail, undefined);
+    // An agent's replay cannot bring a thumbnail of its own: the mapper does not read the field.
+    const [replayed] = new SessionUpdateMapper().map({ sessionUpdate: "user_message_chunk", content: { type: "image", data: PNG, mimeType: "image/png", thumbnail: THUMB } });
+    assert.ok(replayed?.kind === "user_message");
+    assert.equal(attachmentOf(replayed.content)?.thumbnail, undefined);
   });
 });
