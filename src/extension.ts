@@ -16,6 +16,7 @@ import { VscodeFileSystem } from "./vscode/fileSystem";
 import { WorkspaceGuard } from "./vscode/guard";
 import { AgentLinks } from "./vscode/links";
 import { VscodeMentions } from "./vscode/mentions";
+import { VscodePromptFiles } from "./vscode/promptFiles";
 import { Checkpoints, registerCheckpointCommands } from "./vscode/checkpoints";
 import { Modal } from "./vscode/modal";
 import { McpForwarding } from "./vscode/mcpForwarding";
@@ -81,7 +82,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   );
   const transcript = new EventTranscript(channel);
   const links = new AgentLinks((real) => guard.inWorkspace(real), logger);
-  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, links, checkpoints, new VscodeMentions((real) => guard.inWorkspace(real), logger));
+  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, links, checkpoints, new VscodeMentions((real) => guard.inWorkspace(real), logger), new VscodePromptFiles((real) => guard.inWorkspace(real), logger));
   const sidebar = new ThoughtViewProvider(controller);
   /** Shows a tool call in the panel (Why this change?). */
   const revealTool = async (sessionId: string, toolCallId: string): Promise<void> => {

@@ -536,6 +536,7 @@ export class AgentConnection {
       agentName: this.spec.name,
       cwd,
       dead: this.dead,
+      refusal: (prompt: readonly ContentBlock[]) => this.refusal(prompt),
       get cancelTimeoutMs() { return options.cancelTimeoutMs; },
       prompt: async (sessionId: string, prompt: ContentBlock[]) => {
         // The turn's checkpoint is taken before the agent can change anything.
@@ -591,8 +592,24 @@ export class AgentConnection {
       if ((b.type === "image" && !caps?.image) || (b.type === "audio" && !caps?.audio)) {
         return { type: "text", text: `\n(${b.type} omitted: ${this.spec.name} does not accept ${b.type}s)\n` };
       }
+      if (b.type === "image" && b.thumbnail !== undefined) {
+        // The thumbnail is the panel's, not part of ACP.
+        const { thumbnail: _thumbnail, ...image } = b;
+        return image;
+      }
       return b;
     });
+  }
+
+  /**
+   * Why a prompt the user typed must not go to this agent at all, or undefined: images to an agent
+   * that did not declare `promptCapabilities.image` (the user keeps the prompt and decides, rather
+   * than the agent answering without the picture the question is about).
+   */
+  refusal(prompt: readonly ContentBlock[]): string | undefined {
+    const caps = this.initializeResponse?.agentCapabilities?.promptCapabilities;
+    if (!caps?.image && prompt.some((b) => b.type === "image")) return `${this.spec.name} does not accept images: the prompt was not sent (remove the images, or pick an agent that takes them)`;
+    return undefined;
   }
 
   /** The workspace's other folders, for an agent that declares it takes them (ACP forbids sending them otherwise). */

@@ -4,6 +4,7 @@
  * `ThoughtStream`s; the connection feeds raw wire messages in through `ingest*`.
  */
 import type { ContentBlock, PermissionOutcome, StopReason, ThoughtEventBody } from "../shared/events";
+import { withoutMediaData } from "../shared/images";
 import { ClientTerminalOutput } from "../core/clientTerminalOutput";
 import { stringifyJson } from "../core/json";
 import { SessionLog } from "../core/sessionLog";
@@ -22,6 +23,8 @@ export interface SessionTransport {
   /** The folder the session was started in (`session/new`'s cwd). */
   readonly cwd: string;
   prompt(sessionId: string, prompt: ContentBlock[]): Promise<{ stopReason: StopReason; usage?: Record<string, unknown> }>;
+  /** Why the agent must not get this prompt at all (what it cannot take), or undefined. */
+  refusal?(prompt: readonly ContentBlock[]): string | undefined;
   cancel(sessionId: string): Promise<void>;
   setMode(sessionId: string, modeId: string): Promise<void>;
   /** Legacy `session/set_model` for agents that predate model config options. */
@@ -264,6 +267,11 @@ export class AgentSession {
     return this.permissions.confirmWrite(q);
   }
 
+  /** Why this session's agent must not get the prompt at all (images it does not take), or undefined. */
+  refusal(prompt: string | readonly ContentBlock[]): string | undefined {
+    return typeof prompt === "string" ? undefined : this.transport.refusal?.(prompt);
+  }
+
   /** Starts a prompt turn now (or right after the running one) and returns its stream. */
   prompt(prompt: string | ContentBlock[], options: PromptOptions = {}): ThoughtStream {
     const feed = new TurnFeed();
@@ -290,8 +298,10 @@ export class AgentSession {
     const sub = this.log.subscribe((e) => { if (e.turnId === turnId) feed.push(e); });
     const onAbort = (): void => this.cancelTurn(turnId);
     try {
-      this.log.append({ kind: "turn_start", turnId, prompt });
-      for (const block of prompt) this.log.append({ kind: "user_message", text: block.type === "text" ? block.text : "", content: block });
+      // The log keeps an image's type and thumbnail: its data went to the agent and is not held again.
+      const kept = prompt.map(withoutMediaData);
+      this.log.append({ kind: "turn_start", turnId, prompt: kept });
+      for (const block of kept) this.log.append({ kind: "user_message", text: block.type === "text" ? block.text : "", content: block });
       if (signal?.aborted) {
         this.finishTurn(turnId, feed, "cancelled");
         return;

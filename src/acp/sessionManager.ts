@@ -111,7 +111,11 @@ export class SessionManager {
         const continued = options.sessionId && (!existing || existing.isEnded) ? await this.continueOnce(options.sessionId, existing) : undefined;
         if (options.sessionId && !existing && !continued) throw new TurnError(`No session ${options.sessionId}`);
         // A session whose agent never answered a stopped turn may still be busy with it: a new one.
-        const session = continued ?? (existing && !existing.isEnded && !existing.stuck ? existing : (await this.sessionFor(existing?.agentName ?? options.agent, options.newSession === true || existing !== undefined)).session);
+        const usable = continued ?? (existing && !existing.isEnded && !existing.stuck ? existing : undefined);
+        // What the agent cannot take (images) is refused before a new session is opened for it.
+        const refusal = usable ? usable.refusal(prompt) : typeof prompt === "string" ? undefined : (await this.connectionFor(existing?.agentName ?? options.agent)).refusal(prompt);
+        if (refusal) throw new TurnError(refusal);
+        const session = usable ?? (await this.sessionFor(existing?.agentName ?? options.agent, options.newSession === true || existing !== undefined)).session;
         if (existing?.stuck && session !== existing) {
           session.record({ kind: "notice", severity: "info", title: `${session.agentName} has not answered the turn you stopped, so this is a new session`, description: "Restart Agent stops what it may still be doing." });
         }

@@ -10,7 +10,7 @@ import { zodProblem } from "../shared/validation";
 
 const zContentBlock = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
-  z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string(), uri: z.string().optional() }),
+  z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string(), uri: z.string().optional(), thumbnail: z.string().optional() }),
   z.object({ type: z.literal("audio"), data: z.string(), mimeType: z.string() }),
   z.object({ type: z.literal("resource_link"), uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional(), size: z.number().optional() }),
   z.object({ type: z.literal("resource"), resource: z.object({ uri: z.string(), text: z.string().optional(), blob: z.string().optional(), mimeType: z.string().optional() }) }),

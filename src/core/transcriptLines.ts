@@ -9,6 +9,7 @@
  */
 import type { SessionAbilities, ThoughtEvent } from "../shared/events";
 import type { SavedSession } from "../shared/viewModel";
+import { boundEvent } from "../shared/bound";
 import { parseThoughtEvent } from "./eventSchema";
 import { stringifyJson } from "./json";
 
@@ -21,6 +22,8 @@ const SAVED_ID_MAX = 4_096;
 
 /** The transcript line of an event: JSON, with a text chunk's text once. */
 export function transcriptLine(e: ThoughtEvent): string {
+  // A prompt's images are written as their type and thumbnail, not their data (see README, Transcripts).
+  if (e.kind === "user_message" || e.kind === "turn_start") e = boundEvent(e);
   if ((e.kind === "thought" || e.kind === "message" || e.kind === "user_message") && e.content.type === "text" && e.content.text === e.text) {
     const { content: _content, ...rest } = e;
     return stringifyJson(rest);

@@ -2,9 +2,12 @@
  * What a prompt carries besides its text — a file range from Ask About Selection, a whole file, a
  * link, an image — as a chip in the user's message: a short label (file name and lines), the full
  * location for its tooltip, and where clicking it goes (a workspace path and line; the host checks
- * the path). Prompts replayed by an agent go through here too, so every field is bounded.
+ * the path); an image of the user's own prompt also has its thumbnail (an agent's never has one: the
+ * update mapper does not read the field). Prompts replayed by an agent go through here too, so
+ * every field is bounded.
  */
 import type { ContentBlock } from "./events";
+import { isThumbnail } from "./images";
 
 export interface Attachment {
   kind: "file" | "link" | "image" | "audio";
@@ -15,6 +18,8 @@ export interface Attachment {
   /** A local file the chip opens, with the first line of its range. */
   path?: string;
   line?: number;
+  /** An image of the user's own prompt: its small `data:` picture (PNG or JPEG, bounded); never a URL. */
+  thumbnail?: string;
 }
 
 const MAX_URI = 4096;
@@ -69,7 +74,7 @@ export function attachmentOf(block: ContentBlock): Attachment | undefined {
     case "text": return undefined;
     case "resource": return { kind: "file", ...fromUri(String(block.resource.uri ?? ""), "") };
     case "resource_link": return { kind: "link", ...fromUri(String(block.uri ?? ""), String(block.title ?? block.name ?? "")) };
-    case "image": return { kind: "image", label: `Image (${String(block.mimeType).slice(0, 40)})`, detail: block.uri ? String(block.uri).slice(0, MAX_URI) : String(block.mimeType).slice(0, 100) };
+    case "image": return { kind: "image", label: `Image (${String(block.mimeType).slice(0, 40)})`, detail: block.uri ? String(block.uri).slice(0, MAX_URI) : String(block.mimeType).slice(0, 100), ...(isThumbnail(block.thumbnail) ? { thumbnail: block.thumbnail } : {}) };
     case "audio": return { kind: "audio", label: `Audio (${String(block.mimeType).slice(0, 40)})`, detail: String(block.mimeType).slice(0, 100) };
   }
 }

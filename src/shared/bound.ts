@@ -7,6 +7,7 @@
  * the event's `cuts` says what, so the panel can show a marker. Pure: the webview may import it.
  */
 import type { Cuts, PlanEntry, ThoughtEvent, ToolCallFields, ToolContent } from "./events";
+import { withoutMediaData } from "./images";
 
 export interface Limits {
   /** Containers nested deeper than this become a marker string. */
@@ -287,6 +288,15 @@ export function boundEvent(e: ThoughtEvent): ThoughtEvent {
       if (e.usage === undefined) return e;
       const b = boundValue(e.usage);
       return b.cut ? { ...e, usage: b.value as Record<string, unknown>, cuts: { usage: b.cut } } : e;
+    }
+    case "user_message": {
+      // A prompt's image (an agent's replay too) goes to the panel as its chip, never its megabytes.
+      const content = withoutMediaData(e.content);
+      return content === e.content ? e : { ...e, content };
+    }
+    case "turn_start": {
+      const prompt = e.prompt.map(withoutMediaData);
+      return prompt.every((c, i) => c === e.prompt[i]) ? e : { ...e, prompt };
     }
     case "notice": {
       const title = boundString(e.title, TITLE_TEXT);

@@ -8,7 +8,8 @@ import type { ElicitField } from "./elicitation";
 /** A content block as the agent sent it (ACP `ContentBlock`), kept verbatim but typed loosely. */
 export type ContentBlock =
   | { type: "text"; text: string }
-  | { type: "image"; data: string; mimeType: string; uri?: string }
+  /** `thumbnail` is ours, never the agent's: the panel's small picture of an image of the user's own prompt (never sent). */
+  | { type: "image"; data: string; mimeType: string; uri?: string; thumbnail?: string }
   | { type: "audio"; data: string; mimeType: string }
   | { type: "resource_link"; uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }
   | { type: "resource"; resource: { uri: string; text?: string; blob?: string; mimeType?: string } };

@@ -16,6 +16,7 @@ import { zodProblem } from "./validation";
 import type { ThoughtEvent } from "./events";
 import type { SessionView, TurnView, ViewState } from "./viewModel";
 import { isMentionRef, MAX_MENTION_QUERY, MAX_MENTIONS, type MentionItem, type MentionRef } from "./mentions";
+import { isPromptImage, MAX_DROPPED, MAX_IMAGES, type PromptImage } from "./images";
 
 /** Settings and host facts the panel needs besides the session state. */
 export interface HostInfo {
@@ -53,7 +54,9 @@ export type HostMessage =
   /** Reveal an entry (e.g. "why this change?" from a diff). */
   | { type: "reveal"; sessionId: string; entryId?: string; toolCallId?: string }
   /** What `@query` request `requestId` can mention (best first, at most MAX_MENTION_ITEMS). */
-  | { type: "mentions"; requestId: number; items: MentionItem[] };
+  | { type: "mentions"; requestId: number; items: MentionItem[] }
+  /** Chips for the prompt box from Attach Image or a drop (the host read and checked them), and what it refused, each with why. */
+  | { type: "attach"; mentions: MentionRef[]; images: PromptImage[]; refused: string[] };
 
 /** Our keys (session keys, permission request ids, tool call ids): `boundId` keeps agent-chosen ones far below this. */
 const id = z.string().min(1).max(500);
@@ -61,6 +64,8 @@ const id = z.string().min(1).max(500);
 const wireId = z.string().min(1).max(65_536);
 /** An @-mention chip: kind, a bounded URI and label, an ordered 1-based line range or none. */
 const mentionRef = z.custom<MentionRef>(isMentionRef, "a mention is { kind, uri, label, startLine?, endLine? } within bounds");
+/** An image chip: PNG/JPEG/GIF/WebP base64 within MAX_IMAGE_BYTES, a bounded name and thumbnail. */
+const promptImage = z.custom<PromptImage>(isPromptImage, "an image is { mimeType, data, name, thumbnail? } within bounds");
 
 export const webviewMessageSchema = z.discriminatedUnion("type", [
   /** The webview is loaded (or reloaded) and wants a snapshot. */
@@ -70,9 +75,14 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   /**
    * Send a prompt to the session (default: the shown one; a session not running is continued by
    * its agent when it can be), or with `newSession` to a new session of the default agent;
-   * `mentions` are the @-mentioned chips, sent after the text as ACP blocks (workspace files only).
+   * `mentions` are the @-mentioned chips, sent after the text as ACP blocks (workspace files only);
+   * `images` go last, as `image` blocks, only to an agent that declares it takes images.
    */
-  z.object({ type: z.literal("sendPrompt"), text: z.string().min(1).max(1_000_000), sessionId: id.optional(), newSession: z.literal(true).optional(), mentions: z.array(mentionRef).max(MAX_MENTIONS).optional() }),
+  z.object({ type: z.literal("sendPrompt"), text: z.string().min(1).max(1_000_000), sessionId: id.optional(), newSession: z.literal(true).optional(), mentions: z.array(mentionRef).max(MAX_MENTIONS).optional(), images: z.array(promptImage).max(MAX_IMAGES).optional() }),
+  /** Attach Image: the host shows VS Code's file picker (PNG, JPEG, GIF, WebP) and answers `attach` with what the user picked. */
+  z.object({ type: z.literal("pickImages") }),
+  /** Files dropped on the prompt box (`text/uri-list`): the host answers `attach` (workspace files only). */
+  z.object({ type: z.literal("dropUris"), uris: z.array(z.string().min(1).max(4096)).min(1).max(MAX_DROPPED) }),
   /** What can be @-mentioned for this query (files, open editors, the selection, problems); answered by `mentions`. */
   z.object({ type: z.literal("mentionQuery"), requestId: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), query: z.string().max(MAX_MENTION_QUERY) }),
   /** Cancel the running turn of a session. */

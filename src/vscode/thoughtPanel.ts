@@ -25,6 +25,7 @@ import { TimeSlice } from "../core/sleep";
 import type { AgentLinks } from "./links";
 import type { Checkpoints } from "./checkpoints";
 import type { MentionPort } from "./mentions";
+import type { PromptFilesPort } from "./promptFiles";
 
 /** One frame: patches go out at most this often, so a chunk waits at most this long (one after a quiet spell goes at once). */
 const FRAME_MS = 16;
@@ -135,6 +136,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     private readonly links: AgentLinks,
     private readonly checkpoints: Pick<Checkpoints, "turns" | "onDidChange">,
     private readonly mentions?: MentionPort,
+    private readonly promptFiles?: PromptFilesPort,
   ) {
     this.disposables.push(
       manager.onEvent((e) => this.onEvent(e)),
@@ -569,8 +571,17 @@ export class ThoughtPanelController implements vscode.Disposable {
         // not (saved, closed, its agent died), when its agent takes it back (resume or load).
         const same = shown && agentIdOf(shown) === this.registry.defaultName();
         this.clearHostError();
+        const images = m.images?.length ? this.promptFiles?.imageBlocks(m.images) ?? { blocks: [], refused: ["images cannot be sent from here"] } : undefined;
+        if (images?.refused.length) {
+          // The panel checked these already: a refusal here is a forged or broken message. Nothing is sent; the box gets the prompt back.
+          this.logger.warn(`Refused a prompt's images: ${images.refused.join("; ")}`);
+          this.agentStatus = { error: `The prompt was not sent: ${images.refused.join("; ")}` };
+          this.postHost();
+          return;
+        }
         const mentioned = m.mentions?.length && this.mentions ? await this.mentions.blocks(m.mentions) : [];
-        const prompt = mentioned.length ? [{ type: "text" as const, text: m.text }, ...mentioned] : m.text;
+        const extra = [...mentioned, ...(images?.blocks ?? [])];
+        const prompt = extra.length ? [{ type: "text" as const, text: m.text }, ...extra] : m.text;
         const turn = this.manager.stream(prompt, same ? { sessionId: shown.sessionId } : { newSession: true });
         turn.result.catch(() => undefined); // failures are shown as events/banners
         return;
@@ -579,6 +590,15 @@ export class ThoughtPanelController implements vscode.Disposable {
         const items = this.mentions ? await this.mentions.query(m.query) : [];
         // An answer is not state: one lost is just a list not shown (the next keystroke asks again).
         if (this.views.has(view)) void view.webview.postMessage({ type: "mentions", requestId: m.requestId, items } satisfies HostMessage).then(undefined, () => undefined);
+        return;
+      }
+      case "pickImages":
+      case "dropUris": {
+        if (!this.promptFiles) return;
+        const attached = m.type === "pickImages" ? await this.promptFiles.pickImages() : await this.promptFiles.dropped(m.uris);
+        if (attached.refused.length) this.logger.info(`Not attached: ${attached.refused.join("; ")}`);
+        // Like `mentions`, an answer is not state: the webview adds the chips to its box.
+        if (this.views.has(view)) void view.webview.postMessage({ type: "attach", ...attached } satisfies HostMessage).then(undefined, () => undefined);
         return;
       }
       case "cancelTurn": {

@@ -34,7 +34,7 @@ const TICK_MS = 100;
 function isHostMessage(data: unknown): data is HostMessage {
   if (!data || typeof data !== "object") return false;
   const t = (data as { type?: unknown }).type;
-  return t === "snapshot" || t === "patch" || t === "sessions" || t === "turns" || t === "host" || t === "focusPrompt" || t === "reveal" || t === "mentions";
+  return t === "snapshot" || t === "patch" || t === "sessions" || t === "turns" || t === "host" || t === "focusPrompt" || t === "reveal" || t === "mentions" || t === "attach";
 }
 
 const bridge = connect();
@@ -123,6 +123,9 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
       return;
     case "mentions":
       panel.mentions(msg.requestId, msg.items);
+      return;
+    case "attach":
+      panel.attach(msg.mentions, msg.images, msg.refused);
       return;
     case "reveal":
       panel.reveal(replica.state, replica.host, { sessionId: msg.sessionId, ...(msg.entryId ? { entryId: msg.entryId } : {}), ...(msg.toolCallId ? { toolCallId: msg.toolCallId } : {}) });

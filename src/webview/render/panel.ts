@@ -15,7 +15,8 @@ import { runAfterLayout } from "./frame";
 import { Banners, Header } from "./header";
 import { PinnedPlan } from "./plan";
 import { PromptBox } from "./promptBox";
-import type { MentionItem } from "../../shared/mentions";
+import type { MentionItem, MentionRef } from "../../shared/mentions";
+import type { PromptImage } from "../../shared/images";
 import { PinnedQuestion } from "./question";
 import { PinnedForm } from "./elicitation";
 import { ScrollKeeper } from "./scroll";
@@ -176,6 +177,11 @@ export class Panel {
   /** The host's answer to an `@query` typed in the prompt box. */
   mentions(requestId: number, items: readonly MentionItem[]): void {
     this.prompt.onMentions(requestId, items);
+  }
+
+  /** Chips the host read for Attach Image or a drop, and what it refused. */
+  attach(mentions: readonly MentionRef[], images: readonly PromptImage[], refused: readonly string[]): void {
+    void this.prompt.onAttach(mentions, images, refused);
   }
 
   /** Shows an entry (asks the host to switch sessions first when needed). */

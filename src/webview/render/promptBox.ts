@@ -11,6 +11,10 @@
  *
  * `@` opens the same list with what can be mentioned (the host answers `mentionQuery`, debounced);
  * a pick becomes a chip above the text (× or Backspace at the start removes it), sent with the prompt.
+ *
+ * Images join the same row as chips with a thumbnail: pasted (Ctrl+V), picked with Attach Image
+ * (the host's file picker), or dropped; files dragged from the Explorer or an editor tab become
+ * file chips (the host keeps workspace files only). What is refused is said under the box.
  */
 import type { AvailableCommand, ConfigOption } from "../../shared/events";
 import { isWorking, nextAgent, readOnlyReason, sessionSummary, type SessionView, type ViewState } from "../../shared/viewModel";
@@ -19,6 +23,8 @@ import { button, cleanInline, h, icon, setAttr, toggleHidden } from "../dom";
 import { PromptHistory } from "../promptHistory";
 import { addMention, mentionAt, removeMention, withoutMention, type MentionItem, type MentionRef } from "../../shared/mentions";
 import { drawMentionChips, mentionOption } from "./mentions";
+import { cleanImage, imageTypeOf, MAX_DROPPED, MAX_IMAGES, TOO_MANY_IMAGES, type PromptImage } from "../../shared/images";
+import { dragCarriesFiles, droppedUris, imageChips, imageFromFile, thumbnailOf } from "./imageChips";
 import { MAX_QUEUED, type QueuedPrompt, type UiState } from "../uiState";
 
 const MAX_COMPLETIONS = 50;
@@ -44,7 +50,11 @@ export class PromptBox {
   private mentionItems: MentionItem[] = [];
   /** The chips in the box, sent with the next prompt. */
   private mentions: MentionRef[] = [];
+  /** The image chips in the box (not kept across a reload: they can be megabytes). */
+  private images: PromptImage[] = [];
   private readonly chipRow: HTMLElement;
+  /** What was not attached, and why (read out politely). */
+  private readonly attachNotice: HTMLElement;
   private mentionRequest = 0;
   private mentionTimer: ReturnType<typeof setTimeout> | undefined;
   private active = -1;
@@ -52,7 +62,7 @@ export class PromptBox {
   private controlsKey: unknown[] = [];
   private placeholder = "";
   /** The last prompt sent, until a turn shows it arrived; put back if the agent fails to start instead. */
-  private unconfirmed: { text: string; errorBefore: string | undefined; errorCleared: boolean; turnsBefore: number } | undefined;
+  private unconfirmed: { text: string; mentions: MentionRef[]; images: PromptImage[]; errorBefore: string | undefined; errorCleared: boolean; turnsBefore: number } | undefined;
   private host: HostInfo | undefined;
   private readonly history: PromptHistory;
   /** The queued prompts' list above the box. */
@@ -73,8 +83,12 @@ export class PromptBox {
       attrs: { rows: 1, "aria-label": "Prompt", "aria-autocomplete": "list", "aria-controls": "slash-list", spellcheck: "true" },
     });
     this.textarea.value = ui.draft;
-    this.chipRow = h("div", { class: "chips prompt-chips", attrs: { role: "list", "aria-label": "Mentioned" } });
+    this.chipRow = h("div", { class: "chips prompt-chips", attrs: { role: "list", "aria-label": "Attached to the prompt" } });
     this.chipRow.hidden = true;
+    this.attachNotice = h("div", { class: "attach-notice", attrs: { role: "status", "aria-live": "polite" } });
+    this.attachNotice.hidden = true;
+    const attach = button({ class: "icon-button attach-image", icon: "file-media", label: "Attach image", labelHidden: true, id: "attach-image", title: "Attach images (PNG, JPEG, GIF or WebP, up to 5 MB each); or paste one, or drop files here" });
+    attach.addEventListener("click", () => this.post({ type: "pickImages" }));
     this.send = button({ class: "icon-button primary send", icon: "send", label: "Send", labelHidden: true, id: "send", title: "Send (Enter)" });
     this.stop = button({ class: "secondary stop", icon: "debug-stop", label: "Stop", id: "stop", title: "Stop the running turn" });
     this.stop.hidden = true;
@@ -101,7 +115,8 @@ export class PromptBox {
       h("div", { class: "prompt-frame" },
         this.chipRow,
         this.textarea,
-        h("div", { class: "prompt-row" }, this.controls, h("span", { class: "spacer" }), this.stop, this.send)));
+        h("div", { class: "prompt-row" }, this.controls, h("span", { class: "spacer" }), attach, this.stop, this.send)),
+      this.attachNotice);
 
     this.el.addEventListener("submit", (e) => {
       e.preventDefault();
@@ -123,7 +138,81 @@ export class PromptBox {
     this.textarea.addEventListener("keydown", (e) => this.onKey(e));
     this.textarea.addEventListener("click", () => this.complete());
     this.textarea.addEventListener("blur", () => this.close());
+    this.textarea.addEventListener("paste", (e) => this.onPaste(e));
+    this.el.addEventListener("dragover", (e) => {
+      if (!dragCarriesFiles(e.dataTransfer)) return;
+      e.preventDefault();
+      if (e.dataTransfer) e.dataTransfer.dropEffect = "copy";
+      this.el.classList.add("drop-target");
+    });
+    this.el.addEventListener("dragleave", (e) => {
+      if (!(e.relatedTarget instanceof Node && this.el.contains(e.relatedTarget))) this.el.classList.remove("drop-target");
+    });
+    this.el.addEventListener("drop", (e) => this.onDrop(e));
     this.syncSend();
+  }
+
+  /** An image pasted from the clipboard becomes a chip (text pastes as usual). */
+  private onPaste(e: ClipboardEvent): void {
+    const files = [...(e.clipboardData?.files ?? [])];
+    if (files.length === 0) return;
+    e.preventDefault();
+    void this.addImageFiles(files, "Pasted image");
+  }
+
+  /**
+   * Files dragged from VS Code (URIs, no file contents) go to the host, which keeps workspace files
+   * only; images dropped from the desktop's file manager (which hands over their contents) are read
+   * here like pasted ones, and its other files go to the host by URI like VS Code's.
+   */
+  private onDrop(e: DragEvent): void {
+    this.el.classList.remove("drop-target");
+    const data = e.dataTransfer;
+    if (!data) return;
+    const images = [...data.files].filter((f) => f.type.startsWith("image/"));
+    const uris = droppedUris(data).filter((u) => images.length === 0 || !imageTypeOf(u));
+    if (uris.length === 0 && images.length === 0) return;
+    e.preventDefault();
+    if (uris.length > 0) this.post({ type: "dropUris", uris: uris.slice(0, MAX_DROPPED) });
+    if (images.length > 0) void this.addImageFiles(images, "Dropped image");
+    this.textarea.focus();
+  }
+
+  private async addImageFiles(files: readonly File[], fallbackName: string): Promise<void> {
+    const refused: string[] = [];
+    const added: PromptImage[] = [];
+    for (const file of files) {
+      const got = await imageFromFile(file, fallbackName);
+      if ("refused" in got) refused.push(got.refused);
+      else added.push(got);
+    }
+    this.attach([], added, refused);
+  }
+
+  /** The host's answer to Attach Image or a drop: chips added (the thumbnails drawn here), and what it refused. */
+  async onAttach(mentions: readonly MentionRef[], images: readonly PromptImage[], refused: readonly string[]): Promise<void> {
+    const drawn = await Promise.all(images.map(async (img) => {
+      const thumbnail = img.thumbnail ?? await thumbnailOf(img.mimeType, img.data);
+      return thumbnail ? { ...img, thumbnail } : img;
+    }));
+    this.attach(mentions, drawn, refused);
+    this.textarea.focus();
+  }
+
+  private attach(mentions: readonly MentionRef[], images: readonly PromptImage[], refused: readonly string[]): void {
+    const why = [...refused];
+    let list = this.mentions;
+    for (const m of mentions) list = addMention(list, m);
+    const room = MAX_IMAGES - this.images.length;
+    if (images.length > room) why.push(`${TOO_MANY_IMAGES}: ${images.length - Math.max(room, 0)} not attached`);
+    this.setChips(list, [...this.images, ...images.slice(0, Math.max(room, 0)).map(cleanImage)]);
+    this.say(why.length ? `Not attached: ${why.join("; ")}.` : "");
+  }
+
+  /** Says (or clears) why something is not in the box. */
+  private say(text: string): void {
+    this.attachNotice.textContent = text;
+    toggleHidden(this.attachNotice, !text);
   }
 
   focus(): void {
@@ -187,17 +276,23 @@ export class PromptBox {
     const next = s ? nextAgent(s, this.host?.defaultAgent ?? s.agentName) : undefined;
     if (s && isWorking(s) && next && !next.switched) {
       // The turn runs: queue it for when the turn ends (the box keeps it if the queue is full).
+      // Images are not queued (the queue is kept in the webview's saved state, which they would swell).
+      if (this.images.length > 0) {
+        this.say("Images go with a prompt sent when the turn has ended: send this one then.");
+        return;
+      }
       if (this.ui.queue.length >= MAX_QUEUED) return;
       this.ui.queue = [...this.ui.queue, { sessionId: s.sessionId, text, ...(this.mentions.length ? { mentions: this.mentions } : {}) }];
     } else {
       // A session that is not running is continued by its agent; read-only history starts a new one.
-      this.post({ type: "sendPrompt", text, ...(s ? { sessionId: s.sessionId } : {}), ...(this.readOnlyReason ? { newSession: true as const } : {}), ...(this.mentions.length ? { mentions: this.mentions } : {}) });
-      this.unconfirmed = { text, errorBefore: this.host?.hostError, errorCleared: false, turnsBefore: s?.turns.length ?? 0 };
+      this.post({ type: "sendPrompt", text, ...(s ? { sessionId: s.sessionId } : {}), ...(this.readOnlyReason ? { newSession: true as const } : {}), ...(this.mentions.length ? { mentions: this.mentions } : {}), ...(this.images.length ? { images: this.images } : {}) });
+      this.unconfirmed = { text, mentions: this.mentions, images: this.images, errorBefore: this.host?.hostError, errorCleared: false, turnsBefore: s?.turns.length ?? 0 };
     }
     this.history.record(text);
     this.ui.history = [...this.history.list];
     this.setText("");
-    this.setMentions([]);
+    this.setChips([], []);
+    this.say("");
     this.close();
     this.drawQueue(s);
   }
@@ -267,8 +362,10 @@ export class PromptBox {
     }
     if (!u.errorCleared && host.hostError === u.errorBefore) return;
     this.unconfirmed = undefined;
-    if (this.textarea.value.trim()) return; // the user is typing something else
+    if (this.textarea.value.trim() || this.mentions.length || this.images.length) return; // the user is writing something else
+    // Refused (an agent that takes no images) or not started: the prompt and its chips come back.
     this.setText(u.text);
+    this.setChips(u.mentions, u.images);
   }
 
   private onKey(e: KeyboardEvent): void {
@@ -299,9 +396,11 @@ export class PromptBox {
       this.submit();
       return;
     }
-    if (e.key === "Backspace" && this.mentions.length > 0 && this.textarea.selectionStart === 0 && this.textarea.selectionEnd === 0) {
+    if (e.key === "Backspace" && (this.mentions.length > 0 || this.images.length > 0) && this.textarea.selectionStart === 0 && this.textarea.selectionEnd === 0) {
       e.preventDefault();
-      this.setMentions(this.mentions.slice(0, -1));
+      // The last chip of the row: images come after the mentions.
+      if (this.images.length > 0) this.setChips(this.mentions, this.images.slice(0, -1));
+      else this.setChips(this.mentions.slice(0, -1), this.images);
       return;
     }
     if ((e.key === "ArrowUp" || e.key === "ArrowDown") && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
@@ -394,11 +493,22 @@ export class PromptBox {
   }
 
   private setMentions(list: MentionRef[]): void {
-    this.mentions = list;
-    drawMentionChips(this.chipRow, list, (i) => {
+    this.setChips(list, this.images);
+  }
+
+  /** The row of chips: mentions, then images (each with ×); hidden when empty. */
+  private setChips(mentions: MentionRef[], images: PromptImage[]): void {
+    this.mentions = mentions;
+    this.images = images;
+    drawMentionChips(this.chipRow, mentions, (i) => {
       this.setMentions(removeMention(this.mentions, i));
       this.textarea.focus();
     });
+    this.chipRow.append(...imageChips(images, (i) => {
+      this.setChips(this.mentions, this.images.filter((_, j) => j !== i));
+      this.textarea.focus();
+    }));
+    toggleHidden(this.chipRow, mentions.length === 0 && images.length === 0);
   }
 
   private acceptMention(i: number): void {
