@@ -29,6 +29,8 @@ import { TranscriptStore } from "./vscode/transcripts";
 import { registerSessionCommands } from "./vscode/sessionCommands";
 import { AgentStatusBar } from "./vscode/statusBar";
 import { TerminalMirrors } from "./vscode/terminalMirrors";
+import { UserTerminals } from "./vscode/userTerminals";
+import { workingTreeChanges } from "./vscode/workingTreeChanges";
 import { ToolOutputs } from "./vscode/toolOutputs";
 
 /**
@@ -81,7 +83,9 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   );
   const transcript = new EventTranscript(channel);
   const links = new AgentLinks((real) => guard.inWorkspace(real), logger);
-  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, links, checkpoints, new VscodeMentions((real) => guard.inWorkspace(real), logger));
+  const userTerminals = new UserTerminals();
+  const mentions = new VscodeMentions((real) => guard.inWorkspace(real), logger, { agentTerminals: mirrors, userTerminals, changes: workingTreeChanges });
+  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, links, checkpoints, mentions);
   const sidebar = new ThoughtViewProvider(controller);
   /** Shows a tool call in the panel (Why this change?). */
   const revealTool = async (sessionId: string, toolCallId: string): Promise<void> => {
@@ -100,6 +104,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     changes,
     manager.onEvent(live((e) => changes.onEvent(e))),
     mirrors,
+    userTerminals,
     manager.onEvent(live((e) => mirrors.onEvent(e))),
     checkpoints,
     manager.onEvent(live((e) => checkpoints.onEvent(e))),

@@ -1,15 +1,20 @@
 /**
  * @-mentions in the prompt box, the parts both sides share: the `@query` at the caret, what the host
- * offers for it (workspace files, open editors, the selection, the active file's problems), the
- * chips a pick becomes, and the bounded reference each chip is sent as with the prompt (the host
- * turns it into an ACP block, reading only workspace files).
+ * offers for it (workspace files and folders, symbols, open editors, the selection, a file's or the
+ * workspace's problems, a terminal's output, the working tree's changes), the chips a pick becomes,
+ * and the bounded reference each chip is sent as with the prompt (the host turns it into an ACP
+ * block, reading only workspace files).
  */
-export type MentionKind = "file" | "editor" | "selection" | "problems";
+export type MentionKind = "file" | "folder" | "symbol" | "editor" | "selection" | "problems" | "workspaceProblems" | "terminal" | "changes";
 
 /** A chip in the prompt box, and what `sendPrompt` carries for it. */
 export interface MentionRef {
   kind: MentionKind;
-  /** A `file:` URI (without fragment). */
+  /**
+   * A `file:` URI (without fragment): the file, folder or symbol's file; for the workspace's problems
+   * and changes, the workspace folder. A terminal is named by the host's own key
+   * (`agent-thoughts-terminal:…`), looked up among the terminals it keeps, never opened as a path.
+   */
   uri: string;
   /** 1-based, inclusive (a selection). */
   startLine?: number;
@@ -29,7 +34,10 @@ export const MAX_MENTION_QUERY = 200;
 const MAX_URI = 4096;
 const MAX_LABEL = 200;
 
-const KINDS: readonly MentionKind[] = ["file", "editor", "selection", "problems"];
+const KINDS: readonly MentionKind[] = ["file", "folder", "symbol", "editor", "selection", "problems", "workspaceProblems", "terminal", "changes"];
+
+/** The scheme of a terminal mention's key (not a file: the host looks it up, it is never read as a path). */
+export const TERMINAL_MENTION_SCHEME = "agent-thoughts-terminal";
 
 /** Whether a value is a well-formed, bounded reference (from saved webview state or the wire). */
 export function isMentionRef(x: unknown): x is MentionRef {

@@ -11,6 +11,8 @@
  *
  * `@` opens the same list with what can be mentioned (the host answers `mentionQuery`, debounced);
  * a pick becomes a chip above the text (× or Backspace at the start removes it), sent with the prompt.
+ * Chips alone can be sent; they survive a reload with the draft and come back with the text when
+ * the agent fails to start.
  */
 import type { AvailableCommand, ConfigOption } from "../../shared/events";
 import { isWorking, nextAgent, readOnlyReason, sessionSummary, type SessionView, type ViewState } from "../../shared/viewModel";
@@ -52,7 +54,7 @@ export class PromptBox {
   private controlsKey: unknown[] = [];
   private placeholder = "";
   /** The last prompt sent, until a turn shows it arrived; put back if the agent fails to start instead. */
-  private unconfirmed: { text: string; errorBefore: string | undefined; errorCleared: boolean; turnsBefore: number } | undefined;
+  private unconfirmed: { text: string; mentions: MentionRef[]; errorBefore: string | undefined; errorCleared: boolean; turnsBefore: number } | undefined;
   private host: HostInfo | undefined;
   private readonly history: PromptHistory;
   /** The queued prompts' list above the box. */
@@ -123,7 +125,7 @@ export class PromptBox {
     this.textarea.addEventListener("keydown", (e) => this.onKey(e));
     this.textarea.addEventListener("click", () => this.complete());
     this.textarea.addEventListener("blur", () => this.close());
-    this.syncSend();
+    this.setMentions(ui.mentions);
   }
 
   focus(): void {
@@ -169,7 +171,7 @@ export class PromptBox {
   }
 
   private syncSend(): void {
-    const empty = this.textarea.value.trim() === "";
+    const empty = this.textarea.value.trim() === "" && this.mentions.length === 0;
     if (this.send.disabled !== empty) this.send.disabled = empty;
   }
 
@@ -182,7 +184,7 @@ export class PromptBox {
 
   private submit(): void {
     const text = this.textarea.value.trim();
-    if (!text) return;
+    if (!text && this.mentions.length === 0) return;
     const s = this.session;
     const next = s ? nextAgent(s, this.host?.defaultAgent ?? s.agentName) : undefined;
     if (s && isWorking(s) && next && !next.switched) {
@@ -192,9 +194,9 @@ export class PromptBox {
     } else {
       // A session that is not running is continued by its agent; read-only history starts a new one.
       this.post({ type: "sendPrompt", text, ...(s ? { sessionId: s.sessionId } : {}), ...(this.readOnlyReason ? { newSession: true as const } : {}), ...(this.mentions.length ? { mentions: this.mentions } : {}) });
-      this.unconfirmed = { text, errorBefore: this.host?.hostError, errorCleared: false, turnsBefore: s?.turns.length ?? 0 };
+      this.unconfirmed = { text, mentions: this.mentions, errorBefore: this.host?.hostError, errorCleared: false, turnsBefore: s?.turns.length ?? 0 };
     }
-    this.history.record(text);
+    if (text) this.history.record(text);
     this.ui.history = [...this.history.list];
     this.setText("");
     this.setMentions([]);
@@ -241,7 +243,7 @@ export class PromptBox {
       const state = ended ? "Not sent: the session ended" : i === 0 ? "Sent when the turn ends" : `Sent after ${i} more`;
       return h("li", { class: `queued-item${ended ? " stale" : ""}`, attrs: { "data-queued": String(i), title: state } },
         icon(ended ? "warning" : "clock"),
-        h("span", { class: "queued-text ut", attrs: { title: cleanInline(q.text, 2000) } }, cleanInline(q.text, 300)),
+        h("span", { class: "queued-text ut", attrs: { title: cleanInline(q.text, 2000) } }, cleanInline(q.text || (q.mentions ?? []).map((r) => r.label).join(", "), 300)),
         h("span", { class: "queued-state" }, state),
         editB, removeB);
     }));
@@ -267,7 +269,8 @@ export class PromptBox {
     }
     if (!u.errorCleared && host.hostError === u.errorBefore) return;
     this.unconfirmed = undefined;
-    if (this.textarea.value.trim()) return; // the user is typing something else
+    if (this.textarea.value.trim() || this.mentions.length) return; // the user is typing something else
+    this.setMentions(u.mentions);
     this.setText(u.text);
   }
 
@@ -382,7 +385,7 @@ export class PromptBox {
     }
     this.mentionItems = items.slice(0, MAX_COMPLETIONS);
     this.listKind = "mention";
-    this.list.setAttribute("aria-label", "Mention a file, editor, selection or problems");
+    this.list.setAttribute("aria-label", "Mention a file, folder, symbol, editor, selection, problems, terminal output or changes");
     this.list.replaceChildren(...this.mentionItems.map((item, i) => {
       const li = mentionOption(item, `slash-opt-${i}`);
       li.addEventListener("mousedown", (ev) => ev.preventDefault());
@@ -395,6 +398,9 @@ export class PromptBox {
 
   private setMentions(list: MentionRef[]): void {
     this.mentions = list;
+    this.ui.mentions = list;
+    this.ui.save();
+    this.syncSend();
     drawMentionChips(this.chipRow, list, (i) => {
       this.setMentions(removeMention(this.mentions, i));
       this.textarea.focus();
