@@ -46,7 +46,7 @@ const UNSEEN_QUESTION_MS = 1500;
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore; links: AgentLinks; activationMs: number };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; userTerminals: UserTerminals; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore; links: AgentLinks; activationMs: number };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & Partial<Pick<AgentThoughtsInternalApi, "_test">> {
@@ -163,7 +163,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
     // Host internals for the extension's own tests only: absent unless VS Code runs them (extensionMode Test).
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts, links, activationMs } } : {}),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, userTerminals, manager, settingsGuard, modal, checkpoints, transcripts, links, activationMs } } : {}),
   };
 }
 

@@ -99,10 +99,22 @@ export function fuzzyScore(query: string, path: string): number | undefined {
   return i === q.length ? score - p.length / 100 : undefined;
 }
 
-/** Items ordered best match first (stable), those that do not match left out, at most `max`. */
-export function rankMentions<T extends { detail: string }>(query: string, items: readonly T[], max = MAX_MENTION_ITEMS): T[] {
+/**
+ * Items ordered best match first (stable), those that do not match left out, at most `max`. Each is
+ * matched on its `detail`, or on the best of `keys` (the active file's problems, labelled "Problems
+ * in hello.ts", then beats the workspace's for `@prob`).
+ */
+export function rankMentions<T extends { detail: string }>(query: string, items: readonly T[], max = MAX_MENTION_ITEMS, keys: (item: T) => readonly string[] = (item) => [item.detail]): T[] {
+  const best = (item: T): number | undefined => {
+    let top: number | undefined;
+    for (const k of keys(item)) {
+      const s = fuzzyScore(query, k);
+      if (s !== undefined && (top === undefined || s > top)) top = s;
+    }
+    return top;
+  };
   return items
-    .map((item, i) => ({ item, i, s: fuzzyScore(query, item.detail) }))
+    .map((item, i) => ({ item, i, s: best(item) }))
     .filter((x): x is { item: T; i: number; s: number } => x.s !== undefined)
     .sort((a, b) => b.s - a.s || a.i - b.i)
     .slice(0, max)

@@ -121,7 +121,7 @@ export class VscodeMentions implements MentionPort {
           special.push(this.item("editor", uri, path.basename(uri.fsPath), rel(uri)));
         }
       }
-      const shown = rankMentions(query, special, MAX_MENTION_ITEMS);
+      const shown = rankMentions(query, special, MAX_MENTION_ITEMS, (item) => [item.label, item.detail]);
       const ignores = vscode.workspace.getConfiguration("search").get<boolean>("useIgnoreFiles") !== false ? new IgnoreFiles(folders.map((f) => realpathOrParentSync(f.uri.fsPath))) : undefined;
       const kept = async (u: vscode.Uri, dir: boolean): Promise<boolean> => this.local(u) && !(await ignores?.ignored(realpathOrParentSync(u.fsPath), dir));
       const [found, inFolders, symbols] = await Promise.all([

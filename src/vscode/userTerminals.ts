@@ -29,7 +29,8 @@ export class UserTerminals implements vscode.Disposable {
   }
 
   private async capture(terminal: vscode.Terminal, execution: vscode.TerminalShellExecution): Promise<void> {
-    if ("pty" in terminal.creationOptions) return; // an extension's pseudoterminal, not the user's shell
+    const options = terminal.creationOptions;
+    if ("pty" in options && options.pty) return; // an extension's pseudoterminal, not the user's shell
     const k = this.kept.get(terminal) ?? { terminal, id: this.nextId++, output: new TailBuffer(KEEP_CHARS), lastCommand: "", running: 0 };
     // Most recently used last.
     this.kept.delete(terminal);

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { mentionedTerminalText } from "../../src/core/terminalText";
-import { isMentionRef } from "../../src/shared/mentions";
+import { isMentionRef, rankMentions } from "../../src/shared/mentions";
 import { parseWebviewMessage } from "../../src/shared/protocol";
 import { IgnoreFiles } from "../../src/vscode/ignoreFiles";
 import { MAX_DIFF_CHARS, safeOverrides, workingTreeChanges } from "../../src/vscode/workingTreeChanges";
@@ -117,6 +117,15 @@ describe("@-mention sources", () => {
     assert.match(cut, /^\[… \d+ earlier characters left out\]\n/);
     assert.ok(cut.endsWith("line 99"));
     assert.ok(!cut.includes("line 9\n"), "cut at a line start");
+  });
+
+  it("ranked on the label too, the active file's problems come before the workspace's for @prob", () => {
+    const items = [
+      { kind: "workspaceProblems", label: "Problems in the workspace", detail: "Problems (2) in the workspace" },
+      { kind: "problems", label: "Problems in hello.ts", detail: "Problems (1) src/hello.ts" },
+    ];
+    assert.deepEqual(rankMentions("prob", items).map((i) => i.kind), ["workspaceProblems", "problems"], "on the detail alone, the workspace's first");
+    assert.deepEqual(rankMentions("prob", items, 50, (i) => [i.label, i.detail]).map((i) => i.kind), ["problems", "workspaceProblems"]);
   });
 
   it("the new kinds are well-formed mentions, and chips alone can be sent", () => {

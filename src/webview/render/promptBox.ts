@@ -399,7 +399,8 @@ export class PromptBox {
   private setMentions(list: MentionRef[]): void {
     this.mentions = list;
     this.ui.mentions = list;
-    this.ui.save();
+    // Saved at once (chips change on a pick, not per keystroke): a reload right after keeps them.
+    this.ui.flush();
     this.syncSend();
     drawMentionChips(this.chipRow, list, (i) => {
       this.setMentions(removeMention(this.mentions, i));
