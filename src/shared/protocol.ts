@@ -72,7 +72,8 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
    * its agent when it can be), or with `newSession` to a new session of the default agent;
    * `mentions` are the @-mentioned chips, sent after the text as ACP blocks (workspace files only).
    */
-  z.object({ type: z.literal("sendPrompt"), text: z.string().max(1_000_000), sessionId: id.optional(), newSession: z.literal(true).optional(), mentions: z.array(mentionRef).max(MAX_MENTIONS).optional() }),
+  z.object({ type: z.literal("sendPrompt"), text: z.string().max(1_000_000), sessionId: id.optional(), newSession: z.literal(true).optional(), mentions: z.array(mentionRef).max(MAX_MENTIONS).optional() })
+    .refine((m) => m.text.length > 0 || (m.mentions?.length ?? 0) > 0, "a prompt has text or mentions"),
   /** What can be @-mentioned for this query (files, open editors, the selection, problems); answered by `mentions`. */
   z.object({ type: z.literal("mentionQuery"), requestId: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), query: z.string().max(MAX_MENTION_QUERY) }),
   /** Cancel the running turn of a session. */

@@ -30,6 +30,7 @@ const MAX_WORKSPACE_PROBLEMS = 500;
 /** Folders and symbols offered at most (files fill the rest of the list). */
 const MAX_FOLDERS = 10;
 const MAX_SYMBOLS = 10;
+const SYMBOL_WAIT_MS = 1500;
 /** Terminals offered at most, and the output a terminal mention carries (its end). */
 const MAX_TERMINALS = 10;
 export const MAX_TERMINAL_CHARS = 64 * 1024;
@@ -106,11 +107,14 @@ export class VscodeMentions implements MentionPort {
         if (all > 0) special.push(this.item("workspaceProblems", root, "Problems in the workspace", `Problems (${all}) in the workspace`));
         if (vscode.workspace.isTrusted && this.sources.changes && await this.isRepository(root)) special.push(this.item("changes", root, "Working tree changes", "Changes: git diff of the working tree"));
       }
+      // Terminals match only where the query is part of their name or command (a long command line
+      // holds the letters of almost any query), and come after the other specials.
+      const terminals: MentionItem[] = [];
       for (const t of this.sources.agentTerminals?.kept(MAX_TERMINALS) ?? []) {
-        special.push(this.item("terminal", `${TERMINAL_MENTION_SCHEME}:agent/${encodeURIComponent(t.key)}`, `Output of ${t.name}`, `Terminal: ${t.name} (agent${t.running ? ", running" : ""})`));
+        terminals.push(this.item("terminal", `${TERMINAL_MENTION_SCHEME}:agent/${encodeURIComponent(t.key)}`, `Output of ${t.name}`, `Terminal: ${t.name} (agent${t.running ? ", running" : ""})`));
       }
       for (const t of (this.sources.userTerminals?.list() ?? []).slice(0, MAX_TERMINALS)) {
-        special.push(this.item("terminal", `${TERMINAL_MENTION_SCHEME}:${t.key}`, `Terminal ${t.name}`, `Terminal: ${t.name} (last: ${t.lastCommand})`));
+        terminals.push(this.item("terminal", `${TERMINAL_MENTION_SCHEME}:${t.key}`, `Terminal ${t.name}`, `Terminal: ${t.name} (last: ${t.lastCommand})`));
       }
       const open = new Set<string>();
       for (const group of vscode.window.tabGroups.all) {
@@ -121,7 +125,8 @@ export class VscodeMentions implements MentionPort {
           special.push(this.item("editor", uri, path.basename(uri.fsPath), rel(uri)));
         }
       }
-      const shown = rankMentions(query, special, MAX_MENTION_ITEMS, (item) => [item.label, item.detail]);
+      const q = query.toLowerCase();
+      const shown = [...rankMentions(query, special, MAX_MENTION_ITEMS, (item) => [item.label, item.detail]), ...terminals.filter((t) => t.detail.toLowerCase().includes(q))].slice(0, MAX_MENTION_ITEMS);
       const ignores = vscode.workspace.getConfiguration("search").get<boolean>("useIgnoreFiles") !== false ? new IgnoreFiles(folders.map((f) => realpathOrParentSync(f.uri.fsPath))) : undefined;
       const kept = async (u: vscode.Uri, dir: boolean): Promise<boolean> => this.local(u) && !(await ignores?.ignored(realpathOrParentSync(u.fsPath), dir));
       const [found, inFolders, symbols] = await Promise.all([
@@ -168,12 +173,18 @@ export class VscodeMentions implements MentionPort {
     return out;
   }
 
+  /** The symbol providers' answers, or none after SYMBOL_WAIT_MS (a language server still starting must not hold up the list). */
   private async symbols(query: string): Promise<vscode.SymbolInformation[]> {
     if (!query.trim()) return [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      return (await vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>("vscode.executeWorkspaceSymbolProvider", query)) ?? [];
+      const late = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), SYMBOL_WAIT_MS); });
+      const asked = Promise.resolve(vscode.commands.executeCommand<vscode.SymbolInformation[] | undefined>("vscode.executeWorkspaceSymbolProvider", query));
+      return (await Promise.race([asked, late])) ?? [];
     } catch {
       return [];
+    } finally {
+      clearTimeout(timer);
     }
   }
 

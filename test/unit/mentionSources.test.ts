@@ -132,5 +132,6 @@ describe("@-mention sources", () => {
     for (const kind of ["folder", "symbol", "workspaceProblems", "terminal", "changes"]) assert.equal(isMentionRef({ kind, uri: "file:///w/x", label: "x" }), true, kind);
     assert.equal(isMentionRef({ kind: "shell", uri: "file:///w/x", label: "x" }), false);
     assert.equal(parseWebviewMessage({ type: "sendPrompt", text: "", mentions: [{ kind: "folder", uri: "file:///w/src", label: "src/" }] }).ok, true);
+    assert.equal(parseWebviewMessage({ type: "sendPrompt", text: "" }).ok, false, "neither text nor mentions");
   });
 });
