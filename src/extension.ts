@@ -30,6 +30,8 @@ import { TranscriptStore } from "./vscode/transcripts";
 import { registerSessionCommands } from "./vscode/sessionCommands";
 import { AgentStatusBar } from "./vscode/statusBar";
 import { TerminalMirrors } from "./vscode/terminalMirrors";
+import { UserTerminals } from "./vscode/userTerminals";
+import { workingTreeChanges } from "./vscode/workingTreeChanges";
 import { ToolOutputs } from "./vscode/toolOutputs";
 
 /**
@@ -45,7 +47,7 @@ const UNSEEN_QUESTION_MS = 1500;
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
-  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore; links: AgentLinks; activationMs: number };
+  _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; userTerminals: UserTerminals; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore; links: AgentLinks; activationMs: number };
 }
 
 export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & Partial<Pick<AgentThoughtsInternalApi, "_test">> {
@@ -82,7 +84,9 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
   );
   const transcript = new EventTranscript(channel);
   const links = new AgentLinks((real) => guard.inWorkspace(real), logger);
-  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, links, checkpoints, new VscodeMentions((real) => guard.inWorkspace(real), logger), new VscodePromptFiles((real) => guard.inWorkspace(real), logger));
+  const userTerminals = new UserTerminals();
+  const mentions = new VscodeMentions((real) => guard.inWorkspace(real), logger, { agentTerminals: mirrors, userTerminals, changes: workingTreeChanges });
+  const controller: ThoughtPanelController = new ThoughtPanelController(context.extensionUri, manager, registry, broker, logger, outputs, links, checkpoints, mentions, new VscodePromptFiles((real) => guard.inWorkspace(real), logger));
   const sidebar = new ThoughtViewProvider(controller);
   /** Shows a tool call in the panel (Why this change?). */
   const revealTool = async (sessionId: string, toolCallId: string): Promise<void> => {
@@ -101,6 +105,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     changes,
     manager.onEvent(live((e) => changes.onEvent(e))),
     mirrors,
+    userTerminals,
     manager.onEvent(live((e) => mirrors.onEvent(e))),
     checkpoints,
     manager.onEvent(live((e) => checkpoints.onEvent(e))),
@@ -159,7 +164,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
     agents: () => registry.names(),
     onEvent: (listener) => manager.onEvent(listener),
     // Host internals for the extension's own tests only: absent unless VS Code runs them (extensionMode Test).
-    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, manager, settingsGuard, modal, checkpoints, transcripts, links, activationMs } } : {}),
+    ...(context.extensionMode === vscode.ExtensionMode.Test ? { _test: { controller, broker, changes, statusBar, terminals: mirrors, userTerminals, manager, settingsGuard, modal, checkpoints, transcripts, links, activationMs } } : {}),
   };
 }
 

@@ -3,8 +3,9 @@
  * (a marker saying how much output was skipped, then the tail, with `\r\n` line ends), the exit
  * line, the text (and exit status) of a command that reported its output only in `rawOutput`, and
  * the terminal's name: the command or the tool call's real title, never a placeholder such as
- * "Terminal", made safe to show.
+ * "Terminal", made safe to show; and a terminal's output as an @-mention carries it.
  */
+import stripAnsi from "strip-ansi";
 import { stringifyJson } from "./json";
 import { plainText } from "./plainText";
 import { tailOf } from "./tailBuffer";
@@ -147,4 +148,22 @@ export function terminalName(text: string, fallback = "Command", max = TERMINAL_
     t = `${cut.trimEnd()}…`;
   }
   return plainText(t);
+}
+
+/**
+ * A terminal's output as an agent reads it (an @-mention): colours and cursor moves taken out (by
+ * `strip-ansi`, which knows the escape sequences terminals use), a line a carriage return went back
+ * over (a progress bar) as it was left, line ends made `\n`, and only the last `max` characters, cut
+ * at a line start, with a note of how much came before.
+ */
+export function mentionedTerminalText(raw: string, max: number): string {
+  const plain = stripAnsi(raw).split("\n").map((line) => {
+    const t = line.replace(/\r+$/, "");
+    return t.slice(t.lastIndexOf("\r") + 1);
+  }).join("\n");
+  if (plain.length <= max) return plain;
+  const tail = plain.slice(plain.length - max);
+  const nl = tail.indexOf("\n");
+  const kept = nl >= 0 ? tail.slice(nl + 1) : tail;
+  return `[… ${plain.length - kept.length} earlier characters left out]\n${kept}`;
 }

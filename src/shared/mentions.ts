@@ -1,15 +1,20 @@
 /**
  * @-mentions in the prompt box, the parts both sides share: the `@query` at the caret, what the host
- * offers for it (workspace files, open editors, the selection, the active file's problems), the
- * chips a pick becomes, and the bounded reference each chip is sent as with the prompt (the host
- * turns it into an ACP block, reading only workspace files).
+ * offers for it (workspace files and folders, symbols, open editors, the selection, a file's or the
+ * workspace's problems, a terminal's output, the working tree's changes), the chips a pick becomes,
+ * and the bounded reference each chip is sent as with the prompt (the host turns it into an ACP
+ * block, reading only workspace files).
  */
-export type MentionKind = "file" | "editor" | "selection" | "problems";
+export type MentionKind = "file" | "folder" | "symbol" | "editor" | "selection" | "problems" | "workspaceProblems" | "terminal" | "changes";
 
 /** A chip in the prompt box, and what `sendPrompt` carries for it. */
 export interface MentionRef {
   kind: MentionKind;
-  /** A `file:` URI (without fragment). */
+  /**
+   * A `file:` URI (without fragment): the file, folder or symbol's file; for the workspace's problems
+   * and changes, the workspace folder. A terminal is named by the host's own key
+   * (`agent-thoughts-terminal:…`), looked up among the terminals it keeps, never opened as a path.
+   */
   uri: string;
   /** 1-based, inclusive (a selection). */
   startLine?: number;
@@ -29,7 +34,10 @@ export const MAX_MENTION_QUERY = 200;
 const MAX_URI = 4096;
 const MAX_LABEL = 200;
 
-const KINDS: readonly MentionKind[] = ["file", "editor", "selection", "problems"];
+const KINDS: readonly MentionKind[] = ["file", "folder", "symbol", "editor", "selection", "problems", "workspaceProblems", "terminal", "changes"];
+
+/** The scheme of a terminal mention's key (not a file: the host looks it up, it is never read as a path). */
+export const TERMINAL_MENTION_SCHEME = "agent-thoughts-terminal";
 
 /** Whether a value is a well-formed, bounded reference (from saved webview state or the wire). */
 export function isMentionRef(x: unknown): x is MentionRef {
@@ -91,10 +99,22 @@ export function fuzzyScore(query: string, path: string): number | undefined {
   return i === q.length ? score - p.length / 100 : undefined;
 }
 
-/** Items ordered best match first (stable), those that do not match left out, at most `max`. */
-export function rankMentions<T extends { detail: string }>(query: string, items: readonly T[], max = MAX_MENTION_ITEMS): T[] {
+/**
+ * Items ordered best match first (stable), those that do not match left out, at most `max`. Each is
+ * matched on its `detail`, or on the best of `keys` (the active file's problems, labelled "Problems
+ * in hello.ts", then beats the workspace's for `@prob`).
+ */
+export function rankMentions<T extends { detail: string }>(query: string, items: readonly T[], max = MAX_MENTION_ITEMS, keys: (item: T) => readonly string[] = (item) => [item.detail]): T[] {
+  const best = (item: T): number | undefined => {
+    let top: number | undefined;
+    for (const k of keys(item)) {
+      const s = fuzzyScore(query, k);
+      if (s !== undefined && (top === undefined || s > top)) top = s;
+    }
+    return top;
+  };
   return items
-    .map((item, i) => ({ item, i, s: fuzzyScore(query, item.detail) }))
+    .map((item, i) => ({ item, i, s: best(item) }))
     .filter((x): x is { item: T; i: number; s: number } => x.s !== undefined)
     .sort((a, b) => b.s - a.s || a.i - b.i)
     .slice(0, max)

@@ -78,7 +78,8 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
    * `mentions` are the @-mentioned chips, sent after the text as ACP blocks (workspace files only);
    * `images` go last, as `image` blocks, only to an agent that declares it takes images.
    */
-  z.object({ type: z.literal("sendPrompt"), text: z.string().min(1).max(1_000_000), sessionId: id.optional(), newSession: z.literal(true).optional(), mentions: z.array(mentionRef).max(MAX_MENTIONS).optional(), images: z.array(promptImage).max(MAX_IMAGES).optional() }),
+  z.object({ type: z.literal("sendPrompt"), text: z.string().max(1_000_000), sessionId: id.optional(), newSession: z.literal(true).optional(), mentions: z.array(mentionRef).max(MAX_MENTIONS).optional(), images: z.array(promptImage).max(MAX_IMAGES).optional() })
+    .refine((m) => m.text.length > 0 || (m.mentions?.length ?? 0) > 0 || (m.images?.length ?? 0) > 0, "a prompt has text, mentions or images"),
   /** Attach Image: the host shows VS Code's file picker (PNG, JPEG, GIF, WebP) and answers `attach` with what the user picked. */
   z.object({ type: z.literal("pickImages") }),
   /** Files dropped on the prompt box (`text/uri-list`): the host answers `attach` (workspace files only). */

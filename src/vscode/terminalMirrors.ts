@@ -337,6 +337,23 @@ export class TerminalMirrors implements vscode.Disposable {
     return this.mirrors.get(`tool:${sessionId}:${toolCallId}`)?.output?.text();
   }
 
+  /** Commands whose output is still kept, newest first (what @ offers): their key, name and whether they run. */
+  kept(max: number): Array<{ key: string; name: string; running: boolean }> {
+    const out: Array<{ key: string; name: string; running: boolean }> = [];
+    for (const [key, m] of [...this.mirrors].reverse()) {
+      if (out.length >= max) break;
+      if (m.output && m.output.text().trim()) out.push({ key, name: terminalName(m.name, "Command", 200), running: m.finished === undefined });
+    }
+    return out;
+  }
+
+  /** A kept command's output by its key (from `kept`), with its exit line when it ended. */
+  outputByKey(key: string): string | undefined {
+    const m = this.mirrors.get(key);
+    const text = m?.output?.text();
+    return text === undefined ? undefined : text + (m?.exit ?? "");
+  }
+
   dispose(): void {
     for (const d of this.disposables) d.dispose();
     if (this.opening) clearTimeout(this.opening.timer);

@@ -40,6 +40,8 @@ interface Persisted {
   history?: string[];
   /** Prompts typed while their session's turn ran, sent in order when it ends. */
   queue?: QueuedPrompt[];
+  /** The chips in the prompt box (with the draft). */
+  mentions?: MentionRef[];
 }
 
 export interface QueuedPrompt { sessionId: string; text: string; mentions?: MentionRef[] }
@@ -63,6 +65,8 @@ export class UiState {
   planOpen = true;
   history: string[] = [];
   queue: QueuedPrompt[] = [];
+  /** The prompt box's chips, kept with the draft across a reload. */
+  mentions: MentionRef[] = [];
 
   /** Per-entry open/closed overrides (thoughts, tool cards), keyed `session/entryId`. */
   readonly entryOpen = new Map<string, boolean>();
@@ -102,12 +106,13 @@ export class UiState {
     if (typeof p.planOpen === "boolean") this.planOpen = p.planOpen;
     if (Array.isArray(p.history)) this.history = p.history.filter((t): t is string => typeof t === "string" && t.length <= MAX_KEPT_PROMPT).slice(-100);
     if (Array.isArray(p.queue)) {
-      this.queue = p.queue.filter((q): q is QueuedPrompt => !!q && typeof q === "object" && typeof q.sessionId === "string" && q.sessionId.length <= 500 && typeof q.text === "string" && q.text.trim() !== "" && q.text.length <= MAX_KEPT_PROMPT)
+      this.queue = p.queue.filter((q): q is QueuedPrompt => !!q && typeof q === "object" && typeof q.sessionId === "string" && q.sessionId.length <= 500 && typeof q.text === "string" && q.text.length <= MAX_KEPT_PROMPT)
         .map((q) => {
           const mentions = Array.isArray(q.mentions) ? q.mentions.filter(isMentionRef).slice(0, MAX_MENTIONS) : [];
           return { sessionId: q.sessionId, text: q.text, ...(mentions.length ? { mentions } : {}) };
-        }).slice(0, MAX_QUEUED);
+        }).filter((q) => q.text.trim() !== "" || q.mentions !== undefined).slice(0, MAX_QUEUED);
     }
+    if (Array.isArray(p.mentions)) this.mentions = p.mentions.filter(isMentionRef).slice(0, MAX_MENTIONS);
   }
 
   /** Saves soon (coalescing bursts such as typing or scrolling). */
@@ -125,6 +130,7 @@ export class UiState {
       v: 1, draft: this.draft, turnOpen: this.turnOpen, filters: this.filters, search: this.search, searchFilter: this.searchFilter,
       scrollTop: Math.round(this.scrollTop), stick: this.stick, planOpen: this.planOpen,
       history: this.history.filter((t) => t.length <= MAX_KEPT_PROMPT), queue: this.queue,
+      ...(this.mentions.length ? { mentions: this.mentions } : {}),
     };
     this.store.setState(p);
   }

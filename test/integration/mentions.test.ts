@@ -125,7 +125,7 @@ describe("@-mentions in the prompt box", function () {
     for (const [name, theme, cls] of [["light", "Default Light Modern", "vscode-light"], ["dark", "Default Dark Modern", "vscode-dark"]] as const) {
       await vscode.workspace.getConfiguration("workbench").update("colorTheme", theme, vscode.ConfigurationTarget.Global);
       await waitFor((c: string) => document.body.classList.contains(c), cls, { view: "sidebar", what: `the ${name} theme` });
-      await screenshot(`test-results/prompt-mentions-${name}.png`); // the dark one is copied to docs/screenshots/prompt-mentions.png
+      await screenshot(`test-results/prompt-mentions-${name}.png`); // (the README shows mentionSources.test.ts's, with more kinds)
     }
 
     await press("#prompt", "Escape", "sidebar");

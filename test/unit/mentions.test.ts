@@ -58,7 +58,7 @@ describe("@-mentions", () => {
     const ok = parseWebviewMessage({ type: "sendPrompt", text: "hi", mentions: [ref("file:///w/a.ts"), ref("file:///w/a.ts", { kind: "selection", startLine: 2, endLine: 3 })] });
     assert.equal(ok.ok, true);
     for (const bad of [
-      { kind: "folder", uri: "file:///w", label: "w" },
+      { kind: "shell", uri: "file:///w", label: "w" },
       { kind: "file", uri: "", label: "a" },
       { kind: "file", uri: `file:///${"a".repeat(5000)}`, label: "a" },
       { kind: "selection", uri: "file:///w/a.ts", label: "a", startLine: 3, endLine: 2 },

@@ -15,6 +15,8 @@
  * Images join the same row as chips with a thumbnail: pasted (Ctrl+V), picked with Attach Image
  * (the host's file picker), or dropped; files dragged from the Explorer or an editor tab become
  * file chips (the host keeps workspace files only). What is refused is said under the box.
+ * Chips alone can be sent; they survive a reload with the draft and come back with the text when
+ * the agent fails to start.
  */
 import type { AvailableCommand, ConfigOption } from "../../shared/events";
 import { isWorking, nextAgent, readOnlyReason, sessionSummary, type SessionView, type ViewState } from "../../shared/viewModel";
@@ -149,7 +151,7 @@ export class PromptBox {
       if (!(e.relatedTarget instanceof Node && this.el.contains(e.relatedTarget))) this.el.classList.remove("drop-target");
     });
     this.el.addEventListener("drop", (e) => this.onDrop(e));
-    this.syncSend();
+    this.setMentions(ui.mentions);
   }
 
   /** An image pasted from the clipboard becomes a chip (text pastes as usual). */
@@ -258,7 +260,7 @@ export class PromptBox {
   }
 
   private syncSend(): void {
-    const empty = this.textarea.value.trim() === "";
+    const empty = this.textarea.value.trim() === "" && this.mentions.length === 0 && this.images.length === 0;
     if (this.send.disabled !== empty) this.send.disabled = empty;
   }
 
@@ -271,7 +273,7 @@ export class PromptBox {
 
   private submit(): void {
     const text = this.textarea.value.trim();
-    if (!text) return;
+    if (!text && this.mentions.length === 0 && this.images.length === 0) return;
     const s = this.session;
     const next = s ? nextAgent(s, this.host?.defaultAgent ?? s.agentName) : undefined;
     if (s && isWorking(s) && next && !next.switched) {
@@ -288,7 +290,7 @@ export class PromptBox {
       this.post({ type: "sendPrompt", text, ...(s ? { sessionId: s.sessionId } : {}), ...(this.readOnlyReason ? { newSession: true as const } : {}), ...(this.mentions.length ? { mentions: this.mentions } : {}), ...(this.images.length ? { images: this.images } : {}) });
       this.unconfirmed = { text, mentions: this.mentions, images: this.images, errorBefore: this.host?.hostError, errorCleared: false, turnsBefore: s?.turns.length ?? 0 };
     }
-    this.history.record(text);
+    if (text) this.history.record(text);
     this.ui.history = [...this.history.list];
     this.setText("");
     this.setChips([], []);
@@ -336,7 +338,7 @@ export class PromptBox {
       const state = ended ? "Not sent: the session ended" : i === 0 ? "Sent when the turn ends" : `Sent after ${i} more`;
       return h("li", { class: `queued-item${ended ? " stale" : ""}`, attrs: { "data-queued": String(i), title: state } },
         icon(ended ? "warning" : "clock"),
-        h("span", { class: "queued-text ut", attrs: { title: cleanInline(q.text, 2000) } }, cleanInline(q.text, 300)),
+        h("span", { class: "queued-text ut", attrs: { title: cleanInline(q.text, 2000) } }, cleanInline(q.text || (q.mentions ?? []).map((r) => r.label).join(", "), 300)),
         h("span", { class: "queued-state" }, state),
         editB, removeB);
     }));
@@ -481,7 +483,7 @@ export class PromptBox {
     }
     this.mentionItems = items.slice(0, MAX_COMPLETIONS);
     this.listKind = "mention";
-    this.list.setAttribute("aria-label", "Mention a file, editor, selection or problems");
+    this.list.setAttribute("aria-label", "Mention a file, folder, symbol, editor, selection, problems, terminal output or changes");
     this.list.replaceChildren(...this.mentionItems.map((item, i) => {
       const li = mentionOption(item, `slash-opt-${i}`);
       li.addEventListener("mousedown", (ev) => ev.preventDefault());
@@ -500,6 +502,10 @@ export class PromptBox {
   private setChips(mentions: MentionRef[], images: PromptImage[]): void {
     this.mentions = mentions;
     this.images = images;
+    this.ui.mentions = mentions;
+    // Saved at once (chips change on a pick, not per keystroke): a reload right after keeps them.
+    this.ui.flush();
+    this.syncSend();
     drawMentionChips(this.chipRow, mentions, (i) => {
       this.setMentions(removeMention(this.mentions, i));
       this.textarea.focus();
