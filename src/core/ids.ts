@@ -6,6 +6,7 @@
  * (node:crypto); the wire id is kept wherever we talk to the agent.
  */
 import { createHash } from "node:crypto";
+import { pairSafeEnd } from "../shared/utf16";
 
 /** Ids up to this long are kept as they are. */
 export const MAX_ID_CHARS = 128;
@@ -14,9 +15,7 @@ const PREFIX_CHARS = 64;
 export function boundId(id: string): string {
   const wellFormed = id.toWellFormed();
   if (wellFormed.length <= MAX_ID_CHARS && wellFormed === id) return id;
-  let prefix = wellFormed.slice(0, PREFIX_CHARS);
-  const last = prefix.charCodeAt(prefix.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) prefix = prefix.slice(0, -1);
+  const prefix = wellFormed.slice(0, pairSafeEnd(wellFormed, PREFIX_CHARS));
   // Hash the UTF-16 code units, so ids that differ only in a lone surrogate stay different.
   const hash = createHash("sha256").update(Buffer.from(id, "utf16le")).digest("hex").slice(0, 32);
   return `${prefix}…${hash}`;

@@ -9,6 +9,7 @@ import stripAnsi from "strip-ansi";
 import { stringifyJson } from "./json";
 import { plainText } from "./plainText";
 import { tailOf } from "./tailBuffer";
+import { pairSafeEnd } from "../shared/utf16";
 
 /** After a skip, the tail written below the marker: short enough to stay in xterm's scrollback. */
 const TAIL_CHARS = 32 * 1024;
@@ -142,10 +143,7 @@ export function terminalName(text: string, fallback = "Command", max = TERMINAL_
   t = unquoted(t).trim();
   if (!t) return fallback;
   if (t.length > max) {
-    let cut = t.slice(0, max - 1);
-    const last = cut.charCodeAt(cut.length - 1);
-    if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
-    t = `${cut.trimEnd()}…`;
+    t = `${t.slice(0, pairSafeEnd(t, max - 1)).trimEnd()}…`;
   }
   return plainText(t);
 }

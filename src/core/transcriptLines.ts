@@ -10,6 +10,7 @@
 import type { SessionAbilities, ThoughtEvent } from "../shared/events";
 import type { SavedSession } from "../shared/viewModel";
 import { boundEvent } from "../shared/bound";
+import { pairSafeEnd } from "../shared/utf16";
 import { parseThoughtEvent } from "./eventSchema";
 import { stringifyJson } from "./json";
 
@@ -51,10 +52,7 @@ export function eventFromLine(line: string): { event: ThoughtEvent } | { problem
 /** `s` cut to `max` characters (not splitting a surrogate pair), with an ellipsis when cut. */
 function cut(s: string, max: number): string {
   if (s.length <= max) return s;
-  let end = max - 1;
-  const code = s.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--;
-  return `${s.slice(0, end)}…`;
+  return `${s.slice(0, pairSafeEnd(s, max - 1))}…`;
 }
 
 function cleanAbilities(a: SessionAbilities): SessionAbilities {

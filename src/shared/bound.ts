@@ -8,6 +8,7 @@
  */
 import type { Cuts, PlanEntry, ThoughtEvent, ToolCallFields, ToolContent } from "./events";
 import { withoutMediaData } from "./images";
+import { pairSafeEnd } from "./utf16";
 
 export interface Limits {
   /** Containers nested deeper than this become a marker string. */
@@ -40,9 +41,7 @@ const count = (n: number): string => n.toLocaleString("en");
 
 /** `s` cut to at most `max` UTF-16 units without splitting a surrogate pair. */
 function cutString(s: string, max: number): string {
-  if (s.length <= max) return s;
-  const code = s.charCodeAt(max - 1);
-  return s.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+  return s.length <= max ? s : s.slice(0, pairSafeEnd(s, max));
 }
 
 /** A string cut to `max` characters with an in-place marker; `more` counts what was cut. */

@@ -7,6 +7,7 @@
 import DOMPurify from "dompurify";
 import MarkdownIt from "markdown-it";
 import { cleanBlock } from "./dom";
+import { pairSafeEnd } from "../shared/utf16";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
 
@@ -141,8 +142,7 @@ class StreamedFence {
       const nl = code.indexOf("\n", Math.max(from, seg.start + CODE_SEG_SOFT - 1));
       if (nl >= 0 && nl + 1 < end) end = nl + 1;
       end = Math.min(end, seg.start + Math.max(used + 1, CODE_SEG_HARD));
-      const high = code.charCodeAt(end - 1);
-      if (end < code.length && end - 1 > from && high >= 0xd800 && high <= 0xdbff) end--;
+      if (end - 1 > from) end = pairSafeEnd(code, end);
       seg.text.appendData(cleanBlock(code.slice(from, end)));
       from = end;
     }
@@ -263,9 +263,7 @@ export class IncrementalMarkdown {
     }
     const sp = text.lastIndexOf(" ", text.length - 2);
     if (sp >= from) return sp + 1;
-    let cut = text.length - 1;
-    const c = text.charCodeAt(cut - 1);
-    if (c >= 0xd800 && c <= 0xdbff) cut--;
+    const cut = pairSafeEnd(text, text.length - 1);
     return cut > from ? cut : from;
   }
 

@@ -5,6 +5,7 @@
  * identical — so a frame only costs what changed. A streaming thought grows by `appendData`.
  */
 import { agentIdOf, type Entry } from "../../shared/viewModel";
+import { pairSafeEnd } from "../../shared/utf16";
 import { button, cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
 import { IncrementalMarkdown } from "../markdown";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
@@ -177,8 +178,7 @@ class ThoughtComp implements EntryComp, Ticker {
           const sp = s.lastIndexOf(" ", limit + SEGMENT_SLACK - 1);
           take = sp >= Math.max(0, SEGMENT_SOFT - this.segLen) ? sp + 1 : limit;
         }
-        const code = s.charCodeAt(take - 1);
-        if (take < s.length && take > 1 && code >= 0xd800 && code <= 0xdbff) take--;
+        if (take > 1) take = pairSafeEnd(s, take);
       }
       this.seg.appendData(s.slice(0, take));
       this.segLen += take;
