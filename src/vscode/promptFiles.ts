@@ -5,14 +5,13 @@
  * there; and a prompt's images are checked again before they become ACP `image` blocks (type, size,
  * and that the bytes start as the type says) — the webview is not trusted with either.
  */
-import type { Stats } from "node:fs";
-import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Logger } from "../acp/ports";
 import type { ContentBlock } from "../shared/events";
 import { bytesMatchType, imageRefusal, imageTypeOf, MAX_IMAGE_BYTES, MAX_IMAGES, TOO_MANY_IMAGES, type PromptImage } from "../shared/images";
 import type { MentionRef } from "../shared/mentions";
+import { diskFile, readRegularFile } from "./documents";
 import { isNetworkPath, realpathOrParentSync } from "./guard";
 
 /** What Attach Image or a drop gives the prompt box. */
@@ -69,18 +68,12 @@ export class VscodePromptFiles implements PromptFilesPort {
         out.refused.push(`${name.slice(0, 80)} is outside the workspace`);
         continue;
       }
-      let stat: Stats;
-      try {
-        stat = await fs.stat(uri.fsPath);
-      } catch {
-        out.refused.push(`${name.slice(0, 80)} was not found`);
+      const file = await diskFile(uri.fsPath);
+      if (file.kind !== "file") {
+        out.refused.push(`${name.slice(0, 80)} ${file.kind === "missing" ? "was not found" : file.kind === "directory" ? "is a folder, not a file" : `is ${file.what}, not a file`}`);
         continue;
       }
-      if (!stat.isFile()) {
-        out.refused.push(`${name.slice(0, 80)} is a folder, not a file`);
-        continue;
-      }
-      if (imageTypeOf(name) && stat.size <= MAX_IMAGE_BYTES) {
+      if (imageTypeOf(name) && file.size <= MAX_IMAGE_BYTES) {
         const before = out.images.length;
         await this.readImage(uri, out);
         if (out.images.length > before) continue;
@@ -94,13 +87,19 @@ export class VscodePromptFiles implements PromptFilesPort {
     const name = path.basename(uri.fsPath);
     const mimeType = imageTypeOf(name);
     try {
-      const stat = await fs.stat(uri.fsPath);
-      const why = imageRefusal(name, mimeType ?? "", stat.size);
+      const file = await diskFile(uri.fsPath);
+      const why = imageRefusal(name, mimeType ?? "", file.kind === "file" ? file.size : 0);
       if (why || !mimeType) {
         out.refused.push(why ?? `${name} is not an image`);
         return;
       }
-      const bytes = await fs.readFile(uri.fsPath);
+      // Opened without blocking and checked as opened: a path swapped for a pipe since cannot hang the host.
+      const read = await readRegularFile(uri.fsPath, MAX_IMAGE_BYTES);
+      if (!("bytes" in read)) {
+        out.refused.push(`${name.slice(0, 80)} ${"missing" in read ? "was not found" : read.refused}`);
+        return;
+      }
+      const bytes = read.bytes;
       if (!bytesMatchType(bytes.subarray(0, 16), mimeType)) {
         out.refused.push(`${name.slice(0, 80)} is not the ${mimeType} its name says`);
         return;

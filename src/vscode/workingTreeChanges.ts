@@ -11,6 +11,7 @@
  * checks). Reading the configuration (`git config --get-regexp`) runs nothing.
  */
 import { spawn } from "node:child_process";
+import { findCommand } from "../acp/spawn";
 
 /** What a mention carries at most: the diff's first 200 KB. */
 export const MAX_DIFF_CHARS = 200_000;
@@ -19,10 +20,10 @@ const TIMEOUT_MS = 15_000;
 
 interface Run { stdout: string; code: number | null; cut: boolean }
 
-/** Runs git with these arguments in `cwd`, keeping at most `max` characters of its output. */
-function git(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, max: number): Promise<Run> {
+/** Runs the git at `file` with these arguments in `cwd`, keeping at most `max` characters of its output. */
+function git(file: string, cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, max: number): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd, env, shell: false, stdio: ["ignore", "pipe", "ignore"], windowsHide: true });
+    const child = spawn(file, args, { cwd, env, shell: false, stdio: ["ignore", "pipe", "ignore"], windowsHide: true });
     let out = "";
     let cut = false;
     const timer = setTimeout(() => child.kill(), TIMEOUT_MS);
@@ -80,14 +81,17 @@ export function safeOverrides(configKeys: readonly string[]): Array<[string, str
  * sentence saying why there are none. Rejects when git cannot be run.
  */
 export async function workingTreeChanges(folder: string): Promise<string> {
+  // Found on PATH only, as every command is (acp/spawn.ts): Windows would run a git.exe the repository ships in the folder first.
+  const file = await findCommand("git", folder, process.env);
+  if (!file) throw new Error("git was not found on PATH");
   const plain = gitEnv(process.env, [["core.fsmonitor", "false"]]);
-  const keys = await git(folder, ["config", "--null", "--name-only", "--get-regexp", "^filter\\."], plain, 100_000);
+  const keys = await git(file, folder, ["config", "--null", "--name-only", "--get-regexp", "^filter\\."], plain, 100_000);
   const env = gitEnv(process.env, safeOverrides(keys.stdout.split("\0").filter(Boolean)));
   const base = ["--no-pager", "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames"];
-  let diff = await git(folder, [...base, "HEAD", "--"], env, MAX_DIFF_CHARS);
-  if (diff.code !== 0) diff = await git(folder, [...base, "--cached", "--"], env, MAX_DIFF_CHARS); // no commit yet
+  let diff = await git(file, folder, [...base, "HEAD", "--"], env, MAX_DIFF_CHARS);
+  if (diff.code !== 0) diff = await git(file, folder, [...base, "--cached", "--"], env, MAX_DIFF_CHARS); // no commit yet
   if (diff.code !== 0) return "Not a git repository (or git failed).";
-  const untracked = await git(folder, ["ls-files", "--others", "--exclude-standard", "-z"], env, 100_000);
+  const untracked = await git(file, folder, ["ls-files", "--others", "--exclude-standard", "-z"], env, 100_000);
   const names = untracked.code === 0 ? untracked.stdout.split("\0").filter(Boolean) : [];
   const parts: string[] = [];
   parts.push(diff.stdout.trim() ? diff.stdout + (diff.cut ? `\n[… the diff goes on; cut at ${MAX_DIFF_CHARS} characters]\n` : "") : "No changes to tracked files.\n");
