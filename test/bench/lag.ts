@@ -24,38 +24,19 @@ import { fmt, percentile, useScenario } from "./util";
 const P95_TARGET = 33;
 const MAX_TARGET = 100;
 
-interface Probe { samples: [number, number][]; longTasks: number[]; frames: { n: number; total: number; script: number; layout: number; render: number; invokers: Record<string, number> } }
+interface Probe { samples: [number, number][]; longTasks: number[] }
 
 /** Installed in the webview: records [time the frame was drawn, units the drawn state holds] for one session. */
 function installProbe(sessionId: string): boolean {
   type W = Window & { __agentThoughtsFrameProbe?: (s: ViewState) => void; __atLag?: Probe; __atLongTasks?: PerformanceObserver };
   const w = window as W;
-  const probe: Probe = { samples: [], longTasks: [], frames: { n: 0, total: 0, script: 0, layout: 0, render: 0, invokers: {} } };
+  const probe: Probe = { samples: [], longTasks: [] };
   w.__atLag = probe;
   w.__atLongTasks?.disconnect();
-  // Long tasks, and where the time of long animation frames goes (script, style and layout, the rest of rendering).
-  interface Loaf extends PerformanceEntry { renderStart: number; styleAndLayoutStart: number; scripts: { duration: number; invoker: string; sourceFunctionName?: string }[] }
   const obs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      if (e.entryType === "longtask") {
-        probe.longTasks.push(e.duration);
-        continue;
-      }
-      const f = e as Loaf;
-      const end = f.startTime + f.duration;
-      const fr = probe.frames;
-      fr.n++;
-      fr.total += f.duration;
-      if (f.styleAndLayoutStart > 0) fr.layout += end - f.styleAndLayoutStart;
-      if (f.renderStart > 0) fr.render += (f.styleAndLayoutStart > 0 ? f.styleAndLayoutStart : end) - f.renderStart;
-      for (const sc of f.scripts) {
-        fr.script += sc.duration;
-        const k = `${sc.invoker} ${sc.sourceFunctionName ?? ""}`.slice(0, 80);
-        fr.invokers[k] = (fr.invokers[k] ?? 0) + sc.duration;
-      }
-    }
+    for (const e of list.getEntries()) probe.longTasks.push(e.duration);
   });
-  obs.observe({ entryTypes: ["longtask", "long-animation-frame"] });
+  obs.observe({ type: "longtask", buffered: false });
   w.__atLongTasks = obs;
   let version = -1;
   let last = -1;
@@ -84,14 +65,14 @@ function installProbe(sessionId: string): boolean {
   return true;
 }
 
-function readProbe(): { samples: [number, number][]; longTasks: number[]; frames: Probe["frames"]; text: string; dom: number } {
+function readProbe(): { samples: [number, number][]; longTasks: number[]; text: string; dom: number } {
   type W = Window & { __atLag?: Probe; __agentThoughtsFrameProbe?: unknown; __atLongTasks?: PerformanceObserver };
   const w = window as W;
   w.__agentThoughtsFrameProbe = undefined;
   w.__atLongTasks?.disconnect();
   const entries = document.querySelectorAll("#transcript [data-entry-type='thought'], #transcript [data-entry-type='message']");
   const last = entries[entries.length - 1];
-  return { samples: w.__atLag?.samples ?? [], longTasks: w.__atLag?.longTasks ?? [], frames: w.__atLag?.frames ?? { n: 0, total: 0, script: 0, layout: 0, render: 0, invokers: {} }, text: (last?.textContent ?? "").slice(-400), dom: document.getElementsByTagName("*").length };
+  return { samples: w.__atLag?.samples ?? [], longTasks: w.__atLag?.longTasks ?? [], text: (last?.textContent ?? "").slice(-400), dom: document.getElementsByTagName("*").length };
 }
 
 export interface LagFigures { shape: Shape; p50: number; p95: number; max: number; longest: number; longTasks: number }
@@ -147,11 +128,6 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   log(`    agent write → drawn: p50 ${fmt(figures.p50)}, p95 ${fmt(figures.p95)} (target ≤ ${P95_TARGET} ms: ${ok(figures.p95, P95_TARGET)}), max ${fmt(figures.max)} (target ≤ ${MAX_TARGET} ms: ${ok(figures.max, MAX_TARGET)})`);
   log(`    of which agent write → extension host has it: p50 ${fmt(percentile(toHost, 50))}, p95 ${fmt(percentile(toHost, 95))}, max ${fmt(toHost[toHost.length - 1] ?? NaN)}`);
   log(`    renderer long tasks (> 50 ms): ${figures.longTasks}${figures.longTasks ? `, longest ${fmt(figures.longest)}` : ""}; DOM elements ${got.dom.toLocaleString("en")}; last text on screen: ${shown ? "yes" : "NO"}`);
-  const fr = got.frames;
-  if (fr.n > 0) {
-    const top = Object.entries(fr.invokers).sort((x, y) => y[1] - x[1]).slice(0, 3).map(([k, v]) => `${k.trim()} ${fmt(v)}`).join("; ");
-    log(`    long animation frames (> 50 ms): ${fr.n}, ${fmt(fr.total)} in all: script ${fmt(fr.script)}, style and layout ${fmt(fr.layout)}, other rendering ${fmt(fr.render)}; most script: ${top}`);
-  }
   return figures;
 }
 

@@ -100,11 +100,9 @@ export class ScrollKeeper {
   settle(hasContent: boolean): void {
     if (!this.restored && hasContent) {
       this.restored = true;
-      if (!this.ui.stick) {
-        this.el.scrollTop = this.ui.scrollTop;
-        this.stick = false;
-      } else if (!this.stick) this.stick = true;
+      this.stick = this.ui.stick;
       if (this.stick) this.toBottom();
+      else this.el.scrollTop = this.ui.scrollTop;
     }
     this.sync();
   }
