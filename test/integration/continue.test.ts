@@ -12,12 +12,13 @@ import type { Scenario } from "../fixtures/agents/scenario";
 import { api, scriptedAgent, sendFromPanel, transcriptHas, until } from "./helpers";
 import { click, evaluate, viewport, waitFor } from "./webview";
 import { screenshot } from "./index";
+import { recorded } from "../support/recorded";
 
 const ALL = { loadSession: true, sessionCapabilities: { resume: {}, list: {}, close: {}, delete: {} } };
 
 interface Received { method: string; params: Record<string, unknown> }
 function received(file: string): Received[] {
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Received) : [];
+  return recorded<Received>(file);
 }
 
 describe("sessions that continue", function () {

@@ -13,11 +13,12 @@ import { PNG } from "pngjs";
 import { api, quickInputTitle, scriptedAgent, transcriptHas, until, useAgent } from "./helpers";
 import { harnessRequest, log, screenshot } from "./index";
 import { evaluate, fill, press, viewport, waitFor } from "./webview";
+import { recorded } from "../support/recorded";
 
 interface Received { method: string; params: { prompt?: Array<Record<string, unknown>> } }
 
 function received(file: string): Received[] {
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Received) : [];
+  return recorded<Received>(file);
 }
 
 /** A real 64×40 PNG (two colours), so the panel can draw its thumbnail. */

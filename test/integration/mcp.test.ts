@@ -12,11 +12,12 @@ import type { Scenario } from "../fixtures/agents/scenario";
 import { api, quickInputTitle, scriptedAgent, until } from "./helpers";
 import { harnessRequest } from "./index";
 import { waitFor } from "./webview";
+import { recorded } from "../support/recorded";
 
 
 interface Received { method: string; params: Record<string, unknown> }
 function received(file: string): Received[] {
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Received) : [];
+  return recorded<Received>(file);
 }
 
 interface Server { name: string; type?: string; command?: string; args?: string[]; env?: { name: string; value: string }[]; url?: string; headers?: { name: string; value: string }[] }

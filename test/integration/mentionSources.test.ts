@@ -14,12 +14,13 @@ import { api, scriptedAgent, transcriptHas, until } from "./helpers";
 import { screenshot } from "./index";
 import { evaluate, fill, press, waitFor } from "./webview";
 import type { Scenario } from "../fixtures/agents/scenario";
+import { recorded } from "../support/recorded";
 
 interface Received { method: string; params: { prompt?: Array<Record<string, unknown>> } }
 type Block = Record<string, unknown> & { resource?: { uri: string; text: string; mimeType?: string } };
 
 function received(file: string): Received[] {
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Received) : [];
+  return recorded<Received>(file);
 }
 
 function prompts(file: string): Array<Array<Block>> {

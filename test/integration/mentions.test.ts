@@ -12,11 +12,12 @@ import * as vscode from "vscode";
 import { api, transcriptHas, until, useAgent } from "./helpers";
 import { screenshot } from "./index";
 import { evaluate, fill, postRaw, press, waitFor } from "./webview";
+import { recorded } from "../support/recorded";
 
 interface Received { method: string; params: { prompt?: Array<Record<string, unknown>> } }
 
 function received(file: string): Received[] {
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Received) : [];
+  return recorded<Received>(file);
 }
 
 /** The open completion list's options: kind, text, and whether it is the active one. */

@@ -5,7 +5,7 @@
  * up, a second continuation of a live agent session, replayed edits.
  */
 import * as assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { AgentSession } from "../../src/acp/agentSession";
@@ -15,6 +15,7 @@ import { EMPTY_STATE, reduce, savedSessionOf, type ViewState } from "../../src/s
 import { harness, type Harness } from "./harness";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { until } from "../support/until";
+import { recorded } from "../support/recorded";
 
 describe("continuing sessions: races, reopening, closing, replays", function () {
   this.timeout(30_000);
@@ -45,7 +46,7 @@ describe("continuing sessions: races, reopening, closing, replays", function () 
     manager = m;
     m.onEvent((e) => { events.push(e); state = reduce(state, [e]); });
     const received = (): { method: string; params: Record<string, unknown> }[] =>
-      existsSync(recordFile) ? readFileSync(recordFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { method: string; params: Record<string, unknown> }) : [];
+      recorded(recordFile);
     return { m, events, view: () => state, received };
   }
 

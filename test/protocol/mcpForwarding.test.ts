@@ -5,6 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { McpCapabilitiesLike, McpServerEntry } from "../../src/core/mcpServers";
 import { harness, type Harness } from "./harness";
+import { recorded } from "../support/recorded";
 
 interface Received { method: string; params: Record<string, unknown> }
 
@@ -25,7 +26,7 @@ describe("ACP client: the user's MCP servers", function () {
   ];
 
   function received(file: string): Received[] {
-    return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Received) : [];
+    return recorded<Received>(file);
   }
 
   it("session/new, session/resume and session/load carry the servers, asked for with the agent's mcpCapabilities; session_start names them", async () => {

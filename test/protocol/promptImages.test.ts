@@ -6,13 +6,14 @@
  * the refusal names the agent.
  */
 import * as assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { SessionManager, type AgentStatus } from "../../src/acp/sessionManager";
 import type { ContentBlock, ThoughtEvent } from "../../src/shared/events";
 import { harness, type Harness } from "./harness";
 import type { Scenario } from "../fixtures/agents/scenario";
+import { recorded } from "../support/recorded";
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).toString("base64");
 const THUMB = `data:image/png;base64,${PNG}`;
@@ -43,7 +44,7 @@ describe("images in a prompt", function () {
     m.onEvent((e) => events.push(e));
     m.onStatus((s) => statuses.push(s));
     const received = (): { method: string; params: Record<string, unknown> }[] =>
-      existsSync(recordFile) ? readFileSync(recordFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { method: string; params: Record<string, unknown> }) : [];
+      recorded(recordFile);
     return { m, events, statuses, received };
   }
 

@@ -6,7 +6,7 @@
  */
 import * as assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -14,6 +14,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { AGENT_JS } from "./harness";
 import { until } from "../support/until";
 import { SCENARIO_ENV, type Scenario } from "../fixtures/agents/scenario";
+import { recorded } from "../support/recorded";
 
 /** One scripted agent process and the SDK client connected to it. */
 interface Agent {
@@ -97,7 +98,7 @@ describe("Scripted agent: saved sessions across agent processes (load, resume, l
   });
 
   const received = (): { method: string; params: Record<string, unknown> }[] =>
-    existsSync(recordFile) ? readFileSync(recordFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { method: string; params: Record<string, unknown> }) : [];
+    recorded(recordFile);
 
   it("a session made by one process is listed and loaded by the next (replay before the answer), resumed by a third that plays the next turn, then deleted", async () => {
     const scenario: Scenario = {

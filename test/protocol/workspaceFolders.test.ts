@@ -4,9 +4,9 @@
  * `sessionCapabilities.additionalDirectories`, and never when it does not (ACP forbids it).
  */
 import * as assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { harness, type Harness } from "./harness";
+import { recorded } from "../support/recorded";
 
 describe("workspace folders for the agent", function () {
   this.timeout(30_000);
@@ -14,7 +14,7 @@ describe("workspace folders for the agent", function () {
   afterEach(async () => { await h?.cleanup(); h = undefined; });
 
   const received = (file: string): { method: string; params: Record<string, unknown> }[] =>
-    existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { method: string; params: Record<string, unknown> }) : [];
+    recorded(file);
 
   it("sends the other folders with every session of an agent that declares additionalDirectories", async () => {
     const record = path.join((await import("node:os")).tmpdir(), `at-dirs-${process.pid}-1.jsonl`);
