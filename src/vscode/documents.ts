@@ -71,6 +71,11 @@ function describeSpecial(s: Stats): string {
   return s.isFIFO() ? "a named pipe (FIFO)" : s.isSocket() ? "a socket" : s.isCharacterDevice() || s.isBlockDevice() ? "a device" : "not a regular file";
 }
 
+/** Why a file with more than one hard link is not read for the agent: it is the same file as every other name it has. */
+export function hardLinks(links: number): string {
+  return `has ${links} hard links, so it may be the same file as one outside the workspace`;
+}
+
 /** Stats a path (following links). */
 export async function diskFile(file: string): Promise<DiskFile> {
   let s: Stats;

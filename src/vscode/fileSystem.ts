@@ -8,7 +8,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { FsPort, Logger, ReadFileRequest, WriteFileRequest } from "../acp/ports";
-import { diskFile, openDocument, readCurrent, readRegularFile, writeWholeText } from "./documents";
+import { diskFile, hardLinks, openDocument, readCurrent, readRegularFile, writeWholeText } from "./documents";
 import { isNetworkPath, realpathOrParentSync, type WorkspaceGuard } from "./guard";
 import type { Modal } from "./modal";
 
@@ -49,7 +49,7 @@ export class VscodeFileSystem implements FsPort {
     if (disk.kind === "special") throw RequestError.invalidParams(undefined, `${shown} is ${disk.what}; agents may only ${verb} regular files`);
     const hardLinked = disk.kind === "file" && disk.links > 1;
     if (!this.guard.inWorkspace(real) || hardLinked) {
-      const why = hardLinked ? `${shown} has ${disk.links} hard links, so it may be the same file as one outside the workspace` : `${shown} is outside the workspace`;
+      const why = hardLinked ? `${shown} ${hardLinks(disk.links)}` : `${shown} is outside the workspace`;
       const choice = await this.modal.ask(
         `The agent wants to ${verb} a file outside the workspace: ${shown}`,
         `${why}. Agents are limited to the workspace folders. Allow this one access?`,

@@ -17,6 +17,7 @@ import type { Logger } from "../acp/ports";
 import type { ContentBlock } from "../shared/events";
 import { MAX_MENTION_ITEMS, mentionUri, rankMentions, TERMINAL_MENTION_SCHEME, type MentionItem, type MentionRef } from "../shared/mentions";
 import { mentionedTerminalText } from "../core/terminalText";
+import { hardLinks } from "./documents";
 import { isNetworkPath, realpathOrParentSync } from "./guard";
 import { IgnoreFiles } from "./ignoreFiles";
 
@@ -302,6 +303,11 @@ export class VscodeMentions implements MentionPort {
     const ranged = ref.startLine !== undefined && ref.endLine !== undefined;
     const link: ContentBlock = { type: "resource_link", uri: base, name: path.basename(uri.fsPath), size: stat.size };
     if (!ranged && stat.size > MAX_EMBED_BYTES) return link;
+    if (stat.nlink > 1) {
+      // Its text could be a file's outside the workspace: the agent gets the link and must ask to read it.
+      this.logger.warn(`Sent ${uri.fsPath} as a link, not its text: it ${hardLinks(stat.nlink)}`);
+      return ranged ? { ...link, uri: mentionUri({ uri: base, startLine: ref.startLine!, endLine: ref.endLine! }) } : link;
+    }
     let doc: vscode.TextDocument;
     try {
       doc = await vscode.workspace.openTextDocument(uri);

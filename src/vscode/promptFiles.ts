@@ -11,7 +11,7 @@ import type { Logger } from "../acp/ports";
 import type { ContentBlock } from "../shared/events";
 import { bytesMatchType, imageRefusal, imageTypeOf, MAX_IMAGE_BYTES, MAX_IMAGES, TOO_MANY_IMAGES, type PromptImage } from "../shared/images";
 import type { MentionRef } from "../shared/mentions";
-import { diskFile, readRegularFile } from "./documents";
+import { diskFile, hardLinks, readRegularFile } from "./documents";
 import { isNetworkPath, realpathOrParentSync } from "./guard";
 
 /** What Attach Image or a drop gives the prompt box. */
@@ -71,6 +71,11 @@ export class VscodePromptFiles implements PromptFilesPort {
       const file = await diskFile(uri.fsPath);
       if (file.kind !== "file") {
         out.refused.push(`${name.slice(0, 80)} ${file.kind === "missing" ? "was not found" : file.kind === "directory" ? "is a folder, not a file" : `is ${file.what}, not a file`}`);
+        continue;
+      }
+      // A hard link is the same file as every other name it has, which may be outside the workspace.
+      if (file.links > 1) {
+        out.refused.push(`${name.slice(0, 80)} ${hardLinks(file.links)}`);
         continue;
       }
       if (imageTypeOf(name) && file.size <= MAX_IMAGE_BYTES) {

@@ -195,6 +195,16 @@ describe("images and dropped files in the prompt box", function () {
     await drop([vscode.Uri.file(outside).toString()]);
     await until(async () => (await notice()).includes("outside-secret.txt"), "the refusal of the file outside the workspace");
     assert.equal(await notice(), "Not attached: outside-secret.txt is outside the workspace.");
+    // A hard link in the workspace to that file is the same file under a workspace name.
+    const hard = vscode.Uri.joinPath(root, "dropped-hard.txt");
+    fs.linkSync(outside, hard.fsPath);
+    try {
+      await drop([hard.toString()]);
+      await until(async () => (await notice()).includes("dropped-hard.txt"), "the refusal of the hard-linked file");
+      assert.equal(await notice(), "Not attached: dropped-hard.txt has 2 hard links, so it may be the same file as one outside the workspace.");
+    } finally {
+      fs.rmSync(hard.fsPath, { force: true });
+    }
     assert.deepEqual((await boxChips()).map((c) => c.label), ["hello.ts"]);
     const prompt = await sendAndReceive(record);
     const text = (await vscode.workspace.openTextDocument(hello)).getText();

@@ -152,6 +152,9 @@ describe("@-mentions in the prompt box", function () {
     fs.writeFileSync(big.fsPath, "x".repeat(300 * 1024));
     fs.writeFileSync(secret, "SECRET-OUTSIDE");
     fs.symlinkSync(secret, link.fsPath);
+    // A hard link in the workspace is the outside file itself under a workspace name.
+    const hard = vscode.Uri.joinPath(root, "mention-hard.txt");
+    fs.linkSync(secret, hard.fsPath);
     const problems = vscode.languages.createDiagnosticCollection("mentions-test");
     try {
       const warning = new vscode.Diagnostic(new vscode.Range(1, 2, 1, 8), "MENTION-PROBLEM: greet returns too soon", vscode.DiagnosticSeverity.Warning);
@@ -173,22 +176,31 @@ describe("@-mentions in the prompt box", function () {
       assert.match(shown.resource.text, /src\/hello\.ts:2:3 Warning: MENTION-PROBLEM: greet returns too soon \(mentions-test\)/);
       assert.deepEqual(linked, { type: "resource_link", uri: big.toString(), name: "big-mention.txt", size: 300 * 1024 });
 
-      // A script in the webview forging mentions: a file outside the workspace, and a symlink in it to that file.
+      // A script in the webview forging mentions: a file outside the workspace, a symlink in it to
+      // that file, and a hard link to it (sent as links the agent must ask to read, never as text).
       const a = await api();
       const before = received(record).filter((m) => m.method === "session/prompt").length;
       await postRaw([{ type: "sendPrompt", text: "forged", mentions: [
         { kind: "file", uri: vscode.Uri.file(secret).toString(), label: "secret.txt" },
         { kind: "selection", uri: link.toString(), label: "mention-link.txt:1-1", startLine: 1, endLine: 1 },
+        { kind: "file", uri: hard.toString(), label: "mention-hard.txt" },
+        { kind: "selection", uri: hard.toString(), label: "mention-hard.txt:1-1", startLine: 1, endLine: 1 },
       ] }]);
       await until(() => received(record).filter((m) => m.method === "session/prompt").length > before, "the forged prompt to reach the agent", 20_000);
       const forged = received(record).filter((m) => m.method === "session/prompt").at(-1)?.params.prompt;
-      assert.deepEqual(forged, [{ type: "text", text: "forged" }], "only the text went");
+      const size = "SECRET-OUTSIDE".length;
+      assert.deepEqual(forged, [
+        { type: "text", text: "forged" },
+        { type: "resource_link", uri: hard.toString(), name: "mention-hard.txt", size },
+        { type: "resource_link", uri: `${hard.toString()}#L1-L1`, name: "mention-hard.txt", size },
+      ], "only the text and links went");
       assert.ok(!fs.readFileSync(record, "utf8").includes("SECRET-OUTSIDE"));
       await until(() => a._test.controller.viewState.sessions[a._test.controller.activeSession ?? ""]?.status === "idle", "the turn to end");
     } finally {
       problems.dispose();
       fs.rmSync(big.fsPath, { force: true });
       fs.rmSync(link.fsPath, { force: true });
+      fs.rmSync(hard.fsPath, { force: true });
     }
   });
 });
