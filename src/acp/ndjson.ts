@@ -2,12 +2,15 @@
  * Newline-delimited JSON-RPC framing over an agent's stdio, with a tap. We frame the stream
  * ourselves (instead of the SDK's `ndJsonStream`) because the tap must see every message in
  * wire order before the SDK validates it — the SDK silently drops updates its schema rejects —
- * and because non-JSON noise and oversized lines must be reported, not swallowed.
+ * and because non-JSON noise and oversized lines must be reported, not swallowed. Lines are
+ * handled in time-budgeted slices shared by all agents (./ingest), with the agent's stdout paused
+ * while its lines wait.
  */
 import { StringDecoder } from "node:string_decoder";
 import type { Readable, Writable } from "node:stream";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import { wellFormedJson } from "../core/json";
+import { agentIngest, type IngestScheduler, type IngestSource } from "./ingest";
 
 export interface NdJsonHooks {
   /** Every parsed message from the agent, in wire order, before the SDK sees it. */
@@ -29,7 +32,7 @@ function isUpdateNotification(m: AnyMessage): boolean {
   return "method" in m && m.method === "session/update" && !("id" in m);
 }
 
-export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks: NdJsonHooks, maxMessageBytes = MAX_MESSAGE_BYTES): Stream {
+export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks: NdJsonHooks, maxMessageBytes = MAX_MESSAGE_BYTES, scheduler: IngestScheduler = agentIngest): Stream {
   // Set once the reader went away (connection closed) or the stream ended: an agent still writing
   // after that is ignored rather than enqueued into a closed stream (which throws).
   let closed = false;
@@ -41,6 +44,12 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
       const decoder = new StringDecoder("utf8");
       let buffer = "";
       let skipping = false; // inside an oversized line: drop until its newline
+      // Whole lines not handled yet (the scheduler hands them out in slices), from `head` on; an
+      // oversized one stands as its report, so noise is reported in wire order too.
+      let lines: Array<string | { dropped: string }> = [];
+      let head = 0;
+      let ended = false;
+      let finished = false;
       const line = (text: string): void => {
         const trimmed = text.trim();
         if (!trimmed) return;
@@ -63,6 +72,36 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
         if (isUpdateNotification(parsed)) return;
         controller.enqueue(parsed);
       };
+      const finish = (): void => {
+        finished = true;
+        closed = true;
+        try { controller.close(); } catch { /* already closed or errored */ }
+      };
+      const source: IngestSource = {
+        get waiting() {
+          return head < lines.length || (ended && !finished);
+        },
+        next() {
+          if (head < lines.length) {
+            const text = lines[head]!;
+            lines[head++] = "";
+            if (head === lines.length) {
+              lines = [];
+              head = 0;
+            }
+            if (typeof text !== "string") hooks.noise(text.dropped, `larger than ${maxMessageBytes} bytes (dropped)`);
+            else if (!closed) line(text);
+            return true;
+          }
+          if (ended && !finished) {
+            finish();
+            return true;
+          }
+          return false;
+        },
+        pause: () => agentStdout.pause(),
+        resume: () => agentStdout.resume(),
+      };
       agentStdout.on("data", (chunk: Buffer) => {
         if (closed) return;
         // Scan only the new text for newlines so a huge line costs linear time.
@@ -77,25 +116,24 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
             skipping = false;
             continue;
           }
-          if (whole.length > maxMessageBytes) {
-            hooks.noise(whole.slice(0, 200), `larger than ${maxMessageBytes} bytes (dropped)`);
-            continue;
+          lines.push(whole.length > maxMessageBytes ? { dropped: whole.slice(0, 200) } : whole);
+        }
+        if (!skipping) {
+          buffer += text.slice(start);
+          if (buffer.length > maxMessageBytes) {
+            lines.push({ dropped: buffer.slice(0, 200) });
+            buffer = "";
+            skipping = true;
           }
-          line(whole);
         }
-        if (skipping) return;
-        buffer += text.slice(start);
-        if (buffer.length > maxMessageBytes) {
-          hooks.noise(buffer.slice(0, 200), `larger than ${maxMessageBytes} bytes (dropped)`);
-          buffer = "";
-          skipping = true;
-        }
+        scheduler.run(source);
       });
       agentStdout.on("end", () => {
-        if (!skipping && !closed) line(buffer + decoder.end());
+        if (closed) return;
+        if (!skipping) lines.push(buffer + decoder.end());
         buffer = "";
-        closed = true;
-        try { controller.close(); } catch { /* already closed or errored */ }
+        ended = true;
+        scheduler.run(source);
       });
       agentStdout.on("error", (err) => {
         if (closed) return;
