@@ -88,11 +88,11 @@ export class Checkpoints implements vscode.Disposable {
   }
 
   onEvent(e: ThoughtEvent): void {
-    if (!this.enabled) return;
+    // Only starts and ends of turns matter; the setting is read for those alone (not per chunk).
     if (e.kind === "turn_start") {
-      this.starting.set(e.sessionId, { turnId: e.turnId, prompt: e.prompt.map(contentText).join(" ").slice(0, 200) });
+      if (this.enabled) this.starting.set(e.sessionId, { turnId: e.turnId, prompt: e.prompt.map(contentText).join(" ").slice(0, 200) });
     } else if (e.kind === "turn_end" || (e.kind === "error" && e.turnId !== undefined)) {
-      void this.afterTurn(e.sessionId);
+      if (this.enabled) void this.afterTurn(e.sessionId);
     }
   }
 
