@@ -36,3 +36,36 @@ export function nextPatch(state: ViewState, pending: readonly ThoughtEvent[]): {
   const next = reduce(state, events);
   return { state: next, patch: { type: "patch", from: state.version, to: next.version, events } };
 }
+
+/** Event kinds that carry a session's text and output: sent to the panel only for the session it shows. */
+const TEXT_KINDS: ReadonlySet<ThoughtEvent["kind"]> = new Set<ThoughtEvent["kind"]>(["thought", "message", "tool_update", "plan", "usage"]);
+
+/**
+ * What of a patch's events goes to the panel, which shows one session: all of that one's, and of
+ * the others only what their place in the session list needs (starts and ends of turns, titles,
+ * questions, errors). `withheld` names the sessions whose text stayed behind; the panel gets such a
+ * session's whole view when it is shown. Ten agents streaming then cost the panel one stream.
+ */
+export function forPanel(events: readonly ThoughtEvent[], shown: string | undefined): { events: ThoughtEvent[]; withheld: Set<string> } {
+  const withheld = new Set<string>();
+  const out: ThoughtEvent[] = [];
+  for (const e of events) {
+    if (e.sessionId !== shown && TEXT_KINDS.has(e.kind)) withheld.add(e.sessionId);
+    else out.push(e);
+  }
+  return { events: out, withheld };
+}
+
+/** What the host knows of a webview's progress: the last version posted to it (and when), the last it said it applied. */
+export interface ViewProgress { ready: boolean; posted: number; postedAt: number; applied: number }
+
+/**
+ * Flow control for patches: 0 when the next patch may go now, else the time (same clock as `now`)
+ * until which it waits for a ready webview to apply the last one; a webview silent for `waitMs`
+ * no longer holds it up.
+ */
+export function patchHeldUntil(views: Iterable<ViewProgress>, now: number, waitMs: number): number {
+  let until = 0;
+  for (const v of views) if (v.ready && v.applied < v.posted && now - v.postedAt < waitMs) until = Math.max(until, v.postedAt + waitMs);
+  return until;
+}

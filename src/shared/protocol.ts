@@ -3,7 +3,7 @@
  *
  * Host → webview messages are facts: a `snapshot` of the whole view state (on `ready`, or when the
  * webview reports a version gap), then `patch`es carrying the events since the previous version,
- * at most one per animation frame, and `sessions` carrying whole session views that replace the
+ * at most one per animation frame and one the webview has not said it `applied`, and `sessions` carrying whole session views that replace the
  * webview's (saved sessions listed, and read back: newest turns first, then `turns` putting the
  * earlier ones before them, in pieces). The webview applies each with the same pure functions as
  * the host, in the order they were sent.
@@ -72,6 +72,12 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ready"), version: z.number().int().nonnegative().optional() }),
   /** The webview saw a version gap and needs a fresh snapshot. */
   z.object({ type: z.literal("requestSnapshot"), have: z.number().int().nonnegative() }),
+  /**
+   * The webview has applied the state up to `version`. The host posts the next patch only once
+   * the one before it is applied, so a panel that falls behind (a busy renderer, ten agents at
+   * once) gets fewer, larger patches instead of a queue that delays everything behind it.
+   */
+  z.object({ type: z.literal("applied"), version: z.number().int().nonnegative() }),
   /**
    * Send a prompt to the session (default: the shown one; a session not running is continued by
    * its agent when it can be), or with `newSession` to a new session of the default agent;

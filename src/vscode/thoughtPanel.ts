@@ -19,7 +19,7 @@ import type { Logger } from "../acp/ports";
 import type { PermissionBroker } from "./permissionBroker";
 import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
-import { coalesce, nextPatch } from "../core/panelPatches";
+import { coalesce, forPanel, nextPatch, patchHeldUntil, type ViewProgress } from "../core/panelPatches";
 import { QuestionSight } from "../core/questionSight";
 import { TimeSlice } from "../core/sleep";
 import type { AgentLinks } from "./links";
@@ -29,6 +29,11 @@ import type { PromptFilesPort } from "./promptFiles";
 
 /** One frame: patches go out at most this often, so a chunk waits at most this long (one after a quiet spell goes at once). */
 const FRAME_MS = 16;
+/**
+ * A patch waits until the webview applied the one before it, but no longer than this (a webview
+ * that never answers still gets its patches, at this pace).
+ */
+const APPLIED_WAIT_MS = 1_000;
 /** After a post fails, a fresh snapshot follows after 100, 200, 400… ms, at most this many times in a row. */
 const POST_RETRIES = 6;
 const POST_RETRY_MS = 100;
@@ -74,7 +79,7 @@ export interface SavedHistory {
   events(sessionId: string): AsyncIterable<ThoughtEvent[]>;
 }
 
-interface View {
+interface View extends ViewProgress {
   webview: vscode.Webview;
   kind: "sidebar" | "editor";
   /** False until the webview says `ready`; patches go only to ready views. */
@@ -98,6 +103,10 @@ export class ThoughtPanelController implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   /** When the last patch went out: the next one follows at least a frame later (a lone event goes at once). */
   private flushedAt = 0;
+  /** Sessions whose text the webviews were not sent, because another was shown (forPanel). */
+  private readonly behind = new Set<string>();
+  /** The patch timer is waiting for a webview's `applied`. */
+  private holding = false;
   private readonly views = new Set<View>();
   private activeSessionId: string | undefined;
   /** Agent start-up and the last failure outside any session, as the manager reported them. */
@@ -116,7 +125,13 @@ export class ThoughtPanelController implements vscode.Disposable {
   readonly testFaults = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
   readonly stats = {
-    posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
+    posts: 0, patches: 0, snapshots: 0,
+    /** Times a patch waited for a webview to apply the one before it. */
+    heldPatches: 0,
+    /** Events of sessions not shown that were not sent to the panel (it gets their whole view when shown). */
+    withheldEvents: 0,
+    /** The last session picks from a panel: when each reached the extension host (epoch ms), and which session. */
+    selects: [] as [number, string][], eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
     /** Pages of agents' URL questions opened (each only on the user's click). */
@@ -140,7 +155,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   ) {
     this.disposables.push(
       manager.onEvent((e) => this.onEvent(e)),
-      manager.onSession((s) => { this.activeSessionId = s.sessionId; this.postHost(); }),
+      manager.onSession((s) => this.setActive(s.sessionId)),
       manager.onStatus((st) => { this.agentStatus = st; this.postHost(); }),
       checkpoints.onDidChange(() => this.postHost()),
       vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration("agentThoughts")) this.postHost(); }),
@@ -179,7 +194,39 @@ export class ThoughtPanelController implements vscode.Disposable {
     if (this.forgotten.has(e.sessionId)) return;
     if (e.kind === "elicitation_request") this.notifyQuestion(e);
     this.pending.push(e);
-    this.timer ??= setTimeout(() => this.flush(), Math.max(0, this.flushedAt + FRAME_MS - performance.now()));
+    this.schedule();
+  }
+
+  /** The next patch: a frame after the last one, once every ready webview applied the last one. */
+  private schedule(): void {
+    this.timer ??= setTimeout(() => this.tick(), Math.max(0, this.flushedAt + FRAME_MS - performance.now()));
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    const waitUntil = patchHeldUntil(this.views, now, APPLIED_WAIT_MS);
+    if (waitUntil === 0) {
+      this.flush();
+      return;
+    }
+    // A webview is still applying the last one: its `applied` goes on (appliedBy); this timer is the fallback.
+    this.stats.heldPatches++;
+    this.holding = true;
+    this.timer = setTimeout(() => {
+      this.holding = false;
+      this.tick();
+    }, waitUntil - now);
+  }
+
+  /** A webview applied the state up to `version`: a patch held for it goes now (a frame after the last). */
+  private appliedBy(v: View, version: number): void {
+    v.applied = Math.max(v.applied, version);
+    if (!this.holding) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.holding = false;
+    this.schedule();
   }
 
   /**
@@ -206,14 +253,38 @@ export class ThoughtPanelController implements vscode.Disposable {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.holding = false;
     const next = nextPatch(this.state, this.pending);
     if (!next) return;
     this.flushedAt = performance.now();
     this.pending = [];
     this.state = next.state;
+    const { events, withheld } = forPanel(next.patch.events, this.shownSession());
+    for (const id of withheld) this.behind.add(id);
+    this.stats.withheldEvents += next.patch.events.length - events.length;
+    const patch = { ...next.patch, events };
     this.stats.patches++;
-    this.stats.eventsPosted += next.patch.events.length;
-    for (const v of this.views) if (v.ready) this.post(v, next.patch);
+    this.stats.eventsPosted += events.length;
+    for (const v of this.views) if (v.ready) this.post(v, patch);
+  }
+
+  /** The session the panel shows: the one picked, else the newest (as the webview has it). */
+  private shownSession(): string | undefined {
+    return this.activeSessionId ?? this.state.order[this.state.order.length - 1];
+  }
+
+  /** Shows a session; when the panel was not sent its text meanwhile (forPanel), its whole view goes first, in the same channel. */
+  private setActive(sessionId: string | undefined): void {
+    this.activeSessionId = sessionId;
+    const id = this.shownSession();
+    if (id !== undefined && this.behind.has(id)) {
+      this.flush();
+      this.behind.delete(id);
+      const view = this.state.sessions[id];
+      const version = this.state.version;
+      if (view) for (const v of this.views) if (v.ready) this.post(v, { type: "sessions", from: version, to: version, sessions: [view], order: this.state.order });
+    }
+    this.postHost();
   }
 
   private hostInfo(): HostInfo {
@@ -238,6 +309,11 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   private post(v: View, msg: HostMessage): void {
     this.stats.posts++;
+    const version = msg.type === "snapshot" ? msg.version : msg.type === "patch" || msg.type === "sessions" || msg.type === "turns" ? msg.to : undefined;
+    if (version !== undefined) {
+      v.posted = version;
+      v.postedAt = performance.now();
+    }
     const failed = (reason: string): void => this.postFailed(v, msg, reason);
     if (TEST_MODE && this.testFaults.failingPosts > 0) {
       this.testFaults.failingPosts--;
@@ -303,7 +379,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   attach(webview: vscode.Webview, kind: View["kind"], visible: () => boolean, lifetime: vscode.Disposable[]): void {
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")] };
     webview.html = this.html(webview, kind);
-    const view: View = { webview, kind, ready: false, visible, failures: 0 };
+    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0 };
     this.views.add(view);
     lifetime.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(view, raw)),
@@ -337,8 +413,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       return;
     }
     this.flush();
-    this.activeSessionId = sessionId;
-    this.postHost();
+    this.setActive(sessionId);
     const ready = [...this.views].filter((v) => v.ready);
     for (const v of ready) this.post(v, { type: "reveal", sessionId, toolCallId });
     // A panel still loading gets it right after its snapshot.
@@ -366,6 +441,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     const sessions = { ...this.state.sessions };
     delete sessions[sessionId];
     this.state = { version: this.state.version + 1, sessions, order: this.state.order.filter((id) => id !== sessionId) };
+    this.behind.delete(sessionId);
     if (this.activeSessionId === sessionId) this.activeSessionId = this.state.order[this.state.order.length - 1];
     for (const v of this.views) if (v.ready) this.snapshot(v);
   }
@@ -380,10 +456,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     const history = (id: string): boolean => !!this.state.sessions[id]?.restored && !!this.state.sessions[id]?.saved;
     const saved = [...this.state.order.filter(history), ...added.keys()].sort((a, b) => lastAt(a) - lastAt(b));
     this.putSessions(views, [...saved, ...this.state.order.filter((id) => !history(id))]);
-    if (!this.activeSessionId) {
-      this.activeSessionId = saved[saved.length - 1];
-      this.postHost();
-    }
+    if (!this.activeSessionId) this.setActive(saved[saved.length - 1]);
     this.loadShown();
   }
 
@@ -501,8 +574,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   /** Shows a session in the panel (reading it first when it is saved and not read yet). */
   select(sessionId: string): void {
     if (!this.state.sessions[sessionId]) return;
-    this.activeSessionId = sessionId;
-    this.postHost();
+    this.setActive(sessionId);
     this.loadShown();
   }
 
@@ -561,7 +633,11 @@ export class ThoughtPanelController implements vscode.Disposable {
     switch (m.type) {
       case "ready":
       case "requestSnapshot":
+        view.applied = 0;
         this.snapshot(view);
+        return;
+      case "applied":
+        this.appliedBy(view, m.version);
         return;
       case "sendPrompt": {
         this.stats.prompts++;
@@ -653,6 +729,8 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       }
       case "selectSession":
+        this.stats.selects.push([performance.timeOrigin + performance.now(), m.sessionId]);
+        if (this.stats.selects.length > 100) this.stats.selects.shift();
         if (!this.state.sessions[m.sessionId]) throw new OutOfStateMessage(`no session ${m.sessionId}`);
         this.select(m.sessionId);
         return;

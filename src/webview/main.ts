@@ -92,8 +92,11 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
     case "sessions":
     case "turns":
     case "host": {
+      const before = replica.version;
       const r = apply(replica, msg);
       replica = r.replica;
+      // The host sends the next patch once this one is applied (flow control).
+      if (replica.version !== before) bridge.post({ type: "applied", version: replica.version });
       switch (r.outcome) {
         case "replaced":
           askedAt = 0;

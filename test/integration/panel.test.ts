@@ -199,6 +199,37 @@ describe("the thought panel", function () {
     assert.equal((await asking.result).text, "kept build/");
   });
 
+  it("a session streaming while another is shown: its text is not sent to the panel until it is picked, then all of it shows", async () => {
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Behind", { turns: [[{ message: "ready" }], [{ thought: "BEHIND-THOUGHT one two three", chunkSize: 5 }, { message: "BEHIND-MESSAGE four five six", chunkSize: 5 }]] }),
+      scriptedAgent("Front", { turns: [[{ message: "front here" }]] }),
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    const behind = (await a.stream("start", { agent: "Behind", newSession: true }).result).sessionId;
+    const front = (await a.stream("look", { agent: "Front", newSession: true }).result).sessionId;
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    assert.equal(a._test.controller.activeSession, front);
+    const withheld = a._test.controller.stats.withheldEvents;
+    const r = await a.stream("stream now", { sessionId: behind }).result;
+    assert.equal(r.text, "BEHIND-MESSAGE four five six");
+    await until(() => a._test.controller.stats.withheldEvents > withheld, "the hidden session's text held back from the panel");
+    assert.equal(a._test.controller.activeSession, front, "the panel still shows the other session");
+    const shownText = (): Promise<string> => evaluate(() => document.querySelector("#transcript")?.textContent ?? "", undefined, "sidebar");
+    assert.ok(!(await shownText()).includes("BEHIND-"));
+    await evaluate((id: string) => {
+      const sel = document.querySelector<HTMLSelectElement>(".session-select")!;
+      sel.value = id;
+      sel.dispatchEvent(new Event("change", { bubbles: true }));
+    }, behind, "sidebar");
+    await waitFor(() => {
+      const t = document.querySelector("#transcript")?.textContent ?? "";
+      return t.includes("BEHIND-MESSAGE four five six") && document.querySelector(".thought-text, .thought") !== null;
+    }, undefined, { view: "sidebar", what: "the picked session's whole message" });
+    // The thought is there too (folded or not): its text is in the panel's DOM.
+    const thought = await evaluate(() => [...document.querySelectorAll(".thought-text")].map((e) => e.textContent ?? "").join(" "), undefined, "sidebar");
+    assert.match(thought, /BEHIND-THOUGHT one two three/);
+  });
+
   it("a thought is markdown (bold, lists, code) with no leading gap; a very long one is plain text", async () => {
     const long = `**not bold** ${"word ".repeat(8000)}`;
     await useAgent("Blanks", { turns: [

@@ -1,7 +1,7 @@
 /** The panel's patches: text chunks coalesced per session, turn, kind and message; versions carried from old to new. */
 import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
-import { coalesce, nextPatch } from "../../src/core/panelPatches";
+import { coalesce, forPanel, nextPatch, patchHeldUntil } from "../../src/core/panelPatches";
 import { EMPTY_STATE, reduce } from "../../src/shared/viewModel";
 import { TITLE_TEXT } from "../../src/shared/bound";
 
@@ -66,5 +66,33 @@ describe("panel patches", () => {
     assert.ok(tool.kind === "tool_start" && tool.cuts?.title, "the title is bounded for the panel");
     // The webview folds the same events onto the same state and gets the same result.
     assert.deepEqual(reduce(start, next.patch.events), next.state);
+  });
+
+  it("sends the shown session's events, and of the others only what the session list needs; names the sessions held back", () => {
+    const events = [
+      ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "hi" }] }, 1, "shown"),
+      ev({ kind: "thought", ...text("a") }, 1, "shown"),
+      ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "go" }] }, 1, "other"),
+      ev({ kind: "thought", ...text("b") }, 1, "other"),
+      ev({ kind: "message", ...text("c") }, 1, "other"),
+      ev({ kind: "turn_end", turnId: 1, stopReason: "end_turn" }, 1, "other"),
+      ev({ kind: "message", ...text("d") }, 1, "quiet"),
+    ];
+    const out = forPanel(events, "shown");
+    assert.deepEqual(out.events.map((e) => `${e.sessionId}:${texts([e])[0]}`), ["shown:turn_start", "shown:thought:a", "other:turn_start", "other:turn_end"]);
+    assert.deepEqual([...out.withheld].sort(), ["other", "quiet"]);
+    // The other session's place in the list (running, then idle) is right without its text.
+    const folded = reduce(EMPTY_STATE, out.events);
+    assert.equal(folded.sessions.other?.status, "idle");
+    assert.equal(folded.sessions.shown?.status, "running");
+  });
+
+  it("holds a patch until each ready webview applied the last one, for at most the wait", () => {
+    const caughtUp = { ready: true, posted: 5, postedAt: 100, applied: 5 };
+    const behind = { ready: true, posted: 6, postedAt: 100, applied: 5 };
+    assert.equal(patchHeldUntil([caughtUp], 110, 1000), 0);
+    assert.equal(patchHeldUntil([caughtUp, behind], 110, 1000), 1100);
+    assert.equal(patchHeldUntil([caughtUp, behind], 1100, 1000), 0, "a silent webview holds nothing up after the wait");
+    assert.equal(patchHeldUntil([{ ...behind, ready: false }], 110, 1000), 0, "nor does one that is not ready");
   });
 });
