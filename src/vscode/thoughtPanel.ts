@@ -34,6 +34,7 @@ const FRAME_MS = 16;
  * that never answers still gets its patches, at this pace).
  */
 const APPLIED_WAIT_MS = 1_000;
+const MAX_GAP_MS = 100;
 /** After a post fails, a fresh snapshot follows after 100, 200, 400… ms, at most this many times in a row. */
 const POST_RETRIES = 6;
 const POST_RETRY_MS = 100;
@@ -103,6 +104,8 @@ export class ThoughtPanelController implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   /** When the last patch went out: the next one follows at least a frame later (a lone event goes at once). */
   private flushedAt = 0;
+  /** The time between patches: a frame, or as long as the webview took to apply the last one (at most MAX_GAP_MS). */
+  private gapMs = FRAME_MS;
   /** Sessions whose text the webviews were not sent, because another was shown (forPanel). */
   private readonly behind = new Set<string>();
   /** The patch timer is waiting for a webview's `applied`. */
@@ -199,7 +202,7 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   /** The next patch: a frame after the last one, once every ready webview applied the last one. */
   private schedule(): void {
-    this.timer ??= setTimeout(() => this.tick(), Math.max(0, this.flushedAt + FRAME_MS - performance.now()));
+    this.timer ??= setTimeout(() => this.tick(), Math.max(0, this.flushedAt + this.gapMs - performance.now()));
   }
 
   private tick(): void {
@@ -221,6 +224,9 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   /** A webview applied the state up to `version`: a patch held for it goes now (a frame after the last). */
   private appliedBy(v: View, version: number): void {
+    // How long the webview took with the last one sets the pace: a patch no sooner than that after
+    // the last, so a busy renderer keeps time for the user's clicks and keys.
+    if (version >= v.posted && v.applied < v.posted) this.gapMs = Math.min(MAX_GAP_MS, Math.max(FRAME_MS, performance.now() - v.postedAt));
     v.applied = Math.max(v.applied, version);
     if (!this.holding) return;
     clearTimeout(this.timer);
