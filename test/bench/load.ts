@@ -17,10 +17,13 @@ import type { AgentThoughtsInternalApi } from "../../src/extension";
 import { coalesce } from "../../src/core/panelPatches";
 import { eventFromLine } from "../../src/core/transcriptLines";
 import type { Step } from "../fixtures/agents/scenario";
-import { log } from "../integration/index";
-import { evaluate } from "../integration/webview";
+import { harnessRequest, log } from "../integration/index";
+import { evaluate, fill, typeKeys, waitFor } from "../integration/webview";
+import { recorded } from "../support/recorded";
+import { until } from "../support/until";
+import * as assert from "node:assert/strict";
 import {
-  collectGarbage, findTranscriptDir, fmt, hostHeap, mb, num, profileHost, readTranscript, scriptedAgent, setAgents, slope, spread,
+  collectGarbage, findTranscriptDir, fmt, hostHeap, mb, num, percentile, profileHost, readTranscript, scriptedAgent, setAgents, slope, spread,
   transcriptName, webviewHeap, workbenchHeap,
 } from "./util";
 
@@ -67,22 +70,25 @@ function turnText(events: readonly ThoughtEvent[], turnId: number, kind: "though
 
 // ——— responsiveness probes, run inside the webview ———
 
-interface ProbeArg { sessions: { id: string; agent: string }[]; everyMs: number }
-/** One pick: when (epoch ms), which session, and how long until the host's answer arrived and the header showed it. */
+interface PickArg { sessions: { id: string; prompt: string }[]; picks: number; gapMs: number }
+/**
+ * One pick: when (epoch ms), which session; `answer`: until the host's answer (a `host` message
+ * naming it) arrived; `shown`: until the frame that shows it (the transcript's last turn is its
+ * prompt) was painted.
+ */
 interface Pick { at: number; id: string; answer?: number; shown?: number }
-interface ProbeResult { gaps: [number, number][]; picks: Pick[] }
+interface ProbeResult { gaps: [number, number][]; picks: Pick[]; done: boolean }
+type Probe = ProbeResult & { stop: boolean; picking: boolean };
 
 /**
- * Inside the webview: (1) the gap before each animation frame ([epoch ms, gap]); (2) every
- * `everyMs` after the previous pick settled, a pick of the next session in the panel's session
- * switcher (the `change` a user's pick fires), timed until the host's answer (a `host` message
- * naming it) arrives and until the header names that session's agent.
+ * Inside the webview: records the gap before each animation frame ([epoch ms, gap]) from now on;
+ * `startPicks` then makes `picks` picks one at a time, `gapMs` apart, in the panel's session
+ * switcher (the `change` a user's pick fires), each of a session other than the one shown.
  */
-function installProbe(arg: ProbeArg): boolean {
-  type Probe = ProbeResult & { stop: boolean };
+function installProbe(): boolean {
   const w = window as Window & { __atProbe?: Probe };
   if (w.__atProbe) w.__atProbe.stop = true;
-  const p: Probe = { stop: false, gaps: [], picks: [] };
+  const p: Probe = { stop: false, picking: false, gaps: [], picks: [], done: false };
   w.__atProbe = p;
   const epoch = (t: number): number => performance.timeOrigin + t;
   let last = 0;
@@ -92,109 +98,148 @@ function installProbe(arg: ProbeArg): boolean {
     if (!p.stop) requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
-  let current: (Pick & { t0: number }) | undefined;
-  window.addEventListener("message", (ev: MessageEvent<unknown>) => {
-    const m = ev.data as { type?: unknown; host?: { activeSessionId?: unknown } } | null;
-    if (current && current.answer === undefined && m?.type === "host" && m.host?.activeSessionId === current.id) current.answer = performance.now() - current.t0;
-  });
-  let k = 0;
-  const agentShown = (): string => document.querySelector(".agent-name")?.textContent ?? "";
-  const next = (): void => {
-    if (p.stop) return;
-    const target = arg.sessions[k++ % arg.sessions.length]!;
-    const select = document.querySelector<HTMLSelectElement>("select.session-select");
-    const header = document.querySelector("header.header");
-    if (!select || !header || ![...select.options].some((o) => o.value === target.id) || agentShown() === target.agent) {
-      setTimeout(next, arg.everyMs);
-      return;
-    }
-    const t0 = performance.now();
-    const pick: Pick & { t0: number } = { at: epoch(t0), id: target.id, t0 };
-    current = pick;
-    (window as Window & { __atPick?: Pick }).__atPick = pick;
-    const finish = (): void => {
-      if (current !== pick) return;
-      obs.disconnect();
-      clearTimeout(timer);
-      if (agentShown() === target.agent) pick.shown = performance.now() - t0;
-      p.picks.push({ at: pick.at, id: pick.id, ...(pick.answer !== undefined ? { answer: pick.answer } : {}), ...(pick.shown !== undefined ? { shown: pick.shown } : {}) });
-      current = undefined;
-      (window as Window & { __atPick?: Pick }).__atPick = undefined;
-      setTimeout(next, arg.everyMs);
-    };
-    const obs = new MutationObserver(() => { if (agentShown() === target.agent) finish(); });
-    obs.observe(header, { subtree: true, childList: true, characterData: true });
-    const timer = setTimeout(finish, 30_000);
-    select.value = target.id;
-    select.dispatchEvent(new Event("change"));
-  };
-  setTimeout(next, arg.everyMs);
   return true;
 }
 
-function stopProbe(): ProbeResult {
-  const p = (window as Window & { __atProbe?: ProbeResult & { stop: boolean } }).__atProbe;
-  if (!p) return { gaps: [], picks: [] };
-  p.stop = true;
-  const w = window as Window & { __atPick?: Pick };
-  // A pick still waiting counts too (unanswered).
-  const open = w.__atPick;
-  return { gaps: p.gaps, picks: open ? [...p.picks, { at: open.at, id: open.id, ...(open.answer !== undefined ? { answer: open.answer } : {}) }] : p.picks };
+function startPicks(arg: PickArg): boolean {
+  const p = (window as Window & { __atProbe?: Probe }).__atProbe;
+  if (!p || p.picking) return false;
+  p.picking = true;
+  const promptShown = (): string => [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent ?? "";
+  /** Resolves after the next frame is painted (a message posted from its animation frame runs after paint). */
+  const painted = (): Promise<number> => new Promise((resolve) => requestAnimationFrame(() => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => resolve(performance.now());
+    ch.port2.postMessage(0);
+  }));
+  let k = 0;
+  const one = async (): Promise<void> => {
+    let target = arg.sessions[k++ % arg.sessions.length]!;
+    if (promptShown() === target.prompt) target = arg.sessions[k++ % arg.sessions.length]!;
+    const select = document.querySelector<HTMLSelectElement>("select.session-select");
+    if (!select || ![...select.options].some((o) => o.value === target.id)) throw new Error(`the session switcher does not offer ${target.prompt}`);
+    const t0 = performance.now();
+    const pick: Pick = { at: epoch(t0), id: target.id };
+    const onHost = (ev: MessageEvent<unknown>): void => {
+      const m = ev.data as { type?: unknown; host?: { activeSessionId?: unknown } } | null;
+      if (pick.answer === undefined && m?.type === "host" && m.host?.activeSessionId === target.id) pick.answer = performance.now() - t0;
+    };
+    window.addEventListener("message", onHost);
+    select.value = target.id;
+    select.dispatchEvent(new Event("change"));
+    // Checked once per frame (before it paints); then the time that frame was painted.
+    const limit = t0 + 30_000;
+    for (;;) {
+      const now = await new Promise<number>((r) => requestAnimationFrame(r));
+      if (promptShown() === target.prompt) break;
+      if (now > limit || p.stop) break;
+    }
+    if (promptShown() === target.prompt) pick.shown = (await painted()) - t0;
+    window.removeEventListener("message", onHost);
+    p.picks.push(pick);
+  };
+  const epoch = (t: number): number => performance.timeOrigin + t;
+  void (async () => {
+    try {
+      for (let i = 0; i < arg.picks && !p.stop; i++) {
+        await one();
+        await new Promise((r) => setTimeout(r, arg.gapMs));
+      }
+    } finally {
+      p.done = true;
+      p.picking = false;
+    }
+  })();
+  return true;
 }
 
-/**
- * When the panel's session picks reach the host: polls which session the host shows every 5 ms.
- * The poll runs on the host's event loop like the message handler, so it sees a switch at most one
- * event-loop turn after the host acted on it. `stop` gives, for each pick ([epoch ms, session id]),
- * the time to the first switch to that session after it (undefined: none).
- */
-function watchActiveSession(a: AgentThoughtsInternalApi): { stop(picks: readonly [number, string][]): (number | undefined)[] } {
-  const changes: [number, string][] = [];
-  let shown = a._test.controller.activeSession;
-  const timer = setInterval(() => {
-    const now = a._test.controller.activeSession;
-    if (now && now !== shown) changes.push([performance.timeOrigin + performance.now(), now]);
-    shown = now;
-  }, 5);
-  return {
-    stop(picks) {
-      clearInterval(timer);
-      return picks.map(([at, id]) => {
-        const hit = changes.find(([t, s]) => s === id && t >= at);
-        return hit ? hit[0] - at : undefined;
-      });
-    },
-  };
+function picksDone(): boolean {
+  return (window as Window & { __atProbe?: Probe }).__atProbe?.done === true;
+}
+
+function stopProbe(): ProbeResult {
+  const p = (window as Window & { __atProbe?: Probe }).__atProbe;
+  if (!p) return { gaps: [], picks: [], done: false };
+  p.stop = true;
+  return { gaps: p.gaps, picks: p.picks, done: p.done };
+}
+
+/** Picks one session in the switcher, as a user does; resolves once the panel shows it (its last prompt). */
+async function showSession(id: string, prompt: string): Promise<void> {
+  await evaluate((s: string) => {
+    const select = document.querySelector<HTMLSelectElement>("select.session-select");
+    if (!select) throw new Error("no session switcher");
+    select.value = s;
+    select.dispatchEvent(new Event("change"));
+  }, id, "sidebar");
+  await waitFor((p: string) => [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent === p, prompt, { view: "sidebar", what: `the panel showing "${prompt}"` });
+}
+
+/** Clicks a button in the webview (once enabled) and returns when (epoch ms). */
+async function clickAt(selector: string): Promise<number> {
+  await waitFor((sel: string) => { const b = document.querySelector<HTMLButtonElement>(sel); return !!b && !b.disabled && !b.hidden; }, selector, { view: "sidebar", what: selector });
+  return evaluate((sel: string) => {
+    document.querySelector<HTMLButtonElement>(sel)!.click();
+    return performance.timeOrigin + performance.now();
+  }, selector, "sidebar");
+}
+
+/** p95 of `values` against a target: "p95 42.0 ms (target ≤ 100 ms: met)". */
+function against(values: readonly number[], target: number, p = 95): string {
+  if (values.length === 0) return `none (target ≤ ${fmt(target)}: not measured)`;
+  const sorted = [...values].sort((x, y) => x - y);
+  const v = percentile(sorted, p);
+  return `p${p} ${fmt(v)} (target ≤ ${fmt(target)}: ${v <= target ? "met" : "MISSED"})`;
+}
+
+/** A single figure against a target. */
+function vs(value: number | undefined, target: number): string {
+  return value === undefined ? `none (target ≤ ${fmt(target)}: not measured)` : `${fmt(value)} (target ≤ ${fmt(target)}: ${value <= target ? "met" : "MISSED"})`;
 }
 
 // ——— 1. ten sessions streaming at once ———
 
 const LOAD_AGENTS = 10;
-/** Per agent: 10 × (800 thought chunks + a read tool call), then 2,000 message chunks — ~10,000 events. */
-const LOAD_BLOCKS = 10;
+/** Per agent: 20 × (800 thought chunks + a read tool call), then 2,000 message chunks — ~18,000 events. */
+const LOAD_BLOCKS = 20;
 const LOAD_THOUGHTS = 800;
 const LOAD_MESSAGES = 2_000;
-/** How long the probes run before the streams start, for the same figures on an idle host. */
-const IDLE_MS = 2_000;
+/** Picks timed while the ten stream (issue 16: p95 over 20 picks). */
+const PICKS = 20;
+const PICK_GAP_MS = 100;
+/** The agent that asks for permission mid-stream (after this many blocks), and the one the user stops. */
+const ASKS = 0;
+const ASK_AFTER = 2;
+const STOPPED = 1;
+/** What the user types into the prompt box while the ten stream, key by key, this far apart. */
+const TYPED = "Refactor the parser so errors carry their line numbers, then add tests";
+const KEY_MS = 15;
 const thoughtTemplate = (agent: number, block: number): string => `a${agent}b${block}:{i} `;
 const messageTemplate = (agent: number): string => `m${agent}:{i} `;
 
-function loadSteps(agent: number): Step[] {
+function loadSteps(agent: number, answeredFile: string): Step[] {
   const steps: Step[] = [];
-  for (let b = 0; b < LOAD_BLOCKS; b++) {
+  // The one the user stops streams longer (and then waits for the Stop), so it is still going when it comes.
+  for (let b = 0; b < (agent === STOPPED ? 2 * LOAD_BLOCKS : LOAD_BLOCKS); b++) {
+    if (agent === ASKS && b === ASK_AFTER) {
+      steps.push({ permission: { toolCall: { toolCallId: "load-ask", title: "Run npm test", kind: "execute", status: "pending" }, options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }, { optionId: "reject", name: "Reject", kind: "reject_once" }], answeredFile } });
+    }
     steps.push({ flood: { count: LOAD_THOUGHTS, text: thoughtTemplate(agent, b) } });
     const id = `load${agent}-read${b}`;
     steps.push({ sessionUpdate: { sessionUpdate: "tool_call", toolCallId: id, title: `Read src/part${b}.ts`, kind: "read", status: "in_progress", locations: [{ path: `/w/src/part${b}.ts` }] } });
     steps.push({ sessionUpdate: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed", content: [{ type: "content", content: { type: "text", text: `part ${b} as agent ${agent} read it` } }] } });
   }
   steps.push({ flood: { count: LOAD_MESSAGES, kind: "message", text: messageTemplate(agent) } });
+  if (agent === STOPPED) steps.push({ waitForCancel: true, timeoutMs: 120_000 });
   return steps;
 }
 
 export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-bench-concurrent-"));
   const names = Array.from({ length: LOAD_AGENTS }, (_, k) => `Load ${k + 1}`);
-  await setAgents(names.map((name, k) => scriptedAgent(name, { agentName: name, turns: [[{ message: "ready" }], loadSteps(k)] }, path.join(tmp, `agent-${k}.json`))));
+  const answeredFile = path.join(tmp, "answered");
+  const records = names.map((_, k) => path.join(tmp, `received-${k}.jsonl`));
+  await setAgents(names.map((name, k) => scriptedAgent(name, { agentName: name, recordFile: records[k]!, turns: [[{ message: "ready" }], loadSteps(k, answeredFile)] }, path.join(tmp, `agent-${k}.json`))));
   // Ten processes and sessions first, so what is measured is ten streams at once, not ten spawns.
   const warm = await Promise.all(names.map((agent) => a.stream("warm up", { agent, newSession: true }).result));
   const sessions = warm.map((r) => r.sessionId);
@@ -211,36 +256,67 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
     s.first = Math.min(s.first, e.at);
     s.last = Math.max(s.last, e.at);
   });
-  await evaluate(installProbe, { sessions: sessions.map((id, k) => ({ id, agent: names[k]! })), everyMs: 100 }, "sidebar");
-  const hostSaw = watchActiveSession(a);
-  const idle0 = performance.timeOrigin + performance.now();
-  await new Promise((r) => setTimeout(r, IDLE_MS));
-  const idle1 = performance.timeOrigin + performance.now();
+  /** How many of the ten are streaming now (an event in the last 250 ms). */
+  const streamingNow = (): number => seen.filter((s) => s.events > 0 && Date.now() - s.last < 250).length;
+  await vscode.commands.executeCommand("agentThoughts.panel.focus");
+  await evaluate(installProbe, undefined, "sidebar");
   const profile = await profileHost("concurrent");
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const cpu0 = process.cpuUsage();
+  if (process.env.AGENT_THOUGHTS_BENCH_TRACE) await harnessRequest({ op: "traceStart" });
+  else if (process.env.AGENT_THOUGHTS_BENCH_PROFILE) await harnessRequest({ op: "profileStart" });
   const t0 = performance.timeOrigin + performance.now();
-  const results = await Promise.all(sessions.map((sessionId, k) => a.stream(`stream ${k}`, { sessionId }).result));
+  const running = Promise.all(sessions.map((sessionId, k) => a.stream(`stream ${k}`, { sessionId }).result));
+  const during: Record<string, number> = {};
+  // Measured in the steady state: every one of the ten past its start (1,500 events in).
+  await until(() => streamingNow() >= LOAD_AGENTS - 1 && seen.every((s) => s.events >= 1_500), "the ten streams to be under way", 30_000);
+
+  // (1) Stop one agent's turn.
+  during.stop = streamingNow();
+  await showSession(sessions[STOPPED]!, `stream ${STOPPED}`);
+  const stoppedAt = await clickAt("#stop");
+  await until(() => recorded<{ method: string; at: number }>(records[STOPPED]!).some((m) => m.method === "session/cancel"), "the agent to get session/cancel", 30_000);
+  const stopMs = recorded<{ method: string; at: number }>(records[STOPPED]!).find((m) => m.method === "session/cancel")!.at - stoppedAt;
+
+  // (2) The permission question of one agent, answered in the panel.
+  during.permission = streamingNow();
+  await showSession(sessions[ASKS]!, `stream ${ASKS}`);
+  const allowedAt = await clickAt('#question[data-ready] [data-answer="allow"]');
+  await until(() => fs.existsSync(answeredFile), "the agent to get the permission answer", 30_000);
+  const permissionMs = Number(fs.readFileSync(answeredFile, "utf8")) - allowedAt;
+
+  // (3) Typing into the prompt box, key by key.
+  during.typing = streamingNow();
+  await fill("#prompt", "", "sidebar");
+  const typed0 = performance.now();
+  await typeKeys("#prompt", TYPED, KEY_MS, "sidebar");
+  const typedMs = performance.now() - typed0;
+  const inBox = await evaluate(() => document.querySelector<HTMLTextAreaElement>("#prompt")?.value ?? "", undefined, "sidebar");
+  await fill("#prompt", "", "sidebar");
+
+  // (4) Twenty picks, one at a time.
+  during.picks = streamingNow();
+  assert.ok(await evaluate(startPicks, { sessions: sessions.map((id, k) => ({ id, prompt: `stream ${k}` })), picks: PICKS, gapMs: PICK_GAP_MS }, "sidebar"), "the picks started");
+  await waitFor(picksDone, undefined, { view: "sidebar", timeoutMs: 120_000, what: "the picks to end" });
+
+  if (process.env.AGENT_THOUGHTS_BENCH_TRACE) await harnessRequest({ op: "traceStop", path: path.resolve(process.env.AGENT_THOUGHTS_BENCH_TRACE, "concurrent-renderer.json") }, 120_000);
+  else if (process.env.AGENT_THOUGHTS_BENCH_PROFILE) await harnessRequest({ op: "profileStop", path: path.resolve(process.env.AGENT_THOUGHTS_BENCH_PROFILE, "concurrent-renderer.cpuprofile") }, 120_000);
+  const results = await running;
   const t1 = performance.timeOrigin + performance.now();
   const cpu = process.cpuUsage(cpu0);
   const total = t1 - t0;
   loop.disable();
   const profiled = await profile.stop();
   const probe = await evaluate(stopProbe, undefined, "sidebar");
-  // What happened while the ten streams ran, and on the idle host before.
-  const picks = probe.picks.filter((pk) => pk.at >= t0 && pk.at <= t1);
-  const idlePicks = probe.picks.filter((pk) => pk.at >= idle0 && pk.at + (pk.shown ?? Infinity) <= idle1);
-  const reachedAll = hostSaw.stop(probe.picks.map((pk) => [pk.at, pk.id]));
-  const reachedAt = new Map(probe.picks.map((pk, i) => [pk, reachedAll[i]]));
-  const reached = picks.flatMap((pk) => { const r = reachedAt.get(pk); return r === undefined ? [] : [r]; });
-  const idleReached = idlePicks.flatMap((pk) => { const r = reachedAt.get(pk); return r === undefined ? [] : [r]; });
+  const picks = probe.picks;
+  const selects = a._test.controller.stats.selects;
+  const reached = picks.flatMap((pk) => { const hit = selects.find(([t, id]) => id === pk.id && t >= pk.at); return hit ? [hit[0] - pk.at] : []; });
   const gaps = probe.gaps.filter(([at]) => at >= t0 && at <= t1).map(([, g]) => g);
-  const idleGaps = probe.gaps.filter(([at]) => at >= idle0 && at <= idle1).map(([, g]) => g);
   sub.dispose();
 
   // Correctness: the API's turn results, the panel host's view state, the transcripts on disk.
-  const expectThoughts = (k: number): string => Array.from({ length: LOAD_BLOCKS }, (_, b) => floodText(thoughtTemplate(k, b), LOAD_THOUGHTS)).join("");
+  const expectThoughts = (k: number): string => Array.from({ length: k === STOPPED ? 2 * LOAD_BLOCKS : LOAD_BLOCKS }, (_, b) => floodText(thoughtTemplate(k, b), LOAD_THOUGHTS)).join("");
   const expectMessage = (k: number): string => floodText(messageTemplate(k), LOAD_MESSAGES);
   const bad: string[] = [];
   const state = a._test.controller.viewState;
@@ -248,10 +324,18 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   let transcriptEvents = 0;
   for (let k = 0; k < LOAD_AGENTS; k++) {
     const r = results[k]!;
-    const thoughts = expectThoughts(k);
-    const message = expectMessage(k);
-    if (r.thoughts !== thoughts || r.text !== message) bad.push(`${names[k]}: turn result text differs`);
-    if (r.toolCalls.length !== LOAD_BLOCKS || r.toolCalls.some((t) => t.outcome !== "completed")) bad.push(`${names[k]}: turn result tool calls ${JSON.stringify(r.toolCalls.map((t) => t.outcome))}`);
+    // The stopped one: what it sent before the Stop, a prefix of the whole, and the turn cancelled.
+    const stopped = k === STOPPED;
+    const thoughts = stopped ? r.thoughts : expectThoughts(k);
+    const message = stopped ? r.text : expectMessage(k);
+    if (stopped) {
+      if (r.stopReason !== "cancelled") bad.push(`${names[k]}: stopped turn ended ${r.stopReason}`);
+      if (!expectThoughts(k).startsWith(r.thoughts) || !expectMessage(k).startsWith(r.text)) bad.push(`${names[k]}: stopped turn's text is not a prefix of what it sends`);
+    } else {
+      if (r.thoughts !== thoughts || r.text !== message) bad.push(`${names[k]}: turn result text differs`);
+      const tools = r.toolCalls.filter((t) => t.outcome === "completed").length;
+      if (tools !== LOAD_BLOCKS) bad.push(`${names[k]}: turn result tool calls ${JSON.stringify(r.toolCalls.map((t) => t.outcome))}`);
+    }
     if (seen[k]!.gaps) bad.push(`${names[k]}: ${seen[k]!.gaps} sequence gaps seen by api.onEvent`);
     const view = state.sessions[sessions[k]!];
     const turn = view?.turns[view.turns.length - 1];
@@ -260,8 +344,6 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
       continue;
     }
     if (entriesText(turn, "thought") !== thoughts || entriesText(turn, "message") !== message) bad.push(`${names[k]}: view state text differs`);
-    const tools = turn.entries.filter((e) => e.type === "tool");
-    if (tools.length !== LOAD_BLOCKS || tools.some((e) => e.status !== "completed")) bad.push(`${names[k]}: view state has ${tools.length} tool cards`);
     if (view.lastSeq !== seen[k]!.lastSeq) bad.push(`${names[k]}: view state folded up to event ${view.lastSeq} of ${seen[k]!.lastSeq}`);
     if (!dir) continue;
     const t = await checkTranscript(a, view);
@@ -270,18 +352,23 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
     if (turnText(t.events, turn.turnId, "thought") !== thoughts || turnText(t.events, turn.turnId, "message") !== message) bad.push(`${names[k]}: transcript text differs`);
   }
   if (!dir) bad.push("transcript folder not found");
+  if (picks.length !== PICKS) bad.push(`${picks.length} of ${PICKS} picks made`);
   const events = seen.reduce((s, x) => s + x.events, 0);
-  const overlap = Math.min(...seen.map((s) => s.last)) - Math.max(...seen.map((s) => s.first));
   const spanMs = Math.max(...seen.map((s) => s.last)) - Math.min(...seen.map((s) => s.first));
-  log(`  ${LOAD_AGENTS} sessions streaming at once (${LOAD_AGENTS} scripted agents, one process each; per turn ${num(LOAD_BLOCKS * LOAD_THOUGHTS)} thought + ${num(LOAD_MESSAGES)} message chunks + ${LOAD_BLOCKS} tool calls)`);
-  log(`    ${num(events)} events in ${fmt(total)} from the ten prompts to the last turn result (${num(events / (total / 1000))} events/s); all ten streaming together for ${fmt(overlap)} of ${fmt(spanMs)}`);
-  log(`    complete and in order in the turn results, the host view state and ${dir ? `${num(transcriptEvents)} transcript lines` : "(no transcripts found)"}: ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
-  const answers = picks.flatMap((pk) => (pk.answer === undefined ? [] : [pk.answer]));
   const shown = picks.flatMap((pk) => (pk.shown === undefined ? [] : [pk.shown]));
-  log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length} (idle host: ${spread(idleGaps)})`);
-  log(`    a session picked in the panel while streaming (${picks.length} pick${picks.length === 1 ? "" : "s"}, one at a time): reaching the host ${spread(reached)}; the host's answer back in the webview ${spread(answers)}; the header showing it ${spread(shown)}${shown.length < picks.length ? `; ${picks.length - shown.length} still not shown when the streams ended` : ""}`);
-  log(`    the same on the idle host before: reaching the host ${spread(idleReached)}; the header showing it ${spread(idlePicks.map((pk) => pk.shown!))}`);
-  log(`    extension host: event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}, max ${fmt(loop.max / 1e6)}; CPU ${fmt((cpu.user + cpu.system) / 1000)} (${((cpu.user + cpu.system) / events).toFixed(0)} µs per event, ${Math.round((100 * (cpu.user + cpu.system)) / 1000 / total)}% of one core)`);
+  const answers = picks.flatMap((pk) => (pk.answer === undefined ? [] : [pk.answer]));
+  const missing = picks.length - shown.length;
+  const loopMax = loop.max / 1e6;
+  log(`  ${LOAD_AGENTS} sessions streaming at once (${LOAD_AGENTS} scripted agents, one process each; per turn ${num(LOAD_BLOCKS * LOAD_THOUGHTS)} thought + ${num(LOAD_MESSAGES)} message chunks + ${LOAD_BLOCKS} tool calls, written as fast as the host reads them)`);
+  log(`    ${num(events)} events in ${fmt(total)} from the ten prompts to the last turn result (${num(events / (total / 1000))} events/s) over ${fmt(spanMs)}`);
+  log(`    complete and in order in the turn results, the host view state and ${dir ? `${num(transcriptEvents)} transcript lines` : "(no transcripts found)"}: ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
+  log(`    picking another session in the panel (${picks.length} picks, ${during.picks} of ${LOAD_AGENTS} streaming): shown ${against(shown, 100)}, ${spread(shown)}${missing ? `; ${missing} never shown` : ""}`);
+  log(`      of which: reaching the host ${spread(reached)}; the host's answer back in the webview ${spread(answers)}`);
+  log(`    a permission answer (Allow clicked, ${during.permission} streaming) reaching the agent: ${vs(permissionMs, 100)}`);
+  log(`    Stop (clicked, ${during.stop} streaming) reaching the agent as session/cancel: ${vs(stopMs, 100)}`);
+  log(`    typing ${TYPED.length} keys into the prompt box (${KEY_MS} ms apart, ${during.typing} streaming, ${fmt(typedMs)}): ${inBox === TYPED ? "none dropped (target: met)" : `DROPPED OR CHANGED — the box holds ${JSON.stringify(inBox.slice(0, 100))}`}`);
+  log(`    extension host event loop blocked at most ${vs(loopMax, 50)} (delay p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}); CPU ${fmt((cpu.user + cpu.system) / 1000)} (${((cpu.user + cpu.system) / events).toFixed(0)} µs per event, ${Math.round((100 * (cpu.user + cpu.system)) / 1000 / total)}% of one core)`);
+  log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length}`);
   if (dir) log(`    transcripts in ${dir}`);
   if (profiled) log(`    extension host CPU profile: ${profiled}`);
   fs.rmSync(tmp, { recursive: true, force: true });

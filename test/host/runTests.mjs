@@ -193,6 +193,8 @@ try {
       case "fill": await (await webviewFrame(req.view)).fill(req.selector, req.text, { timeout: 10_000 }); return {};
       case "press": await (await webviewFrame(req.view)).press(req.selector, req.key, { timeout: 10_000 }); return {};
       case "keyboard": await page.keyboard.press(req.key); return {};
+      // Real key presses into an element, one character at a time (keydown, keypress, input, keyup), `delay` ms apart.
+      case "type": await (await webviewFrame(req.view)).locator(req.selector).pressSequentially(req.text, { delay: req.delay ?? 0, timeout: 60_000 }); return {};
       // The browser window's size (the workbench lays itself out again).
       case "viewport": await page.setViewportSize({ width: req.width, height: req.height }); return {};
       // The workbench page itself (terminal panel, notifications), as an expression string.

@@ -28,6 +28,11 @@ export async function press(selector: string, key: string, view?: View): Promise
   assert.ok(await harnessRequest({ op: "press", selector, key, view }));
 }
 
+/** Types `text` into an element key by key, as a user does (each key a real keydown/input/keyup), `delayMs` apart. */
+export async function typeKeys(selector: string, text: string, delayMs: number, view?: View): Promise<void> {
+  assert.ok(await harnessRequest({ op: "type", selector, text, delay: delayMs, view }, 60_000 + text.length * delayMs));
+}
+
 /** Sets the workbench window's size (1400×900 at the start of a run). */
 export async function viewport(width: number, height: number): Promise<void> {
   assert.ok(await harnessRequest({ op: "viewport", width, height }));

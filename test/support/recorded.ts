@@ -1,5 +1,6 @@
 // What a scripted agent received: its `recordFile` (test/fixtures/agents/scenario.ts), one JSON line
-// `{ method, params }` per request or notification, in order; none when it wrote nothing yet.
+// `{ method, params, at }` per request or notification (`at`: when it arrived, epoch ms), in order;
+// none when it wrote nothing yet.
 import { existsSync, readFileSync } from "node:fs";
 
 export function recorded<T extends { method: string } = { method: string; params: Record<string, unknown> }>(file: string): T[] {
