@@ -133,8 +133,8 @@ export class ThoughtPanelController implements vscode.Disposable {
     heldPatches: 0,
     /** Events of sessions not shown that were not sent to the panel (it gets their whole view when shown). */
     withheldEvents: 0,
-    /** The last session picks from a panel: when each reached the extension host (epoch ms), and which session. */
-    selects: [] as [number, string][], eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
+    /** The last messages from a panel (not `applied`): when each reached the extension host (epoch ms), its type and session. */
+    received: [] as [number, string, string][], eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
     /** Pages of agents' URL questions opened (each only on the user's click). */
@@ -636,6 +636,10 @@ export class ThoughtPanelController implements vscode.Disposable {
   }
 
   private async handle(view: View, m: WebviewMessage): Promise<void> {
+    if (m.type !== "applied") {
+      this.stats.received.push([performance.timeOrigin + performance.now(), m.type, "sessionId" in m ? m.sessionId ?? "" : ""]);
+      if (this.stats.received.length > 100) this.stats.received.shift();
+    }
     switch (m.type) {
       case "ready":
       case "requestSnapshot":
@@ -735,8 +739,6 @@ export class ThoughtPanelController implements vscode.Disposable {
         return;
       }
       case "selectSession":
-        this.stats.selects.push([performance.timeOrigin + performance.now(), m.sessionId]);
-        if (this.stats.selects.length > 100) this.stats.selects.shift();
         if (!this.state.sessions[m.sessionId]) throw new OutOfStateMessage(`no session ${m.sessionId}`);
         this.select(m.sessionId);
         return;

@@ -200,8 +200,8 @@ function vs(value: number | undefined, target: number): string {
 // ——— 1. ten sessions streaming at once ———
 
 const LOAD_AGENTS = 10;
-/** Per agent: 20 × (800 thought chunks + a read tool call), then 2,000 message chunks — ~18,000 events. */
-const LOAD_BLOCKS = 20;
+/** Per agent: 40 × (800 thought chunks + a read tool call), then 2,000 message chunks — ~34,000 events (long enough to measure everything while they stream). */
+const LOAD_BLOCKS = 40;
 const LOAD_THOUGHTS = 800;
 const LOAD_MESSAGES = 2_000;
 /** Picks timed while the ten stream (issue 16: p95 over 20 picks). */
@@ -310,8 +310,15 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const profiled = await profile.stop();
   const probe = await evaluate(stopProbe, undefined, "sidebar");
   const picks = probe.picks;
-  const selects = a._test.controller.stats.selects;
-  const reached = picks.flatMap((pk) => { const hit = selects.find(([t, id]) => id === pk.id && t >= pk.at); return hit ? [hit[0] - pk.at] : []; });
+  const received = a._test.controller.stats.received;
+  /** When the host got a message of this type (for this session) after `at` (epoch ms), as ms after `at`. */
+  const hostGot = (type: string, at: number, sessionId?: string): number | undefined => {
+    const hit = received.find(([t, ty, id]) => ty === type && t >= at && (sessionId === undefined || id === sessionId));
+    return hit ? hit[0] - at : undefined;
+  };
+  const reached = picks.flatMap((pk) => { const r = hostGot("selectSession", pk.at, pk.id); return r === undefined ? [] : [r]; });
+  const stopHost = hostGot("cancelTurn", stoppedAt);
+  const allowHost = hostGot("resolvePermission", allowedAt);
   const gaps = probe.gaps.filter(([at]) => at >= t0 && at <= t1).map(([, g]) => g);
   sub.dispose();
 
@@ -364,8 +371,8 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   log(`    complete and in order in the turn results, the host view state and ${dir ? `${num(transcriptEvents)} transcript lines` : "(no transcripts found)"}: ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
   log(`    picking another session in the panel (${picks.length} picks, ${during.picks} of ${LOAD_AGENTS} streaming): shown ${against(shown, 100)}, ${spread(shown)}${missing ? `; ${missing} never shown` : ""}`);
   log(`      of which: reaching the host ${spread(reached)}; the host's answer back in the webview ${spread(answers)}`);
-  log(`    a permission answer (Allow clicked, ${during.permission} streaming) reaching the agent: ${vs(permissionMs, 100)}`);
-  log(`    Stop (clicked, ${during.stop} streaming) reaching the agent as session/cancel: ${vs(stopMs, 100)}`);
+  log(`    a permission answer (Allow clicked, ${during.permission} streaming) reaching the agent: ${vs(permissionMs, 100)}; the extension host had it after ${allowHost === undefined ? "?" : fmt(allowHost)}`);
+  log(`    Stop (clicked, ${during.stop} streaming) reaching the agent as session/cancel: ${vs(stopMs, 100)}; the extension host had it after ${stopHost === undefined ? "?" : fmt(stopHost)}`);
   log(`    typing ${TYPED.length} keys into the prompt box (${KEY_MS} ms apart, ${during.typing} streaming, ${fmt(typedMs)}): ${inBox === TYPED ? "none dropped (target: met)" : `DROPPED OR CHANGED — the box holds ${JSON.stringify(inBox.slice(0, 100))}`}`);
   log(`    extension host event loop blocked at most ${vs(loopMax, 50)} (delay p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}); CPU ${fmt((cpu.user + cpu.system) / 1000)} (${((cpu.user + cpu.system) / events).toFixed(0)} µs per event, ${Math.round((100 * (cpu.user + cpu.system)) / 1000 / total)}% of one core)`);
   log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length}`);
