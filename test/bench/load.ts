@@ -283,8 +283,8 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   during.permission = streamingNow();
   await showSession(sessions[ASKS]!, `stream ${ASKS}`);
   const allowedAt = await clickAt('#question[data-ready] [data-answer="allow"]');
-  await until(() => fs.existsSync(answeredFile), "the agent to get the permission answer", 30_000);
-  const permissionMs = Number(fs.readFileSync(answeredFile, "utf8")) - allowedAt;
+  const answered = (): number => (fs.existsSync(answeredFile) ? Number(fs.readFileSync(answeredFile, "utf8")) || 0 : 0);
+  const permissionMs = await until(answered, "the agent to get the permission answer", 30_000) - allowedAt;
 
   // (3) Typing into the prompt box, key by key.
   during.typing = streamingNow();

@@ -97,6 +97,12 @@ class ThoughtComp implements EntryComp, Ticker {
   /** The markdown view while the thought is short enough (see THOUGHT_MARKDOWN_MAX). */
   private md: IncrementalMarkdown | undefined;
   private plain = false;
+  /**
+   * Whether the thought has been open: one drawn closed (a finished thought of a session just
+   * picked, or read back) is plain text until first opened, so showing a session does not run
+   * markdown over every folded thought in it.
+   */
+  private opened: boolean;
   private readonly lead = new LeadingBlankLines();
   private entry: Of<"thought">;
   private ctx: RenderCtx;
@@ -118,6 +124,7 @@ class ThoughtComp implements EntryComp, Ticker {
     this.el = entryShell(entry);
     this.el.append(this.head, this.body);
     this.head.addEventListener("click", () => this.toggle());
+    this.opened = this.wantOpen();
     this.syncText(this.lead.strip(entry.text));
     this.syncOpen();
     this.version = ctx.version;
@@ -135,8 +142,16 @@ class ThoughtComp implements EntryComp, Ticker {
 
   /** `text` is the thought without its leading blank lines (see LeadingBlankLines). */
   private syncText(text: string): void {
-    if (!this.plain && text.length > THOUGHT_MARKDOWN_MAX) {
-      // Too long for markdown: plain text from here on (drawn once, then appended to).
+    if (this.plain && this.opened && text.length <= THOUGHT_MARKDOWN_MAX) {
+      // Drawn plain while closed, now open: drawn again as markdown.
+      this.plain = false;
+      this.inner.replaceChildren();
+      this.seg = undefined;
+      this.src = "";
+      this.body.classList.remove("plain");
+    }
+    if (!this.plain && (text.length > THOUGHT_MARKDOWN_MAX || !this.opened)) {
+      // Too long for markdown (or not opened yet): plain text from here on (drawn once, then appended to).
       this.plain = true;
       this.md = undefined;
       this.inner.replaceChildren();
@@ -187,11 +202,19 @@ class ThoughtComp implements EntryComp, Ticker {
     }
   }
 
-  private syncOpen(): void {
-    const streaming = this.entry.endedAt === undefined;
+  private wantOpen(): boolean {
     const mode = this.ctx.host.thinkingDisplay;
     const override = this.ctx.ui.entryOpen.get(entryKey(this.ctx, this.entry.id));
-    const open = override ?? (mode === "expanded" || (mode === "auto" && streaming));
+    return override ?? (mode === "expanded" || (mode === "auto" && this.entry.endedAt === undefined));
+  }
+
+  private syncOpen(): void {
+    const streaming = this.entry.endedAt === undefined;
+    const open = this.wantOpen();
+    if (open && !this.opened) {
+      this.opened = true;
+      if (this.plain && this.src.length <= THOUGHT_MARKDOWN_MAX) this.syncText(this.src);
+    }
     if (open !== this.open) {
       this.open = open;
       this.el.classList.toggle("open", open);
