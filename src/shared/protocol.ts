@@ -3,9 +3,9 @@
  *
  * Host → webview messages are facts: a `snapshot` of the whole view state (on `ready`, or when the
  * webview reports a version gap), then `patch`es carrying the events since the previous version,
- * at most one per animation frame and one the webview has not said it `applied`, and `sessions` carrying whole session views that replace the
- * webview's (saved sessions listed, and read back: newest turns first, then `turns` putting the
- * earlier ones before them, in pieces). The webview applies each with the same pure functions as
+ * at most one per animation frame and one the webview has not said it `applied`, and `sessions`
+ * carrying whole session views that replace the webview's (saved sessions listed, and read back:
+ * newest turns first, then `turns` putting the earlier ones before them, in pieces). The webview applies each with the same pure functions as
  * the host, in the order they were sent.
  *
  * Webview → host messages are verbs. The host validates every one with `parseWebviewMessage`

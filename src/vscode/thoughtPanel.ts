@@ -128,15 +128,15 @@ export class ThoughtPanelController implements vscode.Disposable {
   readonly testFaults = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
   readonly stats = {
-    posts: 0, patches: 0, snapshots: 0,
+    posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
+    /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
+    savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
     /** Times a patch waited for a webview to apply the one before it. */
     heldPatches: 0,
     /** Events of sessions not shown that were not sent to the panel (it gets their whole view when shown). */
     withheldEvents: 0,
     /** The last messages from a panel (not `applied`): when each reached the extension host (epoch ms), its type and session. */
-    received: [] as [number, string, string][], eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
-    /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
-    savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
+    received: [] as [number, string, string][],
     /** Pages of agents' URL questions opened (each only on the user's click). */
     elicitationLinksOpened: 0,
   };

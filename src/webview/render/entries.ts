@@ -142,22 +142,15 @@ class ThoughtComp implements EntryComp, Ticker {
 
   /** `text` is the thought without its leading blank lines (see LeadingBlankLines). */
   private syncText(text: string): void {
-    if (this.plain && this.opened && text.length <= THOUGHT_MARKDOWN_MAX) {
-      // Drawn plain while closed, now open: drawn again as markdown.
-      this.plain = false;
-      this.inner.replaceChildren();
-      this.seg = undefined;
-      this.src = "";
-      this.body.classList.remove("plain");
-    }
-    if (!this.plain && (text.length > THOUGHT_MARKDOWN_MAX || !this.opened)) {
-      // Too long for markdown (or not opened yet): plain text from here on (drawn once, then appended to).
-      this.plain = true;
+    // Markdown while it is short enough and has been open; plain text otherwise (drawn once, then appended to).
+    const plain = text.length > THOUGHT_MARKDOWN_MAX || !this.opened;
+    if (plain !== this.plain) {
+      this.plain = plain;
       this.md = undefined;
       this.inner.replaceChildren();
       this.seg = undefined;
       this.src = "";
-      this.body.classList.add("plain");
+      this.body.classList.toggle("plain", plain);
     }
     if (!this.plain) {
       if (!this.md) {
@@ -212,8 +205,9 @@ class ThoughtComp implements EntryComp, Ticker {
     const streaming = this.entry.endedAt === undefined;
     const open = this.wantOpen();
     if (open && !this.opened) {
+      // Drawn plain while closed: drawn again as markdown when short enough.
       this.opened = true;
-      if (this.plain && this.src.length <= THOUGHT_MARKDOWN_MAX) this.syncText(this.src);
+      this.syncText(this.src);
     }
     if (open !== this.open) {
       this.open = open;
