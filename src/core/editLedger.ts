@@ -92,6 +92,11 @@ export class EditLedger {
     if (f) delete f.decided;
   }
 
+  /** Drops a file from the review (the user deleted it). */
+  forget(path: string): void {
+    this.files.delete(path);
+  }
+
   /** Serialisable form for workspace storage. */
   toJSON(): TrackedFile[] {
     return this.all();

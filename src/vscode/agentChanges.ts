@@ -96,7 +96,7 @@ export class AgentChanges implements vscode.Disposable {
       watcher,
       watcher.onDidChange((uri) => void this.diskChanged(uri)),
       watcher.onDidCreate((uri) => void this.diskChanged(uri)),
-      watcher.onDidDelete((uri) => void this.diskChanged(uri)),
+      watcher.onDidDelete((uri) => void this.diskDeleted(uri)),
     );
     void this.refresh();
   }
@@ -150,6 +150,37 @@ export class AgentChanges implements vscode.Disposable {
     this.current.set(file, after);
     if (typeof before === "string" && typeof after === "string" && before !== after) this.applyChange(tracked, before, after, changesBetween(before, after), author);
     this.scheduleRefresh(file);
+  }
+
+  /**
+   * A file or folder was deleted on disk. Each file under review in it that is gone: deleted by
+   * the agent (a turn is running or just ended), it is pending as the agent's deletion; deleted by
+   * the user (Explorer, a shell, a branch switch), its review ends, so the user's own deletion is
+   * never offered as an agent change to undo. An editor still showing the file with unsaved text
+   * keeps it under review (that text is still the user's to save).
+   */
+  private async diskDeleted(uri: vscode.Uri): Promise<void> {
+    if (uri.scheme !== "file") return;
+    const gone = uri.fsPath;
+    const files = this.ledger.all().filter((f) => f.path === gone || f.path.startsWith(gone.endsWith(path.sep) ? gone : gone + path.sep));
+    let forgot = false;
+    for (const tracked of files) {
+      const file = tracked.path;
+      const before = this.known.get(file);
+      const doc = openDocument(file);
+      if (typeof before !== "string" || doc?.isDirty || this.reviewEditing.has(file) || this.agentBusy(file)) {
+        if (tracked.path === gone) await this.diskChanged(uri);
+        continue;
+      }
+      if ((await diskFile(file)).kind !== "missing" || this.ledger.get(file) !== tracked) continue;
+      this.ledger.forget(file);
+      this.known.delete(file);
+      this.current.delete(file);
+      this.reviewEdits.delete(file);
+      this.logger.info(`Agent Changes: ${file} was deleted while no agent was working; its review ended`);
+      forgot = true;
+    }
+    if (forgot) await this.persistAndRefresh();
   }
 
   /** The document's reported changes as offsets into `before`, or the line diff when they do not add up. */

@@ -158,7 +158,10 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await config.update("agents", [], vscode.ConfigurationTarget.Global);
     await config.update("defaultAgent", undefined, vscode.ConfigurationTarget.Global);
     await config.update("initializeTimeoutSeconds", undefined, vscode.ConfigurationTarget.Global);
+    // Deleted once no agent is working: the user's deletion, so those files leave the review.
+    await until(() => !a._test.changes.agentBusy(ws("fault-edits")), "no agent to be working");
     fs.rmSync(ws("fault-edits"), { recursive: true, force: true });
+    await until(() => !a._test.changes.files().some((f) => f.path.startsWith(ws("fault-edits") + path.sep)), "the fault matrix's files to leave the review");
     log("      Fault matrix:");
     for (const r of table) log(`      | ${r.row} | ${r.sees} | ${r.test} |`);
   });

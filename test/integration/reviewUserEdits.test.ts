@@ -4,6 +4,7 @@
 // a file the agent created opens as itself and an undo deletes it with the folders it made.
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentChanges } from "../../src/vscode/agentChanges";
@@ -157,6 +158,50 @@ describe("user edits in files under review", function () {
     await until(() => changes.files().find((f) => f.path === file)?.base?.startsWith("alpha from the branch\n"), "the checkout to move into the baseline");
     assert.equal((await changes.hunksOf(file)).hunks.length, 3, "still only the agent's three hunks");
     await changes.keepFile(file);
+  });
+
+  it("a file under review the user deletes, or whose folder they delete, leaves the review instead of showing as the agent's deletion", async () => {
+    const dir = ws("src", "user-deletes");
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(path.join(dir, "inner"), { recursive: true });
+    const pending = path.join(dir, "pending.txt");
+    const kept = path.join(dir, "inner", "kept.txt");
+    const shown = path.join(dir, "inner", "shown.txt");
+    for (const f of [pending, kept, shown]) fs.writeFileSync(f, ORIGINAL);
+    await run("UserDeletes", { turns: [[
+      { writeFile: { path: pending, content: EDITED } },
+      { writeFile: { path: kept, content: EDITED } },
+      { writeFile: { path: shown, content: EDITED } },
+    ]] });
+    const mine = [pending, kept, shown];
+    await until(() => mine.every((f) => changes.pendingFiles().some((p) => p.path === f)), "the three files pending");
+    await changes.keepFile(kept);
+    await changes.keepFile(shown);
+    // shown.txt is open in an editor (not dirty) when its folder goes.
+    await vscode.window.showTextDocument(vscode.Uri.file(shown), { preview: false });
+    await until(() => !changes.agentBusy(pending), "no agent to be working");
+    // The user deletes one file still pending, then the folder holding two kept ones (one open).
+    fs.rmSync(pending);
+    await until(() => !changes.files().some((f) => f.path === pending), "the deleted pending file to leave the review");
+    fs.rmSync(path.join(dir, "inner"), { recursive: true });
+    await until(() => !changes.files().some((f) => f.path === kept || f.path === shown), "the deleted folder's files to leave the review");
+    assert.deepEqual(changes.pendingFiles().filter((f) => f.path.startsWith(dir)), [], "nothing in the deleted folder is pending");
+    // A file the agent writes there later is reviewed afresh, as a file it created.
+    await run("UserDeletes2", { turns: [[{ writeFile: { path: kept, content: "again\n" } }]] });
+    await until(() => changes.pendingFiles().find((f) => f.path === kept)?.base === null, "the new file pending as the agent's creation");
+    await changes.keepFile(kept);
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a file the agent deletes while it works is pending as its deletion, and Undo brings it back", async () => {
+    const file = ws("src", "agent-deletes.txt");
+    fs.writeFileSync(file, ORIGINAL);
+    await run("AgentDeletes", { turns: [[{ writeFile: { path: file, content: EDITED } }, { spawnChild: { command: `rm ${JSON.stringify(file)}`, pidFile: path.join(os.tmpdir(), `agent-deletes-${process.pid}.pid`) } }, { sleep: 600 }]] });
+    await until(() => changes.pendingFiles().some((f) => f.path === file) && !fs.existsSync(file), "the deletion pending");
+    await vscode.commands.executeCommand("agentThoughts.undoFile", file);
+    assert.equal(fs.readFileSync(file, "utf8"), ORIGINAL, "Undo brings back the text from before the agent");
+    fs.rmSync(path.join(os.tmpdir(), `agent-deletes-${process.pid}.pid`), { force: true });
   });
 
   it("a tool card's Open diff opens the same reviewable diff as Agent Changes, titled kept once decided", async () => {
