@@ -153,11 +153,14 @@ export class AgentChanges implements vscode.Disposable {
   }
 
   /**
-   * A file or folder was deleted on disk. Each file under review in it that is gone: deleted by
-   * the agent (a turn is running or just ended), it is pending as the agent's deletion; deleted by
-   * the user (Explorer, a shell, a branch switch), its review ends, so the user's own deletion is
-   * never offered as an agent change to undo. An editor still showing the file with unsaved text
-   * keeps it under review (that text is still the user's to save).
+   * A file or folder was deleted on disk. A file under review in it that is gone shows as a pending
+   * deletion (Undo brings back its baseline) when an agent is working (a turn is running or just
+   * ended), or when it still had pending agent changes: the text from before the agent is kept,
+   * whoever deleted it (an agent's leftover process can delete files between turns too). A file
+   * whose review was settled (kept or undone) and is deleted while no agent works was deleted by
+   * the user (Explorer, a shell, a branch switch): its review ends, so the user's own deletion is
+   * never offered as an agent change. An editor still showing the file with unsaved text keeps it
+   * under review (that text is still the user's to save).
    */
   private async diskDeleted(uri: vscode.Uri): Promise<void> {
     if (uri.scheme !== "file") return;
@@ -168,7 +171,7 @@ export class AgentChanges implements vscode.Disposable {
       const file = tracked.path;
       const before = this.known.get(file);
       const doc = openDocument(file);
-      if (typeof before !== "string" || doc?.isDirty || this.reviewEditing.has(file) || this.agentBusy(file)) {
+      if (typeof before !== "string" || doc?.isDirty || this.reviewEditing.has(file) || this.agentBusy(file) || this.stateOf(tracked) === "pending") {
         if (tracked.path === gone) await this.diskChanged(uri);
         continue;
       }
@@ -177,7 +180,7 @@ export class AgentChanges implements vscode.Disposable {
       this.known.delete(file);
       this.current.delete(file);
       this.reviewEdits.delete(file);
-      this.logger.info(`Agent Changes: ${file} was deleted while no agent was working; its review ended`);
+      this.logger.info(`Agent Changes: ${file}, reviewed, was deleted while no agent was working; its review ended`);
       forgot = true;
     }
     if (forgot) await this.persistAndRefresh();

@@ -160,7 +160,7 @@ describe("user edits in files under review", function () {
     await changes.keepFile(file);
   });
 
-  it("a file under review the user deletes, or whose folder they delete, leaves the review instead of showing as the agent's deletion", async () => {
+  it("a reviewed file the user deletes, or whose folder they delete, leaves the review; one still pending stays, and Undo brings back the text from before the agent", async () => {
     const dir = ws("src", "user-deletes");
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(path.join(dir, "inner"), { recursive: true });
@@ -180,9 +180,13 @@ describe("user edits in files under review", function () {
     // shown.txt is open in an editor (not dirty) when its folder goes.
     await vscode.window.showTextDocument(vscode.Uri.file(shown), { preview: false });
     await until(() => !changes.agentBusy(pending), "no agent to be working");
-    // The user deletes one file still pending, then the folder holding two kept ones (one open).
+    // The user deletes one file still pending: nothing is lost, its Undo brings back the original.
     fs.rmSync(pending);
-    await until(() => !changes.files().some((f) => f.path === pending), "the deleted pending file to leave the review");
+    await until(async () => (await changes.hunksOf(pending)).current === null, "the deletion of the pending file to be seen");
+    assert.ok(changes.pendingFiles().some((f) => f.path === pending), "a file with undecided agent changes stays pending");
+    await vscode.commands.executeCommand("agentThoughts.undoFile", pending);
+    assert.equal(fs.readFileSync(pending, "utf8"), ORIGINAL, "Undo brings back the text from before the agent");
+    // Then the folder holding two kept ones (one open in an editor).
     fs.rmSync(path.join(dir, "inner"), { recursive: true });
     await until(() => !changes.files().some((f) => f.path === kept || f.path === shown), "the deleted folder's files to leave the review");
     assert.deepEqual(changes.pendingFiles().filter((f) => f.path.startsWith(dir)), [], "nothing in the deleted folder is pending");
