@@ -322,8 +322,7 @@ export class AgentSession {
         const fatal = this.ended !== undefined;
         // AgentErrors already name the agent ("Agent "X" exited…"); others get its name in front.
         const text = err instanceof AgentError ? message : `${this.agentName}: ${message}`;
-        const all = this.log.all();
-        const last = all[all.length - 1];
+        const last = this.log.last();
         // A dead agent's error was recorded when it died (with what to do); one entry is enough.
         const recorded = fatal && last?.kind === "error" && last.fatal && last.message === text;
         this.log.append(...this.mapper.endTurn(), ...(recorded ? [] : [{ kind: "error" as const, message: text, ...(detail ? { detail } : {}), ...(code !== undefined ? { code } : {}), fatal }]));

@@ -10,6 +10,8 @@ export type Listener<T> = (value: T) => void;
 
 export class Emitter<T> {
   private readonly listeners = new Set<Listener<T>>();
+  /** The listeners as a list, made again after a change (a fire is called per streamed chunk: no copy each time). */
+  private snapshot: Listener<T>[] | undefined;
 
   constructor(
     /** Told about each listener that threw (default: `console.error`). */
@@ -22,7 +24,8 @@ export class Emitter<T> {
     // disposing one subscription leaves the other.
     const entry: Listener<T> = (v) => listener(v);
     this.listeners.add(entry);
-    return { dispose: () => { this.listeners.delete(entry); } };
+    this.snapshot = undefined;
+    return { dispose: () => { if (this.listeners.delete(entry)) this.snapshot = undefined; } };
   };
 
   get size(): number {
@@ -32,7 +35,8 @@ export class Emitter<T> {
   /** Calls every listener subscribed now; a listener that subscribes meanwhile hears the next value. */
   fire(value: T): void {
     if (this.listeners.size === 0) return;
-    for (const l of [...this.listeners]) {
+    this.snapshot ??= [...this.listeners];
+    for (const l of this.snapshot) {
       // Disposed by an earlier listener during this fire: skip it.
       if (!this.listeners.has(l)) continue;
       try {
@@ -49,5 +53,6 @@ export class Emitter<T> {
 
   dispose(): void {
     this.listeners.clear();
+    this.snapshot = undefined;
   }
 }

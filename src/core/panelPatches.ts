@@ -10,17 +10,30 @@ import { reduce, type ViewState } from "../shared/viewModel";
 
 export type PatchMessage = Extract<HostMessage, { type: "patch" }>;
 
-/** Merges runs of text chunks (same session, turn, kind, message) into one event. */
+/** Merges runs of text chunks (same session, turn, kind, message) into one event: its text joined once, not grown chunk by chunk. */
 export function coalesce(events: readonly ThoughtEvent[]): ThoughtEvent[] {
   const out: ThoughtEvent[] = [];
-  for (const e of events) {
-    const last = out[out.length - 1];
-    if (last && (e.kind === "thought" || e.kind === "message") && last.kind === e.kind && last.sessionId === e.sessionId && last.turnId === e.turnId
-      && (e.kind !== "message" || last.kind !== "message" || last.messageId === e.messageId)) {
-      out[out.length - 1] = { ...last, text: last.text + e.text, content: { type: "text", text: last.text + e.text } };
-      continue;
+  for (let i = 0; i < events.length; ) {
+    const first = events[i]!;
+    let j = i + 1;
+    if (first.kind === "thought" || first.kind === "message") {
+      while (j < events.length) {
+        const e = events[j]!;
+        if (e.kind !== first.kind || e.sessionId !== first.sessionId || e.turnId !== first.turnId || (e.kind === "message" && e.messageId !== first.messageId)) break;
+        j++;
+      }
     }
-    out.push(e);
+    if (j === i + 1 || (first.kind !== "thought" && first.kind !== "message")) out.push(first);
+    else {
+      const parts: string[] = [];
+      for (let k = i; k < j; k++) {
+        const e = events[k]!;
+        if (e.kind === "thought" || e.kind === "message") parts.push(e.text);
+      }
+      const text = parts.join("");
+      out.push({ ...first, text, content: { type: "text", text } });
+    }
+    i = j;
   }
   return out;
 }

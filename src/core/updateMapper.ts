@@ -198,13 +198,21 @@ export class SessionUpdateMapper {
       case "user_message_chunk":
       case "agent_message_chunk":
       case "agent_thought_chunk": {
+        const eventKind = kind === "user_message_chunk" ? "user_message" : kind === "agent_message_chunk" ? "message" : "thought";
+        // Nearly every update of a stream is a plain text chunk: taken without the schema (what it
+        // would give), which cost most of the host's allocations per chunk.
+        const c = record(u.content);
+        if (c?.type === "text" && typeof c.text === "string" && (u.messageId === undefined || u.messageId === null || typeof u.messageId === "string")) {
+          const text = c.text;
+          return [u.messageId ? { kind: eventKind, content: { type: "text", text }, text, messageId: u.messageId } : { kind: eventKind, content: { type: "text", text }, text }];
+        }
         const r = zChunk.safeParse(u);
         if (!r.success) return bad(zodProblem(r.error));
         const content = parseContentBlock(r.data.content);
         if (!content) return bad("unrecognised content block");
         const messageId = r.data.messageId ?? undefined;
         const ev = { content, text: textOf(content), ...(messageId ? { messageId } : {}) };
-        return [{ kind: kind === "user_message_chunk" ? "user_message" : kind === "agent_message_chunk" ? "message" : "thought", ...ev }];
+        return [{ kind: eventKind, ...ev }];
       }
       case "tool_call":
       case "tool_call_update": {

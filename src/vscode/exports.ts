@@ -27,7 +27,7 @@ export function registerExport(manager: SessionManager, activeSessionId: () => s
           const start = s.log.all()[0];
           const info = s.log.all().findLast((e): e is EventOf<"session_info"> => e.kind === "session_info" && !!e.title);
           const title = info?.title ?? "";
-          return { label: plainText(title || s.agentName), description: `${s.agentName} · ${s.log.length} events${s.sessionId === active ? " · shown" : ""}`, detail: start ? new Date(start.at).toLocaleString() : undefined, session: s };
+          return { label: plainText(title || s.agentName), description: `${s.agentName} · ${s.log.all().length} events${s.sessionId === active ? " · shown" : ""}`, detail: start ? new Date(start.at).toLocaleString() : undefined, session: s };
         }),
         { title: "Export which session?" },
       ))?.session;
@@ -48,7 +48,7 @@ export function registerExport(manager: SessionManager, activeSessionId: () => s
     if (!uri) return undefined;
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(exportSession(format.id, session.log.all())));
     if (!(target instanceof vscode.Uri) && typeof target !== "string") {
-      void vscode.window.showInformationMessage(`Exported ${session.log.length} events to ${path.basename(uri.fsPath)}.`, "Open").then((c) => { if (c) void vscode.window.showTextDocument(uri); });
+      void vscode.window.showInformationMessage(`Exported ${session.log.all().length} events to ${path.basename(uri.fsPath)}.`, "Open").then((c) => { if (c) void vscode.window.showTextDocument(uri); });
     }
     return uri.fsPath;
   });

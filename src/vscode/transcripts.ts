@@ -19,6 +19,7 @@ import { z } from "zod";
 import type { ThoughtEvent } from "../shared/events";
 import type { SavedSession } from "../shared/viewModel";
 import { Emitter } from "../core/emitter";
+import { joinChunkRuns } from "../core/sessionLog";
 import { TimeSlice } from "../core/sleep";
 import { emptySaved, eventFromLine, noteEvent, transcriptLine } from "../core/transcriptLines";
 import type { Logger } from "../acp/ports";
@@ -69,7 +70,8 @@ interface OnDisk { name: string; bytes: number; at: number; modified: number }
 
 export class TranscriptStore implements vscode.Disposable {
   private readonly streams = new Map<string, fs.WriteStream>();
-  private readonly pending = new Map<string, string[]>();
+  /** Events waiting for the next flush, per session (written with runs of text chunks joined). */
+  private readonly pending = new Map<string, ThoughtEvent[]>();
   private timer: NodeJS.Timeout | undefined;
   /** Sessions deleted (Delete Session). */
   private readonly removed = new Set<string>();
@@ -125,28 +127,28 @@ export class TranscriptStore implements vscode.Disposable {
    */
   write(e: ThoughtEvent): void {
     if (!this.dir || this.removed.has(e.sessionId)) return;
-    // Any depth: a value nested 10,000 deep is saved whole (JSON.stringify would throw).
-    const line = transcriptLine(e);
     let saved = this.index.get(e.sessionId);
     if (!saved) {
       saved = emptySaved(e);
       this.index.set(e.sessionId, saved);
     }
     noteEvent(saved, e);
-    const lines = this.pending.get(e.sessionId);
-    if (lines) lines.push(line);
-    else this.pending.set(e.sessionId, [line]);
+    const events = this.pending.get(e.sessionId);
+    if (events) events.push(e);
+    else this.pending.set(e.sessionId, [e]);
     this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const [sessionId, lines] of this.pending) {
+    for (const [sessionId, events] of this.pending) {
       const file = this.fileOf(sessionId);
       if (!file) continue;
       let s = this.streams.get(sessionId);
-      let text = lines.join("\n") + "\n";
+      // One line per event, a run of text chunks as one (a thought streamed as thousands of chunks
+      // is a few lines, not thousands); any depth: a value nested 10,000 deep is saved whole.
+      let text = joinChunkRuns(events).map((e) => transcriptLine(e)).join("\n") + "\n";
       if (!s) {
         if (this.streams.size >= OPEN_STREAMS) {
           const [oldest, stream] = this.streams.entries().next().value as [string, fs.WriteStream];

@@ -11,6 +11,8 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { ThoughtEvent } from "../../src/shared/events";
+import { joinChunkRuns } from "../../src/core/sessionLog";
+import { eventFromLine } from "../../src/core/transcriptLines";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { api, scriptedAgent, transcriptHas as shows, until } from "./helpers";
 import { log } from "./index";
@@ -39,12 +41,16 @@ async function openSidebar(): Promise<void> {
 const transcriptHas = (text: string): Promise<boolean> => shows(text, 30_000);
 
 /** The events in a session's transcript file, once it has `count` of them (it is written every 200 ms). */
-async function savedEvents(a: AgentThoughtsInternalApi, sessionId: string, count: () => number): Promise<{ file: string; events: ThoughtEvent[] }> {
+/** The saved transcript once it holds the session's last event (`lastSeq`); runs of text chunks are one line each. */
+async function savedEvents(a: AgentThoughtsInternalApi, sessionId: string, lastSeq: () => number): Promise<{ file: string; events: ThoughtEvent[] }> {
   const file = a._test.transcripts.fileOf(sessionId);
   assert.ok(file, "transcripts are saved (the workspace has storage)");
-  const lines = (): string[] => (fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim()) : []);
-  await until(() => lines().length >= count(), `${count()} events in ${path.basename(file)}`, 30_000);
-  return { file, events: lines().map((l) => JSON.parse(l) as ThoughtEvent) };
+  const read = (l: string): ThoughtEvent => { const r = eventFromLine(l); if ("problem" in r) throw new Error(`a transcript line does not read back: ${r.problem}`); return r.event; };
+  const events = (): ThoughtEvent[] => (fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).map(read) : []);
+  await until(() => events().at(-1)?.seq === lastSeq(), `event ${lastSeq()} in ${path.basename(file)}`, 30_000);
+  const saved = events();
+  saved.forEach((e, i) => assert.ok(i === 0 || e.seq > saved[i - 1]!.seq, `saved in order at line ${i + 1}`));
+  return { file, events: saved };
 }
 
 /** Nesting depth of `{"a":{"a":…}}`, counted without recursion. */
@@ -168,9 +174,9 @@ describe("Hostile input: one bad message cannot break the panel or lose the tran
 
     // Every event on disk, whole, in a file named by us.
     const session = a._test.manager.sessionById(hostileId)!;
-    const { file, events } = await savedEvents(a, hostileId, () => session.log.length);
+    const { file, events } = await savedEvents(a, hostileId, () => session.log.lastSeq);
     assert.match(path.basename(file), /^[0-9a-f]{32}\.jsonl$/, "the transcript's name is ours, not the agent's id");
-    assert.deepEqual(events.map((e) => e.seq), session.log.all().map((e) => e.seq), "every event is in the transcript");
+    assert.deepEqual(joinChunkRuns(events).map((e) => e.seq), session.log.all().map((e) => e.seq), "every event is in the transcript (runs of text chunks joined, as the log keeps them)");
     const start = events.find((e) => e.kind === "tool_start" && e.title === "Deep input");
     assert.ok(start?.kind === "tool_start");
     assert.equal(depthOf(start.rawInput), DEEP, "the raw input is saved 10,000 deep");
@@ -195,9 +201,9 @@ describe("Hostile input: one bad message cannot break the panel or lose the tran
     await transcriptHas("after the faulty listener");
     assert.equal(a._test.controller.testFaults.throwingEvents, 0, "the listener did throw");
     const session = a._test.manager.sessionById(first.sessionId)!;
-    const { events } = await savedEvents(a, first.sessionId, () => session.log.length);
-    assert.deepEqual(events.map((e) => e.seq), session.log.all().map((e) => e.seq), "the transcript writer saw every event");
-    assert.ok(events.some((e) => e.kind === "message" && e.text === "lost by the panel"));
+    const { events } = await savedEvents(a, first.sessionId, () => session.log.lastSeq);
+    assert.deepEqual(joinChunkRuns(events).map((e) => e.seq), session.log.all().map((e) => e.seq), "the transcript writer saw every event");
+    assert.ok(events.some((e) => e.kind === "message" && e.text.includes("lost by the panel")), "the message the panel lost is in the transcript");
   });
 
   it("a post to the webview that fails is followed by a fresh snapshot: the panel catches up by itself", async function () {

@@ -260,13 +260,18 @@ describe("ACP client ↔ scripted agent over stdio", function () {
     h = await harness({ turns: [[{ flood: { count: 5000 } }]] });
     const c = await h.start();
     const s = await c.newSession(h.dir);
+    const chunks: ThoughtEvent[] = [];
+    s.log.subscribe((e) => { if (e.kind === "thought") chunks.push(e); });
     const t0 = Date.now();
     const r = await s.prompt("flood").result;
     const ms = Date.now() - t0;
-    const chunks = s.log.all().filter((e) => e.kind === "thought");
     assert.equal(chunks.length, 5000);
     chunks.forEach((e, i) => assert.ok(e.kind === "thought" && e.text.startsWith(String(i).padStart(6, "0")), `chunk ${i} out of order`));
     assert.equal(r.thoughts.length, 5000 * 24);
+    // The log keeps the run as one event, its text the chunks' in order.
+    const kept = s.log.all().filter((e) => e.kind === "thought");
+    assert.equal(kept.length, 1);
+    assert.equal(kept[0]!.kind === "thought" && kept[0]!.text, chunks.map((e) => (e.kind === "thought" ? e.text : "")).join(""));
     console.log(`      5,000 chunks over stdio in ${ms} ms`);
   });
 });

@@ -1,5 +1,6 @@
 // A real window reload, in two phases run by the harness in the same window storage: phase 1
 // leaves an agent edit pending review; phase 2 (a fresh workbench and extension host) finds it.
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
@@ -92,4 +93,11 @@ export function continuingAgents(repo: string): { name: string; command: string;
     run("Keeper", { capabilities: { loadSession: true, sessionCapabilities: { resume: {}, list: {}, close: {}, delete: {} } }, storeDir: `${c.store}-keeper`, recordFile: c.record, turns: [[{ message: "KEPT-BEFORE-RELOAD" }], [{ echoPrompt: true }]] }),
     run("LoadOnly", { capabilities: { loadSession: true }, storeDir: `${c.store}-loader`, recordFile: c.loadRecord, turns: [[{ thought: "loading thought" }, { message: "LOADED-BEFORE-RELOAD" }], [{ echoPrompt: true }]] }),
   ];
+}
+
+/** Whether a saved transcript holds events up to `seq` (its last line's; a run of text chunks is one line). */
+export function transcriptReaches(file: string, seq: number): boolean {
+  if (!fs.existsSync(file)) return false;
+  const last = fs.readFileSync(file, "utf8").split("\n").filter(Boolean).at(-1);
+  return last !== undefined && (JSON.parse(last) as { seq: number }).seq >= seq;
 }

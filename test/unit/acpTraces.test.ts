@@ -47,10 +47,12 @@ function readTrace(file: string): TraceLine[] {
 const isText = (c: unknown): c is { type: "text"; text: string } =>
   typeof c === "object" && c !== null && (c as { type?: unknown }).type === "text" && typeof (c as { text?: unknown }).text === "string";
 
-/** Replays one trace through the mapper into a session log, clocked by the trace's own `ms`. */
+/** Replays one trace through the mapper into a session log, clocked by the trace's own `ms`; the events are what its listeners hear. */
 function replay(lines: readonly TraceLine[]): Replay {
   let now = 0;
   const log = new SessionLog("trace", () => now);
+  const heard: ThoughtEvent[] = [];
+  log.subscribe((e) => heard.push(e));
   const mapper = new SessionUpdateMapper();
   const mapped: Mapped[] = [];
   const requests = new Map<string, { method: string; params: Record<string, unknown> }>();
@@ -107,7 +109,7 @@ function replay(lines: readonly TraceLine[]): Replay {
     }
   }
   terminals.dispose();
-  return { events: log.all(), mapped, stopReason, permissions };
+  return { events: heard, mapped, stopReason, permissions };
 }
 
 /** What a trace comes to, compact enough to read in a golden file. */

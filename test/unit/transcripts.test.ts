@@ -11,6 +11,7 @@ import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
 import type { SavedSession } from "../../src/shared/viewModel";
 import { eventFromLine, transcriptLine } from "../../src/core/transcriptLines";
 import { TranscriptStore } from "../../src/vscode/transcripts";
+import { joinChunkRuns } from "../../src/core/sessionLog";
 import { until } from "../support/until";
 
 const quiet = { traceEnabled: false, info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, trace: () => undefined };
@@ -95,6 +96,24 @@ describe("transcripts", () => {
     });
   });
 
+  it("writes a run of text chunks as one line (each turn's thought here), and it reads back as the same text", async () => {
+    const store = new TranscriptStore({ fsPath: root }, quiet);
+    const events = session("runs", 3, 500);
+    for (const e of events) store.write(e);
+    store.dispose();
+    const file = store.fileOf("runs")!;
+    await until(() => fs.existsSync(file) && fs.readFileSync(file, "utf8").includes('"kind":"turn_end","turnId":3'), "the transcript on disk");
+    const back = await store.read(file);
+    // Per turn: turn_start, the prompt, one thought, the answer, turn_end (after the start and commands).
+    assert.equal(back.length, 2 + 3 * 5, "one line per run");
+    const thoughts = back.filter((e) => e.kind === "thought");
+    assert.deepEqual(thoughts.map((e) => (e.kind === "thought" ? e.text : "")), [1, 2, 3].map((t) => Array.from({ length: 500 }, (_, c) => `turn ${t} thought ${c} `).join("")));
+    const last = events.filter((e) => e.kind === "thought" && e.turnId === 1).at(-1)!;
+    assert.equal(thoughts[0]!.seq, last.seq, "a joined run carries its last chunk's sequence number");
+    assert.equal(thoughts[0]!.at, events.find((e) => e.kind === "thought")!.at, "and its first chunk's time");
+    assert.ok(back.every((e, i) => i === 0 || e.seq > back[i - 1]!.seq), "in order");
+  });
+
   describe("the index of saved sessions", () => {
     it("is kept as events are written, and a new window lists the sessions from it alone", async () => {
       const store = new TranscriptStore({ fsPath: root }, quiet);
@@ -103,7 +122,7 @@ describe("transcripts", () => {
       for (const e of events) store.write(e);
       store.dispose();
       const file = store.fileOf("live")!;
-      const lines = await until(() => fs.existsSync(file) && fs.readFileSync(file, "utf8").split("\n").filter(Boolean).length === events.length, "the transcript on disk");
+      const lines = await until(() => fs.existsSync(file) && fs.readFileSync(file, "utf8").split("\n").filter(Boolean).length === joinChunkRuns(events).length, "the transcript on disk");
       assert.ok(lines);
       const index = JSON.parse(fs.readFileSync(path.join(dir, "index.json"), "utf8")) as { sessions: (SavedSession & { file: string })[] };
       assert.deepEqual(index.sessions, [{

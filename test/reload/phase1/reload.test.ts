@@ -5,7 +5,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { until } from "../../support/until";
 import { waitFor } from "../../integration/webview";
-import { alive, api, continued, continuingAgents, EDITED, EXTENSION_ID, file, historyRow, leftovers, midQuestion, midTurn, ORIGINAL } from "../shared";
+import { alive, api, continued, continuingAgents, EDITED, EXTENSION_ID, file, historyRow, leftovers, midQuestion, midTurn, ORIGINAL, transcriptReaches } from "../shared";
 
 describe("window reload, phase 1", function () {
   this.timeout(60_000);
@@ -55,7 +55,7 @@ describe("window reload, phase 1", function () {
     assert.ok(id, "the session is in the panel");
     const transcript = a._test.transcripts.fileOf(id);
     assert.ok(transcript, "the session has a transcript file");
-    await until(() => fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").split("\n").filter(Boolean).length >= a._test.controller.viewState.sessions[id]!.lastSeq, "the session's transcript on disk");
+    await until(() => transcriptReaches(transcript, a._test.controller.viewState.sessions[id]!.lastSeq), "the session's transcript on disk");
   });
 
   it("leaves an agent with a helper and a command with a background child running, both ignoring SIGTERM, when the window reloads", async () => {
@@ -101,7 +101,7 @@ describe("window reload, phase 1", function () {
     const id = a._test.controller.activeSession!;
     const transcript = a._test.transcripts.fileOf(id);
     assert.ok(transcript, "the session has a transcript file");
-    await until(() => fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").split("\n").filter(Boolean).length >= a._test.controller.viewState.sessions[id]!.lastSeq, "the session's transcript on disk");
+    await until(() => transcriptReaches(transcript, a._test.controller.viewState.sessions[id]!.lastSeq), "the session's transcript on disk");
   });
 
   it("leaves a session of an agent that can resume, and one of an agent that can only load", async () => {
@@ -117,7 +117,7 @@ describe("window reload, phase 1", function () {
       const r = await a.stream(`${agent} first`, { agent, newSession: true }).result;
       assert.equal(r.text, said);
       const transcript = a._test.transcripts.fileOf(r.sessionId)!;
-      await until(() => fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").split("\n").filter(Boolean).length >= a._test.controller.viewState.sessions[r.sessionId]!.lastSeq, `${agent}'s transcript on disk`);
+      await until(() => transcriptReaches(transcript, a._test.controller.viewState.sessions[r.sessionId]!.lastSeq), `${agent}'s transcript on disk`);
     }
   });
 
@@ -141,7 +141,7 @@ describe("window reload, phase 1", function () {
     const newest = (await a.stream(h.newest, { agent: h.agent, newSession: true }).result).sessionId;
     for (const sid of [id, newest]) {
       const transcript = a._test.transcripts.fileOf(sid)!;
-      await until(() => fs.existsSync(transcript) && fs.readFileSync(transcript, "utf8").split("\n").filter(Boolean).length >= a._test.controller.viewState.sessions[sid]!.lastSeq, "the session's transcript on disk");
+      await until(() => transcriptReaches(transcript, a._test.controller.viewState.sessions[sid]!.lastSeq), "the session's transcript on disk");
     }
   });
 });
