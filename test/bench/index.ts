@@ -10,10 +10,11 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as v8 from "node:v8";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Step } from "../fixtures/agents/scenario";
-import { log } from "../integration/index";
+import { harnessRequest, log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
 import { checkpointCost } from "./checkpoints";
 import { findBench } from "./find";
@@ -23,7 +24,7 @@ import { concurrentSessions, hourReplay } from "./load";
 import { coldStart } from "./coldStart";
 import { prepareStartup } from "./startup";
 import { terminalLoad } from "./terminals";
-import { api, fmt, percentile, useScenario } from "./util";
+import { api, fmt, percentile, sampleHostAllocations, useScenario } from "./util";
 
 const CHUNK = 24;
 
@@ -111,6 +112,11 @@ async function emptyPanelBoot(a: AgentThoughtsInternalApi): Promise<void> {
   log(`  A new panel webview with an empty session boots in ${fmt(total)} (its script said ready after ${fmt(ready)})`);
 }
 
+/** The renderer's JS heap in use after a full GC (CDP), in bytes; NaN without the browser harness. */
+async function rendererHeap(): Promise<number> {
+  return (await harnessRequest<{ value: { used: number } }>({ op: "heap", gc: true }, 60_000))?.value.used ?? NaN;
+}
+
 async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   const turns = 20;
   const chunksPerTurn = 10_000;
@@ -127,6 +133,9 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
     return out;
   };
   await useScenario("Huge", { turns: Array.from({ length: turns }, (_, t) => steps(t)) });
+  const rssBefore = process.memoryUsage().rss;
+  const rendererBefore = await rendererHeap();
+  const allocations = await sampleHostAllocations("huge-host-streaming");
   const started = Date.now();
   let session: string | undefined;
   for (let t = 0; t < turns; t++) {
@@ -135,6 +144,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   }
   await waitFor((n: number) => document.querySelectorAll("[data-entry-type]").length > 0 && document.body.textContent?.includes(`Turn ${n - 1} done.`), turns, { timeoutMs: 120_000, view: "sidebar", what: "the last turn" });
   const elapsed = Date.now() - started;
+  const allocationFile = await allocations.stop();
   const dom = await evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
   const heap = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "sidebar");
   // Hide the panel and show it again; then reload its webview (as after a window reload) and time the restore.
@@ -155,14 +165,25 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   const readyAfter = lastReadyAt > readyBefore ? lastReadyAt - t1 : NaN;
   const heapAfter = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "editor");
   await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+  // What the sidebar panel holds: the renderer heap after a full GC (the workbench page shares it here), against the same before the session.
+  const rendererAfter = await rendererHeap();
   const hostHeap = process.memoryUsage().heapUsed;
   const hostRss = process.memoryUsage().rss;
+  // What is left after 10 s with nothing to do (V8 gives memory back some seconds after a flood).
+  await new Promise((r) => setTimeout(r, 10_000));
+  const rssIdle = process.memoryUsage().rss;
+  // AGENT_THOUGHTS_BENCH_HEAP=<folder>: what the extension host holds after the huge session, and what it allocated while it streamed.
+  const heapDir = process.env.AGENT_THOUGHTS_BENCH_HEAP;
+  const snapshot = heapDir ? v8.writeHeapSnapshot(path.resolve(heapDir, "huge-host.heapsnapshot")) : undefined;
   const met = (ok: boolean): string => (ok ? "met" : "MISSED");
   log(`  Huge session: ${(turns * chunksPerTurn).toLocaleString("en")} chunks (${((turns * chunksPerTurn * CHUNK) / 1e6).toFixed(1)} MB) + ${(turns * toolsPerTurn).toLocaleString("en")} tool calls in ${turns} turns, streamed in ${fmt(elapsed)}`);
   log(`    DOM elements in the panel: ${dom.toLocaleString("en")} (target < 3,000: ${met(dom < 3_000)})`);
   log(`    re-opening the hidden panel until the last turn is shown: ${fmt(reopen)}`);
   log(`    a new panel (Open Panel in Editor) restored from a snapshot: ${fmt(reload)} (the new webview said ready after ${fmt(readyAfter)}; snapshot posted in ${fmt(lastSnapshotPostMs)}; shown ${fmt(reload - readyAfter)} after ready)`);
-  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; the heap is the renderer's, which the workbench page shares in this host); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(hostRss / 1048576).toFixed(1)} MB (target ≤ 200 MB: ${met(hostRss <= 200 * 1048576)}; after the scenarios before it in the same host)`);
+  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; the heap is the renderer's, which the workbench page shares in this host); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(hostRss / 1048576).toFixed(1)} MB right after, ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions and the scenarios before it in the same host)`);
+  log(`    renderer JS heap after a full GC (the workbench and the panel; target ≤ 100 MB: ${met(rendererAfter <= 100 * 1048576)}): ${(rendererBefore / 1048576).toFixed(1)} MB before the session, ${(rendererAfter / 1048576).toFixed(1)} MB with it in the sidebar panel (+${((rendererAfter - rendererBefore) / 1048576).toFixed(1)} MB)`);
+  if (allocationFile) log(`    extension host allocations while streaming: ${allocationFile}`);
+  if (snapshot) log(`    extension host heap snapshot: ${snapshot}`);
 }
 
 export async function run(): Promise<void> {

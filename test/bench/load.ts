@@ -41,18 +41,25 @@ function entriesText(turn: TurnView | undefined, type: "thought" | "message"): s
 }
 
 /**
- * One session's transcript checked against what the host saw: every event, each once, in order.
- * `twiceBytes`: what it would take with each text chunk's text twice (as transcripts were written before).
+ * One session's transcript checked against what the host saw: in order, up to its last event
+ * (a run of text chunks is one line; the text is checked per turn by the callers).
+ * `lineEachBytes`: what it would take with a line per chunk, each chunk's text twice (as transcripts were written before).
  */
-interface TranscriptCheck { file: string; lines: number; bytes: number; twiceBytes: number; dense: boolean; events: ThoughtEvent[] }
+interface TranscriptCheck { file: string; lines: number; bytes: number; lineEachBytes: number; complete: boolean; events: ThoughtEvent[] }
 
 async function checkTranscript(a: AgentThoughtsInternalApi, view: SessionView): Promise<TranscriptCheck> {
   const file = a._test.transcripts.fileOf(view.sessionId) ?? path.join(findTranscriptDir(view.sessionId) ?? "", transcriptName(view.sessionId));
   const lines = await readTranscript(file, view.lastSeq);
   const events = lines.map(readLine);
-  const dense = events.length === view.lastSeq && events.every((e, i) => e.seq === i + 1 && e.sessionId === view.sessionId);
-  const twiceBytes = events.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)) + 1, 0);
-  return { file, lines: lines.length, bytes: fs.statSync(file).size, twiceBytes, dense, events };
+  const complete = events.at(-1)?.seq === view.lastSeq && events.every((e, i) => (i === 0 || e.seq > events[i - 1]!.seq) && e.sessionId === view.sessionId);
+  // A joined run of n chunks was n lines of about its share of the text each, with the text twice.
+  const lineEachBytes = events.reduce((n, e, i) => {
+    const chunks = i === 0 ? 1 : e.seq - events[i - 1]!.seq;
+    const json = Buffer.byteLength(JSON.stringify(e)) + 1;
+    const text = "text" in e && typeof e.text === "string" ? Buffer.byteLength(JSON.stringify(e.text)) - 2 : 0;
+    return n + (chunks === 1 ? json : chunks * (json - 2 * text) + 2 * text);
+  }, 0);
+  return { file, lines: lines.length, bytes: fs.statSync(file).size, lineEachBytes, complete, events };
 }
 
 /** A transcript line as the extension reads it back (a text chunk's content block put back). */
@@ -355,7 +362,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
     if (!dir) continue;
     const t = await checkTranscript(a, view);
     transcriptEvents += t.lines;
-    if (!t.dense) bad.push(`${names[k]}: transcript has ${t.lines} lines for ${view.lastSeq} events (or out of order)`);
+    if (!t.complete) bad.push(`${names[k]}: transcript of ${t.lines} lines does not end at event ${view.lastSeq} (or is out of order)`);
     if (turnText(t.events, turn.turnId, "thought") !== thoughts || turnText(t.events, turn.turnId, "message") !== message) bad.push(`${names[k]}: transcript text differs`);
   }
   if (!dir) bad.push("transcript folder not found");
@@ -578,7 +585,7 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<string> {
   let transcript: TranscriptCheck | undefined;
   if (dir) {
     transcript = await checkTranscript(a, view);
-    if (!transcript.dense) bad.push(`transcript has ${transcript.lines} lines for ${view.lastSeq} events (or out of order)`);
+    if (!transcript.complete) bad.push(`transcript of ${transcript.lines} lines does not end at event ${view.lastSeq} (or is out of order)`);
   } else bad.push("transcript folder not found");
 
   // What the retained data costs, rebuilt from the transcript with the host's own code: a
@@ -595,7 +602,7 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<string> {
     const read = await a._test.transcripts.read(transcript.file);
     blocks.disable();
     sliced = { ms: performance.now() - s0, maxBlock: blocks.max / 1e6, events: read.length };
-    if (read.length !== view.lastSeq) bad.push(`TranscriptStore.read gave ${read.length} of ${view.lastSeq} events`);
+    if (read.length !== transcript.lines || read.at(-1)?.seq !== view.lastSeq) bad.push(`TranscriptStore.read gave ${read.length} of ${transcript.lines} lines`);
   }
   if (gcWorks && transcript) {
     const lines = (await fs.promises.readFile(transcript.file, "utf8")).split("\n").filter((l) => l);
@@ -608,7 +615,7 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<string> {
     const all = copy.all();
     for (let i = 0; i < all.length; i += 64) state = reduce(state, coalesce(all.slice(i, i + 64)));
     viewCost = hostHeap() - before - logCost;
-    if (copy.length !== view.lastSeq || state.sessions[sessionId]?.lastSeq !== view.lastSeq) bad.push("the rebuilt log or view state differs");
+    if (copy.length !== lines.length || state.sessions[sessionId]?.lastSeq !== copy.lastSeq) bad.push("the rebuilt log or view state differs");
   }
   const first = samples[0]!;
   const last = samples[samples.length - 1]!;
@@ -623,7 +630,7 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<string> {
 
   log(`  Hour replay: ${num(events)} events in one session, ${REPLAY_TURNS} turns (${num(REPLAY_TURNS * TOOL_PATTERN.length)} tool calls, ${num(REPLAY_TURNS * 2)} commands × ${OUTPUT_LINES} output deltas, ${num(REPLAY_TURNS * 3)} edits with diffs), as fast as the agent writes`);
   log(`    streamed in ${fmt(elapsed)} (${fmt(streaming)} of it in turns, the rest is sampling; ${num(events / (streaming / 1000))} events/s); extension host in the turns: event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}, max ${fmt(loop.max / 1e6)}; CPU ${fmt(cpuTurns / 1000)} (${(cpuTurns / events).toFixed(0)} µs per event)`);
-  log(`    complete and in order in the turn results, the view state and the transcript (${transcript ? `${num(transcript.lines)} lines, ${mb(transcript.bytes)}; ${mb(transcript.twiceBytes)} with each chunk's text twice, as before` : "not found"}): ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
+  log(`    complete and in order in the turn results, the view state and the transcript (${transcript ? `${num(transcript.lines)} lines, ${mb(transcript.bytes)}; ${mb(transcript.lineEachBytes)} with a line per chunk and its text twice, as before` : "not found"}): ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
   log(`    extension host heap${gcWorks ? " after a forced GC" : " (no forced GC available)"}, every ~${num(SAMPLE_EVERY)} events: ${samples.map((s) => `${num(s.events)}: ${mb(s.host)}`).join(", ")}`);
   log(`    host heap growth: ${mb(hostSlope * SAMPLE_EVERY)} per ${num(SAMPLE_EVERY)} events (least squares), ${mb(last.host - first.host)} from first to last sample (${num(last.events - first.events)} events; ${((last.host - first.host) / Math.max(1, last.events - first.events)).toFixed(0)} bytes/event); rss ${mb(first.rss)} → ${mb(last.rss)}`);
   if (transcript) {

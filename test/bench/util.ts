@@ -142,12 +142,13 @@ export function findTranscriptDir(sessionId: string): string | undefined {
 }
 
 /** A transcript's lines once it holds `lines` of them (its writes are batched every 200 ms). */
-export async function readTranscript(file: string, lines: number, timeoutMs = 20_000): Promise<string[]> {
+export async function readTranscript(file: string, lastSeq: number, timeoutMs = 20_000): Promise<string[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const text = fs.existsSync(file) ? await fs.promises.readFile(file, "utf8") : "";
     const got = text.split("\n").filter((l) => l.trim() !== "");
-    if (got.length >= lines || Date.now() > until) return got;
+    const last = got.length ? (JSON.parse(got[got.length - 1]!) as { seq?: unknown }).seq : undefined;
+    if (last === lastSeq || Date.now() > until) return got;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -174,6 +175,33 @@ export async function profileHost(name: string): Promise<{ stop(): Promise<strin
       session.disconnect();
       fs.mkdirSync(dir, { recursive: true });
       const file = path.resolve(dir, `${name}.cpuprofile`);
+      fs.writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  };
+}
+
+/**
+ * With `AGENT_THOUGHTS_BENCH_HEAP=<folder>`, V8's sampling heap profile of the extension host
+ * from now until `stop()`, counting what was collected too (what a flood allocates, by function),
+ * written as `<folder>/<name>.heapprofile` (open it in Chrome DevTools' Memory tab). Without the
+ * variable, `stop()` does nothing.
+ */
+export async function sampleHostAllocations(name: string): Promise<{ stop(): Promise<string | undefined> }> {
+  const dir = process.env.AGENT_THOUGHTS_BENCH_HEAP;
+  if (!dir) return { stop: () => Promise.resolve(undefined) };
+  const inspector = await import("node:inspector");
+  const session = new inspector.Session();
+  session.connect();
+  const post = <R>(method: string, params: object = {}): Promise<R> =>
+    new Promise((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as R))));
+  await post("HeapProfiler.startSampling", { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return {
+    async stop() {
+      const { profile } = await post<{ profile: unknown }>("HeapProfiler.stopSampling");
+      session.disconnect();
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.resolve(dir, `${name}.heapprofile`);
       fs.writeFileSync(file, JSON.stringify(profile));
       return file;
     },

@@ -214,6 +214,13 @@ try {
         writeFileSync(req.path, JSON.stringify(profile));
         return { path: req.path };
       }
+      // The renderer's JS heap (the workbench and same-process webviews share it), after a full GC when `gc`, for the bench.
+      case "heap": {
+        cdp ??= await page.context().newCDPSession(page);
+        if (req.gc) await cdp.send("HeapProfiler.collectGarbage");
+        const { usedSize, totalSize } = await cdp.send("Runtime.getHeapUsage");
+        return { value: { used: usedSize, total: totalSize } };
+      }
       // A performance trace of the renderer (style, layout, paint, scripts), for the bench's breakdown of where frames go.
       case "traceStart": {
         cdp ??= await page.context().newCDPSession(page);
