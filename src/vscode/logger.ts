@@ -18,7 +18,7 @@ export class ChannelLogger implements Logger {
   error(message: string): void { this.channel.error(message); }
 }
 
-/** Writes events to the channel; consecutive thought/message chunks become one line. */
+/** Writes events to the channel; consecutive thought/message chunks become one line (at log level Debug). */
 export class EventTranscript implements vscode.Disposable {
   private pending: { kind: "thought" | "message"; first: ThoughtEvent; text: string } | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -26,7 +26,17 @@ export class EventTranscript implements vscode.Disposable {
   constructor(private readonly channel: vscode.LogOutputChannel) {}
 
   write(e: ThoughtEvent): void {
-    if (e.kind === "thought" || e.kind === "message") {
+    if (e.kind === "thought" || e.kind === "message" || e.kind === "user_message") {
+      // The text itself only at log level Debug or Trace: a log attached to a bug report does not
+      // carry the agent's answers by default (the session's transcript has them), and ten agents
+      // streaming do not write all their text twice.
+      const level = this.channel.logLevel;
+      if (level === vscode.LogLevel.Off || level > vscode.LogLevel.Debug) return;
+      if (e.kind === "user_message") {
+        this.flush();
+        this.channel.debug(describeEvent(e));
+        return;
+      }
       if (this.pending && (this.pending.kind !== e.kind || this.pending.first.sessionId !== e.sessionId)) this.flush();
       if (!this.pending) this.pending = { kind: e.kind, first: e, text: "" };
       this.pending.text += e.text;
@@ -45,7 +55,7 @@ export class EventTranscript implements vscode.Disposable {
     this.timer = undefined;
     const p = this.pending;
     this.pending = undefined;
-    if (p) this.channel.info(`${describeEvent({ ...p.first, text: p.text } as ThoughtEvent)}`);
+    if (p) this.channel.debug(`${describeEvent({ ...p.first, text: p.text } as ThoughtEvent)}`);
   }
 
   dispose(): void {

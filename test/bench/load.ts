@@ -207,8 +207,12 @@ function vs(value: number | undefined, target: number): string {
 // ——— 1. ten sessions streaming at once ———
 
 const LOAD_AGENTS = 10;
-/** Per agent: 40 × (800 thought chunks + a read tool call), then 2,000 message chunks — ~34,000 events (long enough to measure everything while they stream). */
-const LOAD_BLOCKS = 40;
+/**
+ * Per agent: 100 × (800 thought chunks + a read tool call), then 2,000 message chunks — ~82,000
+ * events, long enough that all ten still stream while everything is measured (with 40 blocks the
+ * host now reads them so fast that only four still streamed during the picks).
+ */
+const LOAD_BLOCKS = 100;
 const LOAD_THOUGHTS = 800;
 const LOAD_MESSAGES = 2_000;
 /** Picks timed while the ten stream (issue 16: p95 over 20 picks). */

@@ -211,6 +211,7 @@ try {
       case "profileStop": {
         if (!cdp) throw new Error("profileStart first");
         const { profile } = await cdp.send("Profiler.stop");
+        mkdirSync(dirname(req.path), { recursive: true });
         writeFileSync(req.path, JSON.stringify(profile));
         return { path: req.path };
       }
@@ -239,6 +240,7 @@ try {
           if (chunk.eof) break;
         }
         await cdp.send("IO.close", { handle: stream });
+        mkdirSync(dirname(req.path), { recursive: true });
         writeFileSync(req.path, parts.join(""));
         return { path: req.path };
       }
