@@ -6,11 +6,11 @@
  * ours, and git runs without the system and global configuration (no hooks path, no filter
  * drivers, no fsmonitor daemons that a workspace's .gitattributes could point at).
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Logger } from "../acp/ports";
+import { execOffThread } from "./execOffThread";
 
 export interface FileChange { status: "added" | "modified" | "deleted"; path: string }
 
@@ -26,30 +26,27 @@ export class ShadowGit {
     this.gitDir = path.join(storageDir, "checkpoints", id);
   }
 
-  private run(args: readonly string[], input?: string): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      const child = execFile("git", ["-c", "core.fsmonitor=false", "-c", "core.quotepath=false", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", ...args], {
-        cwd: this.workTree,
-        encoding: "buffer",
-        maxBuffer: MAX_BUFFER,
-        env: {
-          // None of the user's GIT_* variables (an index file, object dir, config parameters, exec path…).
-          ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^GIT_/i.test(k))),
-          GIT_DIR: this.gitDir,
-          GIT_WORK_TREE: this.workTree,
-          GIT_CONFIG_NOSYSTEM: "1",
-          GIT_CONFIG_GLOBAL: process.platform === "win32" ? "NUL" : "/dev/null",
-          GIT_TERMINAL_PROMPT: "0",
-          GIT_OPTIONAL_LOCKS: "0",
-          GIT_AUTHOR_NAME: "Agent Thoughts", GIT_AUTHOR_EMAIL: "checkpoints@agent-thoughts.invalid",
-          GIT_COMMITTER_NAME: "Agent Thoughts", GIT_COMMITTER_EMAIL: "checkpoints@agent-thoughts.invalid",
-        },
-      }, (err, stdout, stderr) => {
-        if (err) reject(new Error(`git ${args[0] ?? ""} failed: ${stderr.toString("utf8").trim().slice(0, 500) || err.message}`));
-        else resolve(stdout);
-      });
-      if (input !== undefined) child.stdin?.end(input);
+  /** Runs git from a worker thread (starting a process blocks the thread that starts it; see execOffThread). */
+  private async run(args: readonly string[], input?: string): Promise<Buffer> {
+    const r = await execOffThread("git", ["-c", "core.fsmonitor=false", "-c", "core.quotepath=false", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", ...args], {
+      cwd: this.workTree,
+      maxBuffer: MAX_BUFFER,
+      env: {
+        // None of the user's GIT_* variables (an index file, object dir, config parameters, exec path…).
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^GIT_/i.test(k))),
+        GIT_DIR: this.gitDir,
+        GIT_WORK_TREE: this.workTree,
+        GIT_CONFIG_NOSYSTEM: "1",
+        GIT_CONFIG_GLOBAL: process.platform === "win32" ? "NUL" : "/dev/null",
+        GIT_TERMINAL_PROMPT: "0",
+        GIT_OPTIONAL_LOCKS: "0",
+        GIT_AUTHOR_NAME: "Agent Thoughts", GIT_AUTHOR_EMAIL: "checkpoints@agent-thoughts.invalid",
+        GIT_COMMITTER_NAME: "Agent Thoughts", GIT_COMMITTER_EMAIL: "checkpoints@agent-thoughts.invalid",
+      },
+      ...(input !== undefined ? { input } : {}),
     });
+    if (r.error) throw new Error(`git ${args[0] ?? ""} failed: ${r.stderr.toString("utf8").trim().slice(0, 500) || r.error.message}`);
+    return r.stdout;
   }
 
   /** One git command at a time per repository (they share an index). */
