@@ -154,31 +154,36 @@ export async function readTranscript(file: string, lastSeq: number, timeoutMs = 
 }
 
 /**
- * With `AGENT_THOUGHTS_BENCH_PROFILE=<folder>`, a CPU profile of the extension host (inspector,
- * 0.5 ms sampling) from now until `stop()`, written as `<folder>/<name>.cpuprofile` (open it in
- * Chrome DevTools or VS Code). Without the variable, `stop()` does nothing.
+ * An inspector profile of the extension host from `begin` until `stop()`, written as
+ * `<dir>/<file>` (the `profile` the `end` method answers); without `dir`, `stop()` does nothing.
  */
-export async function profileHost(name: string): Promise<{ stop(): Promise<string | undefined> }> {
-  const dir = process.env.AGENT_THOUGHTS_BENCH_PROFILE;
+async function hostProfile(dir: string | undefined, file: string, begin: [string, object][], end: string): Promise<{ stop(): Promise<string | undefined> }> {
   if (!dir) return { stop: () => Promise.resolve(undefined) };
   const inspector = await import("node:inspector");
   const session = new inspector.Session();
   session.connect();
   const post = <R>(method: string, params: object = {}): Promise<R> =>
     new Promise((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as R))));
-  await post("Profiler.enable");
-  await post("Profiler.setSamplingInterval", { interval: 500 });
-  await post("Profiler.start");
+  for (const [method, params] of begin) await post(method, params);
   return {
     async stop() {
-      const { profile } = await post<{ profile: unknown }>("Profiler.stop");
+      const { profile } = await post<{ profile: unknown }>(end);
       session.disconnect();
       fs.mkdirSync(dir, { recursive: true });
-      const file = path.resolve(dir, `${name}.cpuprofile`);
-      fs.writeFileSync(file, JSON.stringify(profile));
-      return file;
+      const out = path.resolve(dir, file);
+      fs.writeFileSync(out, JSON.stringify(profile));
+      return out;
     },
   };
+}
+
+/**
+ * With `AGENT_THOUGHTS_BENCH_PROFILE=<folder>`, a CPU profile of the extension host (inspector,
+ * 0.5 ms sampling) from now until `stop()`, written as `<folder>/<name>.cpuprofile` (open it in
+ * Chrome DevTools or VS Code). Without the variable, `stop()` does nothing.
+ */
+export function profileHost(name: string): Promise<{ stop(): Promise<string | undefined> }> {
+  return hostProfile(process.env.AGENT_THOUGHTS_BENCH_PROFILE, `${name}.cpuprofile`, [["Profiler.enable", {}], ["Profiler.setSamplingInterval", { interval: 500 }], ["Profiler.start", {}]], "Profiler.stop");
 }
 
 /**
@@ -187,23 +192,6 @@ export async function profileHost(name: string): Promise<{ stop(): Promise<strin
  * written as `<folder>/<name>.heapprofile` (open it in Chrome DevTools' Memory tab). Without the
  * variable, `stop()` does nothing.
  */
-export async function sampleHostAllocations(name: string): Promise<{ stop(): Promise<string | undefined> }> {
-  const dir = process.env.AGENT_THOUGHTS_BENCH_HEAP;
-  if (!dir) return { stop: () => Promise.resolve(undefined) };
-  const inspector = await import("node:inspector");
-  const session = new inspector.Session();
-  session.connect();
-  const post = <R>(method: string, params: object = {}): Promise<R> =>
-    new Promise((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as R))));
-  await post("HeapProfiler.startSampling", { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-  return {
-    async stop() {
-      const { profile } = await post<{ profile: unknown }>("HeapProfiler.stopSampling");
-      session.disconnect();
-      fs.mkdirSync(dir, { recursive: true });
-      const file = path.resolve(dir, `${name}.heapprofile`);
-      fs.writeFileSync(file, JSON.stringify(profile));
-      return file;
-    },
-  };
+export function sampleHostAllocations(name: string): Promise<{ stop(): Promise<string | undefined> }> {
+  return hostProfile(process.env.AGENT_THOUGHTS_BENCH_HEAP, `${name}.heapprofile`, [["HeapProfiler.startSampling", { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }]], "HeapProfiler.stopSampling");
 }
