@@ -4,7 +4,7 @@
  * every reader (panel, API streams, exports) replays from.
  *
  * Listeners get every event as it comes. What the log keeps is compacted: a run of text chunks of
- * one kind (thought, message, user message) in one message of one turn is kept as one event with
+ * one kind (thought or message) in one message of one turn is kept as one event with
  * their text joined, the first chunk's time and the last chunk's sequence number. Real agents send
  * a thought as thousands of chunks of a few characters; kept one object each, a 200,000-chunk
  * session held about 50 MB of the extension host's heap for 4.8 MB of text.
@@ -16,7 +16,7 @@ export type LogListener = (event: ThoughtEvent) => void;
 
 export type { Disposable };
 
-type ChunkEvent = Extract<ThoughtEvent, { kind: "thought" | "message" | "user_message" }>;
+type ChunkEvent = Extract<ThoughtEvent, { kind: "thought" | "message" }>;
 
 /** Pieces joined into one string once this many wait (keeps the pieces few without copying the whole run each time). */
 const JOIN_PIECES = 512;
@@ -32,8 +32,12 @@ interface Run {
   pieces: string[];
 }
 
+/**
+ * A text chunk of the agent's that joins a run. The user's own message blocks never join: each is
+ * a block of the prompt (two text blocks are two paragraphs, not one string).
+ */
 function isChunk(e: ThoughtEvent): e is ChunkEvent {
-  return e.kind === "thought" || e.kind === "message" || e.kind === "user_message";
+  return e.kind === "thought" || e.kind === "message";
 }
 
 /** A chunk whose content is its text (a text block is only that: the mapper keeps nothing else of one), so joining loses nothing. */

@@ -172,7 +172,8 @@ export class AgentChanges implements vscode.Disposable {
       const before = this.known.get(file);
       const doc = openDocument(file);
       if (typeof before !== "string" || doc?.isDirty || this.reviewEditing.has(file) || this.agentBusy(file) || this.stateOf(tracked) === "pending") {
-        if (tracked.path === gone) await this.diskChanged(uri);
+        // Stays under review: seen as gone (a file in a deleted folder gets no event of its own).
+        await this.diskChanged(vscode.Uri.file(file));
         continue;
       }
       if ((await diskFile(file)).kind !== "missing" || this.ledger.get(file) !== tracked) continue;
@@ -417,7 +418,8 @@ export class AgentChanges implements vscode.Disposable {
     const tracked = this.ledger.get(file);
     if (!tracked) throw new Error(`${file} has no agent changes`);
     const disk = await diskFile(file);
-    if (disk.kind === "missing" && !openDocument(file)) return undefined;
+    // A saved document of a file that is gone is not the file (see readCurrent); unsaved text in one is.
+    if (disk.kind === "missing" && !openDocument(file)?.isDirty) return undefined;
     const doc = await regularDocument(file);
     const current = doc.getText();
     this.known.set(file, current);
@@ -492,6 +494,9 @@ export class AgentChanges implements vscode.Disposable {
     if (!tracked || (!confirmed && !(await this.mayUndo(tracked)))) return false;
     const t = await this.undoTarget(file);
     if (!t) {
+      // Gone (deleted by the agent, or by anyone while its changes were undecided): Undo brings it
+      // back as it was before the agent (one WorkspaceEdit: Ctrl+Z in the Explorer deletes it again).
+      if (tracked.base !== null) await this.recreate(tracked, tracked.base);
       this.ledger.decide(file, "undone");
       await this.persistAndRefresh();
       return true;
@@ -508,6 +513,15 @@ export class AgentChanges implements vscode.Disposable {
     this.ledger.decide(file, "undone");
     await this.persistAndRefresh();
     return true;
+  }
+
+  /** Creates a file under review that is gone, with `text` (its folders too). */
+  private async recreate(tracked: TrackedFile, text: string): Promise<void> {
+    this.known.set(tracked.path, text);
+    this.current.set(tracked.path, text);
+    const edit = new vscode.WorkspaceEdit();
+    edit.createFile(vscode.Uri.file(tracked.path), { ignoreIfExists: true, contents: new TextEncoder().encode(text) });
+    if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not restore ${tracked.path}`);
   }
 
   /** Deletes a file the agent created (undoable from the Agent Changes view), and the folders it created that are now empty. */

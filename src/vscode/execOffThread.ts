@@ -32,62 +32,84 @@ const WORKER = `
 const { parentPort } = require("node:worker_threads");
 const { execFile } = require("node:child_process");
 parentPort.on("message", (m) => {
-  const child = execFile(m.file, m.args, { cwd: m.cwd, env: m.env, maxBuffer: m.maxBuffer, encoding: "buffer" }, (err, stdout, stderr) => {
-    parentPort.postMessage({ id: m.id, error: err ? { message: String(err.message), code: err.code } : undefined, stdout, stderr });
-  });
-  if (m.input !== undefined) child.stdin.end(m.input);
+  try {
+    const child = execFile(m.file, m.args, { cwd: m.cwd, env: m.env, maxBuffer: m.maxBuffer, encoding: "buffer" }, (err, stdout, stderr) => {
+      parentPort.postMessage({ id: m.id, error: err ? { message: String(err.message), code: err.code } : undefined, stdout, stderr });
+    });
+    // A child that exits before reading its input: the exit is the answer, not an EPIPE that ends the worker.
+    child.stdin.on("error", () => {});
+    if (m.input !== undefined) child.stdin.end(m.input);
+  } catch (err) {
+    parentPort.postMessage({ id: m.id, error: { message: String(err && err.message) }, stdout: new Uint8Array(0), stderr: new Uint8Array(0) });
+  }
 });
 `;
 
 /** A worker this long without a call ends (it holds some megabytes while it lives). */
-const IDLE_MS = 30_000;
+let idleMs = 30_000;
 
-let worker: Worker | undefined;
+/** Sets how long a worker waits for calls before it ends (tests: to end one at a chosen moment). */
+export function setExecWorkerIdleMs(ms: number): void {
+  idleMs = ms;
+}
+
+/** A live worker and the calls it owes an answer (a worker that ends fails only its own). */
+interface Live { worker: Worker; waiting: Map<number, (r: ExecResult) => void>; idle?: NodeJS.Timeout }
+
+let live: Live | undefined;
 let unavailable = false;
 let nextId = 1;
-let idleTimer: NodeJS.Timeout | undefined;
-const waiting = new Map<number, (r: ExecResult) => void>();
 
-function settleAll(message: string): void {
-  for (const [id, done] of waiting) {
-    waiting.delete(id);
+function failAll(l: Live, message: string): void {
+  for (const [id, done] of l.waiting) {
+    l.waiting.delete(id);
     done({ error: { message }, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) });
   }
 }
 
-function theWorker(): Worker | undefined {
-  if (worker || unavailable) return worker;
+function theWorker(): Live | undefined {
+  if (live || unavailable) return live;
+  let l: Live;
   try {
-    const w = new Worker(WORKER, { eval: true });
-    w.unref();
-    w.on("message", (r: Reply) => {
-      const done = waiting.get(r.id);
-      waiting.delete(r.id);
-      done?.({ ...(r.error ? { error: r.error } : {}), stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) });
-      if (waiting.size === 0) idle();
-    });
-    w.on("error", (err) => {
-      if (worker === w) worker = undefined;
-      settleAll(`the process worker failed: ${err.message}`);
-    });
-    w.on("exit", () => {
-      if (worker === w) worker = undefined;
-      settleAll("the process worker ended");
-    });
-    worker = w;
+    l = { worker: new Worker(WORKER, { eval: true }), waiting: new Map() };
   } catch {
     unavailable = true;
+    return undefined;
   }
-  return worker;
+  const { worker } = l;
+  worker.unref();
+  let answered = false;
+  worker.on("message", (r: Reply) => {
+    answered = true;
+    const done = l.waiting.get(r.id);
+    l.waiting.delete(r.id);
+    done?.({ ...(r.error ? { error: r.error } : {}), stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr) });
+    if (l.waiting.size === 0) idle(l);
+  });
+  worker.on("error", (err) => {
+    if (live === l) live = undefined;
+    // One that fails before it ever answered will not work here: this thread it is, from now on.
+    if (!answered) unavailable = true;
+    failAll(l, `the process worker failed: ${err.message}`);
+  });
+  worker.on("exit", () => {
+    if (live === l) live = undefined;
+    failAll(l, "the process worker ended");
+  });
+  live = l;
+  return l;
 }
 
-function idle(): void {
-  if (idleTimer) clearTimeout(idleTimer);
-  idleTimer = setTimeout(() => {
-    idleTimer = undefined;
-    if (waiting.size === 0) void worker?.terminate();
-  }, IDLE_MS);
-  idleTimer.unref();
+function idle(l: Live): void {
+  if (l.idle) clearTimeout(l.idle);
+  l.idle = setTimeout(() => {
+    l.idle = undefined;
+    if (l.waiting.size > 0 || live !== l) return;
+    // Forgotten before it ends: a call from now on starts a new worker instead of posting to this one.
+    live = undefined;
+    void l.worker.terminate();
+  }, idleMs);
+  l.idle.unref();
 }
 
 function onThisThread(file: string, args: readonly string[], options: ExecOptions): Promise<ExecResult> {
@@ -101,13 +123,14 @@ function onThisThread(file: string, args: readonly string[], options: ExecOption
 
 /** Runs `file` with `args` (no shell) from the worker thread; resolves when it exits, with its output. */
 export function execOffThread(file: string, args: readonly string[], options: ExecOptions): Promise<ExecResult> {
-  const w = theWorker();
-  if (!w) return onThisThread(file, args, options);
-  if (idleTimer) clearTimeout(idleTimer);
+  const l = theWorker();
+  if (!l) return onThisThread(file, args, options);
+  if (l.idle) clearTimeout(l.idle);
+  l.idle = undefined;
   const id = nextId++;
   return new Promise((resolve) => {
-    waiting.set(id, resolve);
+    l.waiting.set(id, resolve);
     const request: Request = { id, file, args, ...options };
-    w.postMessage(request);
+    l.worker.postMessage(request);
   });
 }

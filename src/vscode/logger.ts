@@ -28,8 +28,8 @@ export class EventTranscript implements vscode.Disposable {
   write(e: ThoughtEvent): void {
     if (e.kind === "thought" || e.kind === "message" || e.kind === "user_message") {
       // The text itself only at log level Debug or Trace: a log attached to a bug report does not
-      // carry the agent's answers by default (the session's transcript has them), and ten agents
-      // streaming do not write all their text twice.
+      // carry the user's prompts or the agent's answers by default (the session's transcript has
+      // them), and ten agents streaming do not write all their text twice.
       const level = this.channel.logLevel;
       if (level === vscode.LogLevel.Off || level > vscode.LogLevel.Debug) return;
       if (e.kind === "user_message") {
@@ -44,7 +44,9 @@ export class EventTranscript implements vscode.Disposable {
       return;
     }
     this.flush();
-    const line = describeEvent(e);
+    const level = this.channel.logLevel;
+    // The prompt's words too only at Debug or Trace (see above).
+    const line = e.kind === "turn_start" && level !== vscode.LogLevel.Off && level > vscode.LogLevel.Debug ? `#${e.seq} t${e.turnId} turn_start` : describeEvent(e);
     if (e.kind === "error") this.channel.error(line);
     else if (e.kind === "unknown") this.channel.warn(line);
     else this.channel.info(line);

@@ -167,13 +167,15 @@ describe("user edits in files under review", function () {
     const pending = path.join(dir, "pending.txt");
     const kept = path.join(dir, "inner", "kept.txt");
     const shown = path.join(dir, "inner", "shown.txt");
-    for (const f of [pending, kept, shown]) fs.writeFileSync(f, ORIGINAL);
+    const pendingInner = path.join(dir, "inner", "pending-inner.txt");
+    for (const f of [pending, kept, shown, pendingInner]) fs.writeFileSync(f, ORIGINAL);
     await run("UserDeletes", { turns: [[
       { writeFile: { path: pending, content: EDITED } },
       { writeFile: { path: kept, content: EDITED } },
       { writeFile: { path: shown, content: EDITED } },
+      { writeFile: { path: pendingInner, content: EDITED } },
     ]] });
-    const mine = [pending, kept, shown];
+    const mine = [pending, kept, shown, pendingInner];
     await until(() => mine.every((f) => changes.pendingFiles().some((p) => p.path === f)), "the three files pending");
     await changes.keepFile(kept);
     await changes.keepFile(shown);
@@ -188,8 +190,13 @@ describe("user edits in files under review", function () {
     assert.equal(fs.readFileSync(pending, "utf8"), ORIGINAL, "Undo brings back the text from before the agent");
     // Then the folder holding two kept ones (one open in an editor).
     fs.rmSync(path.join(dir, "inner"), { recursive: true });
-    await until(() => !changes.files().some((f) => f.path === kept || f.path === shown), "the deleted folder's files to leave the review");
-    assert.deepEqual(changes.pendingFiles().filter((f) => f.path.startsWith(dir)), [], "nothing in the deleted folder is pending");
+    await until(() => !changes.files().some((f) => f.path === kept || f.path === shown), "the deleted folder's reviewed files to leave the review");
+    // The one with undecided agent changes in it is seen as gone (the folder's deletion is its only event), and Undo brings it back.
+    await until(async () => (await changes.hunksOf(pendingInner)).current === null, "the pending file in the folder to be seen as gone");
+    assert.deepEqual(changes.pendingFiles().filter((f) => f.path.startsWith(dir)).map((f) => f.path), [pendingInner], "only it is pending");
+    await vscode.commands.executeCommand("agentThoughts.undoFile", pendingInner);
+    assert.equal(fs.readFileSync(pendingInner, "utf8"), ORIGINAL, "Undo brings back the file, and its folder, as they were before the agent");
+    fs.rmSync(pendingInner);
     // A file the agent writes there later is reviewed afresh, as a file it created.
     await run("UserDeletes2", { turns: [[{ writeFile: { path: kept, content: "again\n" } }]] });
     await until(() => changes.pendingFiles().find((f) => f.path === kept)?.base === null, "the new file pending as the agent's creation");

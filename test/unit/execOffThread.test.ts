@@ -1,7 +1,7 @@
 /** execFile from a worker thread: the same results as on this thread, matched to their calls. */
 import * as assert from "node:assert/strict";
 import * as os from "node:os";
-import { execOffThread } from "../../src/vscode/execOffThread";
+import { execOffThread, setExecWorkerIdleMs } from "../../src/vscode/execOffThread";
 
 const options = { cwd: os.tmpdir(), env: { ...process.env, AT_WORD: "from the env" }, maxBuffer: 1024 * 1024 };
 
@@ -21,5 +21,32 @@ describe("execOffThread", () => {
   it("answers many calls at once, each with its own output", async () => {
     const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => execOffThread("/bin/sh", ["-c", `sleep 0.0${i % 5}; echo ${i}`], options)));
     assert.deepEqual(runs.map((r) => r.stdout.toString("utf8").trim()), Array.from({ length: 12 }, (_, i) => String(i)));
+  });
+
+  it("a call made just as an idle worker ends goes to a new worker", async () => {
+    setExecWorkerIdleMs(0);
+    try {
+      for (let i = 0; i < 5; i++) {
+        assert.equal((await execOffThread("/bin/echo", ["a"], options)).stdout.toString("utf8"), "a\n");
+        // The idle timer (set when the answer came) fires first, then this call.
+        await new Promise((r) => setTimeout(r, 0));
+        const b = await execOffThread("/bin/echo", ["b"], options);
+        assert.equal(b.error, undefined, `call ${i} right after the worker went idle: ${b.error?.message ?? ""}`);
+        assert.equal(b.stdout.toString("utf8"), "b\n");
+      }
+    } finally {
+      setExecWorkerIdleMs(30_000);
+    }
+  });
+
+  it("a command that exits without reading its input fails only itself, not the calls beside it", async () => {
+    const runs = await Promise.all([
+      execOffThread("/bin/sh", ["-c", "sleep 0.2; echo first"], options),
+      execOffThread("/bin/sh", ["-c", "exit 0"], { ...options, input: "x".repeat(4 * 1024 * 1024) }),
+      execOffThread("/bin/sh", ["-c", "sleep 0.2; echo third"], options),
+    ]);
+    assert.equal(runs[0]!.stdout.toString("utf8"), "first\n");
+    assert.equal(runs[1]!.error, undefined, "its exit (0) is its answer");
+    assert.equal(runs[2]!.stdout.toString("utf8"), "third\n");
   });
 });

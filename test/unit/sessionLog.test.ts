@@ -73,4 +73,11 @@ describe("SessionLog", () => {
     assert.equal(log.length, 1513);
     assert.equal(log.lastSeq, 1513);
   });
+
+  it("keeps the user's message blocks apart (two text blocks of a prompt are two paragraphs)", () => {
+    const log = new SessionLog("s");
+    log.append({ kind: "turn_start", turnId: 1, prompt: [] });
+    log.append({ kind: "user_message", text: "A", content: { type: "text", text: "A" } }, { kind: "user_message", text: "B", content: { type: "text", text: "B" } });
+    assert.deepEqual(log.all().filter((e) => e.kind === "user_message").map((e) => (e.kind === "user_message" ? e.text : "")), ["A", "B"]);
+  });
 });
