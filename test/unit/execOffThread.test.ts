@@ -45,8 +45,8 @@ describe("execOffThread", () => {
       execOffThread("/bin/sh", ["-c", "exit 0"], { ...options, input: "x".repeat(4 * 1024 * 1024) }),
       execOffThread("/bin/sh", ["-c", "sleep 0.2; echo third"], options),
     ]);
-    assert.equal(runs[0]!.stdout.toString("utf8"), "first\n");
-    assert.equal(runs[1]!.error, undefined, "its exit (0) is its answer");
-    assert.equal(runs[2]!.stdout.toString("utf8"), "third\n");
+    assert.equal(runs[0].stdout.toString("utf8"), "first\n");
+    assert.equal(runs[1].error, undefined, "its exit (0) is its answer");
+    assert.equal(runs[2].stdout.toString("utf8"), "third\n");
   });
 });
