@@ -116,10 +116,28 @@ export class Checkpoints implements vscode.Disposable {
     }
   }
 
+  /**
+   * Now, in the clock files are stamped with: the kernel stamps a file with a coarse clock that can
+   * be a few ms behind `Date.now()`, so a file written just after a turn ended could look written
+   * before it (and be taken for the agent's). A file's time compared with this one, written at the
+   * same moment, is on the same clock.
+   */
+  private fileClockNow(): number {
+    try {
+      const marker = path.join(this.storageDir!, "checkpoints", ".turn-ended");
+      fs.mkdirSync(path.dirname(marker), { recursive: true });
+      fs.writeFileSync(marker, "");
+      return fs.statSync(marker).mtimeMs;
+    } catch {
+      return Date.now();
+    }
+  }
+
   private async afterTurn(sessionId: string): Promise<void> {
     const c = this.index.open(sessionId);
     if (!c) return;
-    const endedAt = Date.now();
+    // Taken as the turn's end is seen (before anything that follows it can write a file).
+    const endedAt = this.fileClockNow();
     try {
       c.after = await this.snapshotAll(`after turn ${c.turnId} of ${sessionId}`);
       await this.persist();
@@ -137,11 +155,13 @@ export class Checkpoints implements vscode.Disposable {
       const repo = this.repo(folder);
       for (const ch of await repo.diff(before, after)) {
         // The end-of-turn snapshot is taken a moment after the turn ended: a file written after
-        // that (by the user, the next test, another tool) is not the turn's. Deletions carry no
+        // the end (by the user, the next test, another tool) is not the turn's. Deletions carry no
         // time, so they are left to Restore checkpoint.
         if (ch.status === "deleted") continue;
         const modified = await fs.promises.stat(ch.path).then((st) => st.mtimeMs, () => Number.POSITIVE_INFINITY);
-        if (modified > endedAt) continue;
+        // Stamped in the same clock tick as the turn's end, or later: not the turn's (taking a
+        // file the user just made for the agent's would let Undo delete it).
+        if (modified >= endedAt) continue;
         const old = ch.status === "added" ? undefined : await repo.read(before, ch.path);
         if (old && (old.length > REVIEW_TEXT_BYTES || old.subarray(0, 8000).includes(0))) continue;
         await this.review.recordTurnChange(ch.path, old === undefined ? null : new TextDecoder().decode(old), c.sessionId, c.at);
