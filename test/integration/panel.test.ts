@@ -238,10 +238,19 @@ describe("the thought panel", function () {
     ] });
     const a = await api();
     const first = await a.stream("plan it", { agent: "Blanks", newSession: true }).result;
+    // A thought the panel first sees finished is drawn closed (and plain until opened): opened as a user would.
+    await waitFor(() => {
+      const texts = document.querySelectorAll(".thought-text");
+      const t = texts[texts.length - 1];
+      if (!t || !(t.textContent ?? "").includes("then test")) return false;
+      const entry = t.closest(".entry");
+      if (entry && !entry.classList.contains("open")) entry.querySelector<HTMLButtonElement>(".thought-head")?.click();
+      return true;
+    }, undefined, { view: "sidebar", what: "the thought, open" });
     const shown = await waitFor(() => {
       const texts = document.querySelectorAll(".thought-text");
       const t = texts[texts.length - 1];
-      if (!t || !(t.textContent ?? "").includes("then test")) return undefined;
+      if (!t || !(t.textContent ?? "").includes("then test") || !t.closest(".entry")?.classList.contains("open")) return undefined;
       const firstBlock = t.querySelector(".md > *");
       return { strong: t.querySelector("strong")?.textContent, items: t.querySelectorAll("li").length, code: t.querySelector("code")?.textContent, literal: (t.textContent ?? "").includes("**"), firstBlock: firstBlock?.tagName, firstText: firstBlock?.textContent };
     }, undefined, { view: "sidebar", what: "the thought rendered as markdown" });
