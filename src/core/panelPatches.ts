@@ -5,37 +5,18 @@
  */
 import { boundEvent } from "../shared/bound";
 import type { ThoughtEvent } from "../shared/events";
+import { joinRuns, type ChunkEvent } from "./sessionLog";
 import type { HostMessage } from "../shared/protocol";
 import { reduce, type ViewState } from "../shared/viewModel";
 
 export type PatchMessage = Extract<HostMessage, { type: "patch" }>;
 
-/** Merges runs of text chunks (same session, turn, kind, message) into one event: its text joined once, not grown chunk by chunk. */
+/** Merges runs of text chunks (same session, turn, kind, message) into one event, its text joined once. */
 export function coalesce(events: readonly ThoughtEvent[]): ThoughtEvent[] {
-  const out: ThoughtEvent[] = [];
-  for (let i = 0; i < events.length; ) {
-    const first = events[i]!;
-    let j = i + 1;
-    if (first.kind === "thought" || first.kind === "message") {
-      while (j < events.length) {
-        const e = events[j]!;
-        if (e.kind !== first.kind || e.sessionId !== first.sessionId || e.turnId !== first.turnId || (e.kind === "message" && e.messageId !== first.messageId)) break;
-        j++;
-      }
-    }
-    if (j === i + 1 || (first.kind !== "thought" && first.kind !== "message")) out.push(first);
-    else {
-      const parts: string[] = [];
-      for (let k = i; k < j; k++) {
-        const e = events[k]!;
-        if (e.kind === "thought" || e.kind === "message") parts.push(e.text);
-      }
-      const text = parts.join("");
-      out.push({ ...first, text, content: { type: "text", text } });
-    }
-    i = j;
-  }
-  return out;
+  return joinRuns(events,
+    (e): e is ChunkEvent => e.kind === "thought" || e.kind === "message",
+    (first, next): next is ChunkEvent => next.kind === first.kind && next.sessionId === first.sessionId && next.turnId === first.turnId && (next.kind !== "message" || next.messageId === first.messageId),
+    (first, _last, text) => ({ ...first, text, content: { type: "text", text } }));
 }
 
 /**

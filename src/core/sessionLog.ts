@@ -16,7 +16,8 @@ export type LogListener = (event: ThoughtEvent) => void;
 
 export type { Disposable };
 
-type ChunkEvent = Extract<ThoughtEvent, { kind: "thought" | "message" }>;
+/** A text chunk of the agent's: a thought or a message. */
+export type ChunkEvent = Extract<ThoughtEvent, { kind: "thought" | "message" }>;
 
 /** Pieces joined into one string once this many wait (keeps the pieces few without copying the whole run each time). */
 const JOIN_PIECES = 512;
@@ -50,29 +51,44 @@ function sameRun(a: ChunkEvent, b: ChunkEvent): boolean {
 }
 
 /**
+ * `events` with each run of text chunks joined into one event with their text, made by `joined`
+ * from the run's first and last chunk: a run starts at an event `starts` accepts and goes on while
+ * `continues(first, next)`. The log's transcript lines and the panel's patches join runs this way.
+ */
+export function joinRuns(
+  events: readonly ThoughtEvent[],
+  starts: (e: ThoughtEvent) => e is ChunkEvent,
+  continues: (first: ChunkEvent, next: ThoughtEvent) => next is ChunkEvent,
+  joined: (first: ChunkEvent, last: ChunkEvent, text: string) => ThoughtEvent,
+): ThoughtEvent[] {
+  const out: ThoughtEvent[] = [];
+  for (let i = 0; i < events.length; ) {
+    const first = events[i]!;
+    i++;
+    if (!starts(first)) {
+      out.push(first);
+      continue;
+    }
+    const parts = [first.text];
+    let last = first;
+    for (let next = events[i]; next !== undefined && continues(first, next); next = events[++i]) {
+      parts.push(next.text);
+      last = next;
+    }
+    out.push(last === first ? first : joined(first, last, parts.join("")));
+  }
+  return out;
+}
+
+/**
  * `events` with each run of text chunks (as the log keeps them: one kind, message and turn, plain
  * text) joined into one event: the first chunk's time, the last chunk's sequence number.
  */
 export function joinChunkRuns(events: readonly ThoughtEvent[]): ThoughtEvent[] {
-  const out: ThoughtEvent[] = [];
-  for (let i = 0; i < events.length; ) {
-    const first = events[i]!;
-    let j = i + 1;
-    if (isChunk(first) && plainChunk(first)) {
-      while (j < events.length) {
-        const next = events[j]!;
-        if (!isChunk(next) || !plainChunk(next) || !sameRun(first, next)) break;
-        j++;
-      }
-    }
-    if (j === i + 1) out.push(first);
-    else {
-      const text = events.slice(i, j).map((e) => (isChunk(e) ? e.text : "")).join("");
-      out.push({ ...(first as ChunkEvent), text, content: { type: "text", text }, seq: events[j - 1]!.seq });
-    }
-    i = j;
-  }
-  return out;
+  return joinRuns(events,
+    (e): e is ChunkEvent => isChunk(e) && plainChunk(e),
+    (first, next): next is ChunkEvent => isChunk(next) && plainChunk(next) && sameRun(first, next),
+    (first, last, text) => ({ ...first, text, content: { type: "text", text }, seq: last.seq }));
 }
 
 export class SessionLog {
@@ -157,9 +173,10 @@ export class SessionLog {
   }
 
   private materialise(run: Run): void {
-    if (run.lastSeq === run.first.seq) return;
-    if (run.pieces.length > 1 || run.blocks.length > 0) run.blocks = [[...run.blocks, ...run.pieces.splice(0)].join("")];
-    const text = run.blocks[0] ?? "";
+    // Already written up to its last chunk (or a run of one chunk, kept as it came).
+    if (this.events[run.index]!.seq === run.lastSeq) return;
+    const text = [...run.blocks, ...run.pieces].join("");
+    run.blocks = [text];
     run.pieces = [];
     this.events[run.index] = { ...run.first, text, content: { type: "text", text }, seq: run.lastSeq };
   }

@@ -14,11 +14,12 @@ import * as vscode from "vscode";
 import type { ThoughtEvent } from "../shared/events";
 import { applyChanges, changesBetween, computeHunks, keepHunk, mapSpans, rebaseUserChanges, refineChange, spansInHunks, summarize, undoKeepingUserText, userTextIn, type Hunk, type Span, type TextChange } from "../core/editReview";
 import { EditLedger, parseStoredLedger, type FileReviewState, type TrackedFile } from "../core/editLedger";
-import { diskFile, openDocument, readCurrent, regularDocument, replaceRanges } from "./documents";
+import { diskFile, liveDocument, openDocument, readCurrent, regularDocument, replaceRanges } from "./documents";
 import { realpathOrParentSync, type WorkspaceGuard } from "./guard";
 import type { Modal } from "./modal";
 import type { Logger } from "../acp/ports";
 import { plainText } from "../core/plainText";
+import { isInside } from "../core/paths";
 import { BASE_SCHEME, DiffDocuments, PROPOSAL_SCHEME } from "./diffDocuments";
 import { ChangesTree } from "./changesTree";
 import { EditSources } from "./editSources";
@@ -165,7 +166,7 @@ export class AgentChanges implements vscode.Disposable {
   private async diskDeleted(uri: vscode.Uri): Promise<void> {
     if (uri.scheme !== "file") return;
     const gone = uri.fsPath;
-    const files = this.ledger.all().filter((f) => f.path === gone || f.path.startsWith(gone.endsWith(path.sep) ? gone : gone + path.sep));
+    const files = this.ledger.all().filter((f) => isInside(f.path, gone));
     let forgot = false;
     for (const tracked of files) {
       const file = tracked.path;
@@ -417,9 +418,7 @@ export class AgentChanges implements vscode.Disposable {
   private async undoTarget(file: string): Promise<{ tracked: TrackedFile; doc: vscode.TextDocument; current: string; hunks: Hunk[] } | undefined> {
     const tracked = this.ledger.get(file);
     if (!tracked) throw new Error(`${file} has no agent changes`);
-    const disk = await diskFile(file);
-    // A saved document of a file that is gone is not the file (see readCurrent); unsaved text in one is.
-    if (disk.kind === "missing" && !openDocument(file)?.isDirty) return undefined;
+    if (!(await liveDocument(file)) && (await diskFile(file)).kind === "missing") return undefined;
     const doc = await regularDocument(file);
     const current = doc.getText();
     this.known.set(file, current);

@@ -118,12 +118,20 @@ export async function readRegularFile(file: string, maxBytes: number): Promise<{
 /** Files larger than this are not read as text for review, checkpoints or the agent's protected writes. */
 export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
 
+/**
+ * The open document that stands for `file`: an open document is the truth, unless it is a saved
+ * one whose file was deleted since (an editor showing it as deleted, or one VS Code has not let go
+ * of yet): then the file is gone. Unsaved text in one is still the user's.
+ */
+export async function liveDocument(file: string): Promise<vscode.TextDocument | undefined> {
+  const open = openDocument(file);
+  return open && (open.isDirty || (await diskFile(file)).kind !== "missing") ? open : undefined;
+}
+
 /** The file's text as the user sees it: the open document (unsaved edits included) or the disk; null when missing or not a readable regular file. */
 export async function readCurrent(file: string): Promise<string | null> {
-  const open = openDocument(file);
-  // An open document is the truth, unless it is a saved one whose file was deleted since (an
-  // editor showing it as deleted, or one VS Code has not let go of yet): then the file is gone.
-  if (open && (open.isDirty || (await diskFile(file)).kind !== "missing")) return open.getText();
+  const open = await liveDocument(file);
+  if (open) return open.getText();
   const read = await readRegularFile(file, MAX_TEXT_BYTES);
   return "bytes" in read ? new TextDecoder().decode(read.bytes) : null;
 }

@@ -117,6 +117,8 @@ function onThisThread(file: string, args: readonly string[], options: ExecOption
     const child = execFile(file, args, { cwd: options.cwd, env: options.env, maxBuffer: options.maxBuffer, encoding: "buffer" }, (err, stdout, stderr) => {
       resolve({ ...(err ? { error: { message: err.message, ...(err.code !== undefined && err.code !== null ? { code: err.code } : {}) } } : {}), stdout, stderr });
     });
+    // As in the worker: a child that exits before reading its input answers with its exit.
+    child.stdin?.on("error", () => undefined);
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
 }

@@ -24,10 +24,11 @@ export function registerExport(manager: SessionManager, activeSessionId: () => s
       const active = activeSessionId();
       session = (await vscode.window.showQuickPick(
         [...sessions].reverse().map((s) => {
-          const start = s.log.all()[0];
-          const info = s.log.all().findLast((e): e is EventOf<"session_info"> => e.kind === "session_info" && !!e.title);
+          const events = s.log.all();
+          const start = events[0];
+          const info = events.findLast((e): e is EventOf<"session_info"> => e.kind === "session_info" && !!e.title);
           const title = info?.title ?? "";
-          return { label: plainText(title || s.agentName), description: `${s.agentName} · ${s.log.all().length} events${s.sessionId === active ? " · shown" : ""}`, detail: start ? new Date(start.at).toLocaleString() : undefined, session: s };
+          return { label: plainText(title || s.agentName), description: `${s.agentName} · ${events.length} events${s.sessionId === active ? " · shown" : ""}`, detail: start ? new Date(start.at).toLocaleString() : undefined, session: s };
         }),
         { title: "Export which session?" },
       ))?.session;

@@ -27,11 +27,7 @@ export class EventTranscript implements vscode.Disposable {
 
   write(e: ThoughtEvent): void {
     if (e.kind === "thought" || e.kind === "message" || e.kind === "user_message") {
-      // The text itself only at log level Debug or Trace: a log attached to a bug report does not
-      // carry the user's prompts or the agent's answers by default (the session's transcript has
-      // them), and ten agents streaming do not write all their text twice.
-      const level = this.channel.logLevel;
-      if (level === vscode.LogLevel.Off || level > vscode.LogLevel.Debug) return;
+      if (!this.textLogged()) return;
       if (e.kind === "user_message") {
         this.flush();
         this.channel.debug(describeEvent(e));
@@ -44,12 +40,21 @@ export class EventTranscript implements vscode.Disposable {
       return;
     }
     this.flush();
-    const level = this.channel.logLevel;
-    // The prompt's words too only at Debug or Trace (see above).
-    const line = e.kind === "turn_start" && level !== vscode.LogLevel.Off && level > vscode.LogLevel.Debug ? `#${e.seq} t${e.turnId} turn_start` : describeEvent(e);
+    const line = e.kind === "turn_start" && !this.textLogged() ? `#${e.seq} t${e.turnId} turn_start` : describeEvent(e);
     if (e.kind === "error") this.channel.error(line);
     else if (e.kind === "unknown") this.channel.warn(line);
     else this.channel.info(line);
+  }
+
+  /**
+   * Whether the text of prompts, thoughts and messages is logged: at log level Debug or Trace only,
+   * so a log attached to a bug report does not carry the user's prompts or the agent's answers by
+   * default (the session's transcript has them), and ten agents streaming do not write all their
+   * text twice.
+   */
+  private textLogged(): boolean {
+    const level = this.channel.logLevel;
+    return level === vscode.LogLevel.Trace || level === vscode.LogLevel.Debug;
   }
 
   flush(): void {
