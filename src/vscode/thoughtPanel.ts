@@ -27,10 +27,14 @@ import type { Checkpoints } from "./checkpoints";
 import type { MentionPort } from "./mentions";
 import type { PromptFilesPort } from "./promptFiles";
 
-/** One frame: patches go out at most this often, so a chunk waits at most this long (one after a quiet spell goes at once). */
-const FRAME_MS = 16;
 /**
- * A patch waits until the webview applied the one before it, but no longer than this (a webview
+ * Patches go out at most this often (one after a quiet spell goes at once). The pace is the
+ * webview's: the next patch waits until it drew the last one (about a frame), so it arrives just
+ * after a frame has been drawn, with time to be drawn in the next.
+ */
+const FRAME_MS = 8;
+/**
+ * A patch waits until a visible webview drew the one before it, but no longer than this (a webview
  * that never answers still gets its patches, at this pace).
  */
 const APPLIED_WAIT_MS = 1_000;
@@ -200,20 +204,31 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.schedule();
   }
 
-  /** The next patch: a frame after the last one, once every ready webview applied the last one. */
+  /** The next patch: at least FRAME_MS after the last one, once every visible ready webview drew the last one. */
   private schedule(): void {
-    this.timer ??= setTimeout(() => this.tick(), Math.max(0, this.flushedAt + this.gapMs - performance.now()));
+    // No one sees a hidden panel: it is kept current at a slower pace (shown again, it draws and answers at once).
+    const gap = [...this.views].some((v) => v.ready && v.visible()) ? this.gapMs : MAX_GAP_MS;
+    this.timer ??= setTimeout(() => this.tick(), Math.max(0, this.flushedAt + gap - performance.now()));
+  }
+
+  /** A view was shown or hidden: the next patch goes at the pace for what is now seen. */
+  visibilityChanged(): void {
+    if (!this.timer || this.holding) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.schedule();
   }
 
   private tick(): void {
     this.timer = undefined;
     const now = performance.now();
-    const waitUntil = patchHeldUntil(this.views, now, APPLIED_WAIT_MS);
+    // A hidden webview draws no frames, so it does not say it drew the last patch: it holds nothing up.
+    const waitUntil = patchHeldUntil([...this.views].filter((v) => v.visible()), now, APPLIED_WAIT_MS);
     if (waitUntil === 0) {
       this.flush();
       return;
     }
-    // A webview is still applying the last one: its `applied` goes on (appliedBy); this timer is the fallback.
+    // A webview has not drawn the last one yet: its `applied` sends this one (appliedBy); this timer is the fallback.
     this.stats.heldPatches++;
     this.holding = true;
     this.timer = setTimeout(() => {
@@ -222,7 +237,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     }, waitUntil - now);
   }
 
-  /** A webview applied the state up to `version`: a patch held for it goes now (a frame after the last). */
+  /** A webview drew the state up to `version`: a patch held for it goes now. */
   private appliedBy(v: View, version: number): void {
     // How long the webview took with the last one sets the pace: a patch no sooner than that after
     // the last, so a busy renderer keeps time for the user's clicks and keys.
@@ -404,6 +419,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.editorPanel = panel;
     const lifetime: vscode.Disposable[] = [];
     this.attach(panel.webview, "editor", () => panel.visible, lifetime);
+    lifetime.push(panel.onDidChangeViewState(() => this.visibilityChanged()));
     panel.onDidDispose(() => {
       this.editorPanel = undefined;
       for (const d of lifetime) d.dispose();
@@ -812,6 +828,7 @@ export class ThoughtViewProvider implements vscode.WebviewViewProvider {
     this.view = view;
     const lifetime: vscode.Disposable[] = [];
     this.controller.attach(view.webview, "sidebar", () => view.visible, lifetime);
+    lifetime.push(view.onDidChangeVisibility(() => this.controller.visibilityChanged()));
     view.onDidDispose(() => {
       if (this.view === view) this.view = undefined;
       for (const d of lifetime) d.dispose();

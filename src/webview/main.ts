@@ -45,6 +45,8 @@ let replica: Replica = EMPTY_REPLICA;
 let askedAt = 0;
 let retry: ReturnType<typeof setTimeout> | undefined;
 let frame = 0;
+/** The last version this webview told the host it drew (flow control: the host paces its patches by it). */
+let acked = 0;
 let ticker: ReturnType<typeof setInterval> | undefined;
 
 function requestRender(): void {
@@ -59,6 +61,7 @@ type FrameProbe = (state: Replica["state"]) => void;
 function render(): void {
   frame = 0;
   panel.render(replica.state, replica.host);
+  ack();
   (window as Window & { __agentThoughtsFrameProbe?: FrameProbe }).__agentThoughtsFrameProbe?.(replica.state);
   // Elapsed-time labels ("Thinking… 2.1 s") tick between frames, only while something streams.
   if (panel.tickers.size > 0 && ticker === undefined) {
@@ -71,6 +74,16 @@ function render(): void {
       }
     }, TICK_MS);
   }
+}
+
+/**
+ * Tells the host which version is drawn, so its next patch comes right after a frame. A hidden
+ * document draws no frames: it says so as patches arrive, or the host would hold them back.
+ */
+function ack(): void {
+  if (replica.version === acked) return;
+  acked = replica.version;
+  bridge.post({ type: "applied", version: acked });
 }
 
 /** Asks for a snapshot after a gap — once per `SNAPSHOT_RETRY_MS` until one arrives. */
@@ -95,8 +108,8 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
       const before = replica.version;
       const r = apply(replica, msg);
       replica = r.replica;
-      // The host sends the next patch once this one is applied (flow control).
-      if (replica.version !== before) bridge.post({ type: "applied", version: replica.version });
+      // The host sends the next patch once this one is drawn (flow control); hidden, once applied.
+      if (replica.version !== before && document.hidden) ack();
       switch (r.outcome) {
         case "replaced":
           askedAt = 0;

@@ -6,7 +6,7 @@
 // on a 10,000-file workspace (test/bench/checkpoints.ts); client terminals under load (test/bench/terminals.ts);
 // find in a 5 MB transcript (test/bench/find.ts); a window opening on 20 saved hour-long sessions
 // (test/bench/startup.ts: saved here, measured after the window reloads).
-// AGENT_THOUGHTS_BENCH=flood,paced,lag,huge,concurrent,replay,hostile,checkpoint,terminals,find,cold,startup picks scenarios (default: all; `boot` only on request).
+// AGENT_THOUGHTS_BENCH=flood,paced,lag,hidden,huge,concurrent,replay,hostile,checkpoint,terminals,find,cold,startup picks scenarios (default: all; `boot` only on request).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -98,6 +98,31 @@ async function flood(a: AgentThoughtsInternalApi, name: string, count: number, p
   log(`    text identical to the concatenation, in order: ${identical ? "yes" : "NO"}`);
   log(`    postMessage calls: ${posts} over ~${Math.round(frames)} frames (${(posts / frames).toFixed(2)} per frame)`);
   log(`    agent-write → visible lag: p50 ${fmt(percentile(lags, 50))}, p95 ${fmt(percentile(lags, 95))}, max ${fmt(lags[lags.length - 1] ?? NaN)} (${lags.length} chunks)`);
+}
+
+/**
+ * The panel hidden while an agent streams (another view in the sidebar): how many patches the host
+ * still posts to it, and how soon it shows the latest text once shown again.
+ */
+async function hiddenPanel(a: AgentThoughtsInternalApi): Promise<void> {
+  const count = 3_000;
+  const paceMs = 1;
+  await useScenario("Hidden", { turns: [[{ message: "ready" }], [{ flood: { count, paceMs } }]] });
+  const session = (await a.stream("warm up", { agent: "Hidden", newSession: true }).result).sessionId;
+  await waitFor(() => document.body.textContent?.includes("ready") ?? false, undefined, { view: "sidebar", what: "the warm-up answer" });
+  await vscode.commands.executeCommand("workbench.view.explorer");
+  const stats = a._test.controller.stats;
+  const posts0 = stats.posts;
+  const t0 = Date.now();
+  await a.stream("flood", { sessionId: session }).result;
+  const streamMs = Date.now() - t0;
+  const posts = stats.posts - posts0;
+  const t1 = Date.now();
+  await vscode.commands.executeCommand("agentThoughts.panel.focus");
+  const expected = count * CHUNK;
+  await waitFor((n: number) => (document.querySelectorAll(".thought-text")[document.querySelectorAll(".thought-text").length - 1]?.textContent?.length ?? 0) >= n, expected, { timeoutMs: 60_000, view: "sidebar", what: "the latest text after showing the panel" });
+  const shownMs = Date.now() - t1;
+  log(`  Panel hidden while ${count.toLocaleString("en")} chunks stream at ${Math.round(1000 / paceMs).toLocaleString("en")}/s (${fmt(streamMs)}): ${posts} posts to it (${(posts / (streamMs / 1000)).toFixed(0)}/s); shown again, the latest text is on screen after ${fmt(shownMs)}`);
 }
 
 /** How long a new, nearly empty panel webview takes to boot here: the floor under any restore. */
@@ -197,6 +222,7 @@ export async function run(): Promise<void> {
   if (want("flood")) await flood(a, "Flood", 20_000);
   if (want("paced")) await flood(a, "Paced", 3_000, 1);
   if (want("lag")) await lagByShape(a);
+  if (want("hidden")) await hiddenPanel(a);
   if (want("huge")) await hugeSession(a);
   if (want("concurrent")) await concurrentSessions(a);
   const replayed = want("replay") ? await hourReplay(a) : undefined;

@@ -492,4 +492,30 @@ describe("the thought panel", function () {
     // Views: one sidebar; frames of 16 ms over the streaming time, plus snapshot/host messages.
     assert.ok(posts <= Math.ceil(ms / 16) + 10, `${posts} posts in ${ms} ms`);
   });
+
+  it("keeps a hidden panel current at a slow pace, and shows the latest text as soon as it is shown again", async () => {
+    const count = 2000;
+    await useAgent("Flood", { turns: [[{ flood: { count, paceMs: 1 } }]] });
+    const a = await api();
+    const stats = a._test.controller.stats;
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const running = a.stream("flood while hidden", { agent: "Flood", newSession: true });
+    await waitFor(() => document.querySelector(".thought-text") !== null, undefined, { view: "sidebar", what: "the flood under way" });
+    await vscode.commands.executeCommand("workbench.view.explorer");
+    await until(() => !a._test.controller.anyVisible, "the panel hidden");
+    const posts0 = stats.posts;
+    const started = Date.now();
+    const r = await running.result;
+    const ms = Date.now() - started;
+    const posts = stats.posts - posts0;
+    // At 1,000 chunks/s a visible panel gets about one patch a frame; a hidden one one per 100 ms.
+    assert.ok(posts <= Math.ceil(ms / 100) + 4, `${posts} posts in ${ms} ms while hidden`);
+    assert.ok(ms > 500, `the flood streamed ${ms} ms while the panel was hidden`);
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await waitFor((n: number) => {
+      const texts = document.querySelectorAll(".thought-text");
+      return (texts[texts.length - 1]?.textContent?.length ?? 0) >= n;
+    }, r.thoughts.length, { view: "sidebar", what: "every chunk on screen once shown", timeoutMs: 10_000 });
+    assert.equal(r.thoughts.length, count * 24);
+  });
 });
