@@ -181,7 +181,12 @@ export class ThoughtPanelController implements vscode.Disposable {
   }
 
   get anyVisible(): boolean {
-    return [...this.views].some((v) => v.visible());
+    return this.visibleViews().length > 0;
+  }
+
+  /** The views on screen now (a hidden one draws nothing). */
+  private visibleViews(): View[] {
+    return [...this.views].filter((v) => v.visible());
   }
 
   /**
@@ -206,9 +211,10 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   /** The next patch: at least FRAME_MS after the last one, once every visible ready webview drew the last one. */
   private schedule(): void {
+    if (this.timer) return;
     // No one sees a hidden panel: it is kept current at a slower pace (shown again, it draws and answers at once).
-    const gap = [...this.views].some((v) => v.ready && v.visible()) ? this.gapMs : MAX_GAP_MS;
-    this.timer ??= setTimeout(() => this.tick(), Math.max(0, this.flushedAt + gap - performance.now()));
+    const gap = this.visibleViews().some((v) => v.ready) ? this.gapMs : MAX_GAP_MS;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, this.flushedAt + gap - performance.now()));
   }
 
   /** A view was shown or hidden: the next patch goes at the pace for what is now seen. */
@@ -223,7 +229,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.timer = undefined;
     const now = performance.now();
     // A hidden webview draws no frames, so it does not say it drew the last patch: it holds nothing up.
-    const waitUntil = patchHeldUntil([...this.views].filter((v) => v.visible()), now, APPLIED_WAIT_MS);
+    const waitUntil = patchHeldUntil(this.visibleViews(), now, APPLIED_WAIT_MS);
     if (waitUntil === 0) {
       this.flush();
       return;

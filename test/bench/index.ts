@@ -15,7 +15,7 @@ import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Step } from "../fixtures/agents/scenario";
 import { harnessRequest, log } from "../integration/index";
-import { evaluate, waitFor } from "../integration/webview";
+import { evaluate, lastThoughtHolds, waitFor } from "../integration/webview";
 import { checkpointCost } from "./checkpoints";
 import { findBench } from "./find";
 import { hostileFlood } from "./hostile";
@@ -70,7 +70,7 @@ async function flood(a: AgentThoughtsInternalApi, name: string, count: number, p
   const turn = a.stream("flood", { sessionId: session });
   await turn.result;
   const expected = count * CHUNK;
-  await waitFor((n: number) => (document.querySelectorAll(".thought-text")[document.querySelectorAll(".thought-text").length - 1]?.textContent?.length ?? 0) >= n, expected, { timeoutMs: 600_000, view: "sidebar", what: `${count} chunks visible` });
+  await waitFor(lastThoughtHolds, expected, { timeoutMs: 600_000, view: "sidebar", what: `${count} chunks visible` });
   const samples = await evaluate(readSamples, undefined, "sidebar");
   const visibleAt = samples.find(([, len]) => len >= expected)?.[0] ?? NaN;
   const total = visibleAt - t0;
@@ -120,7 +120,7 @@ async function hiddenPanel(a: AgentThoughtsInternalApi): Promise<void> {
   const t1 = Date.now();
   await vscode.commands.executeCommand("agentThoughts.panel.focus");
   const expected = count * CHUNK;
-  await waitFor((n: number) => (document.querySelectorAll(".thought-text")[document.querySelectorAll(".thought-text").length - 1]?.textContent?.length ?? 0) >= n, expected, { timeoutMs: 60_000, view: "sidebar", what: "the latest text after showing the panel" });
+  await waitFor(lastThoughtHolds, expected, { timeoutMs: 60_000, view: "sidebar", what: "the latest text after showing the panel" });
   const shownMs = Date.now() - t1;
   log(`  Panel hidden while ${count.toLocaleString("en")} chunks stream at ${Math.round(1000 / paceMs).toLocaleString("en")}/s (${fmt(streamMs)}): ${posts} posts to it (${(posts / (streamMs / 1000)).toFixed(0)}/s); shown again, the latest text is on screen after ${fmt(shownMs)}`);
 }

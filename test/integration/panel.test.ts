@@ -7,7 +7,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { harnessRequest, log, screenshot } from "./index";
-import { click, evaluate, fill, press, viewport, waitFor } from "./webview";
+import { click, evaluate, fill, lastThoughtHolds, press, viewport, waitFor } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
 
 
@@ -483,10 +483,7 @@ describe("the thought panel", function () {
     const r = await a.stream("flood", { agent: "Flood", newSession: true }).result;
     const ms = Date.now() - started;
     const want = 5000 * 24;
-    await waitFor((n: number) => {
-      const texts = document.querySelectorAll(".thought-text");
-      return (texts[texts.length - 1]?.textContent?.length ?? 0) >= n;
-    }, want, { view: "sidebar", what: "all chunks visible", timeoutMs: 60_000 });
+    await waitFor(lastThoughtHolds, want, { view: "sidebar", what: "all chunks visible", timeoutMs: 60_000 });
     assert.equal(r.thoughts.length, want);
     const posts = stats.posts - posts0;
     // Views: one sidebar; frames of 16 ms over the streaming time, plus snapshot/host messages.
@@ -512,10 +509,7 @@ describe("the thought panel", function () {
     assert.ok(posts <= Math.ceil(ms / 100) + 4, `${posts} posts in ${ms} ms while hidden`);
     assert.ok(ms > 500, `the flood streamed ${ms} ms while the panel was hidden`);
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
-    await waitFor((n: number) => {
-      const texts = document.querySelectorAll(".thought-text");
-      return (texts[texts.length - 1]?.textContent?.length ?? 0) >= n;
-    }, r.thoughts.length, { view: "sidebar", what: "every chunk on screen once shown", timeoutMs: 10_000 });
+    await waitFor(lastThoughtHolds, r.thoughts.length, { view: "sidebar", what: "every chunk on screen once shown", timeoutMs: 10_000 });
     assert.equal(r.thoughts.length, count * 24);
   });
 });

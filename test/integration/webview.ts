@@ -47,6 +47,12 @@ export async function waitFor<A, R>(fn: (arg: A) => R, arg?: A, opts: { timeoutM
   });
 }
 
+/** Run in the webview (with `waitFor`): whether the last thought's text is at least `n` characters long. */
+export function lastThoughtHolds(n: number): boolean {
+  const texts = document.querySelectorAll(".thought-text");
+  return (texts[texts.length - 1]?.textContent?.length ?? 0) >= n;
+}
+
 /**
  * Posts raw values to the host as any script in the webview could: through the frame's
  * `__vscode_post_message__`, which `acquireVsCodeApi()` wraps (the panel has taken that already,
