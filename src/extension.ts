@@ -10,7 +10,7 @@ import type { AgentThoughtsApi, StreamOptions } from "./api";
 import type { ContentBlock, ThoughtEvent } from "./shared/events";
 import { savedSessionOf, type SessionView } from "./shared/viewModel";
 import { AgentChanges } from "./vscode/agentChanges";
-import { AgentRegistry, clientOptions } from "./vscode/agents";
+import { AgentRegistry, clientOptions, processPriority } from "./vscode/agents";
 import { registerAgentSetup } from "./vscode/agentSetup";
 import { VscodeFileSystem } from "./vscode/fileSystem";
 import { WorkspaceGuard } from "./vscode/guard";
@@ -60,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): AgentThoughtsApi & P
 
   // Agent commands run in their session's folder or a workspace folder (see resolveTerminalCwd).
   const terminals = new NodeTerminals({
+    priority: processPriority,
     allowedRoots: () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath),
     logger,
   });

@@ -17,7 +17,7 @@ import { AgentSession, describeError, type ContinueFrom, type SessionTransport }
 import { ndJsonStream } from "./ndjson";
 import type { AgentSpec, ClientPorts } from "./ports";
 import { ProcessGroup } from "./processGroups";
-import { startProcess } from "./spawn";
+import { startProcess, type ProcessPriority } from "./spawn";
 import { AgentError } from "./agentError";
 import { Emitter } from "../core/emitter";
 import { count } from "../core/words";
@@ -33,6 +33,8 @@ export interface ConnectOptions {
   initializeTimeoutMs: number;
   /** How long an agent gets to end a cancelled turn before it is ended without its answer (read at each cancel). */
   cancelTimeoutMs?: number;
+  /** The agent's CPU priority (read at each start); the OS default when absent. */
+  processPriority?: ProcessPriority;
   clientName: string;
   clientVersion: string;
   /** Picks an auth method when the agent requires one; undefined = give up. */
@@ -110,8 +112,10 @@ export class AgentConnection {
     logger.info(`Starting agent "${spec.name}": ${[spec.command, ...spec.args].join(" ")} (cwd ${spec.cwd})`);
     let proc: ChildProcess;
     try {
-      const started = startProcess(spec.command, spec.args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ["pipe", "pipe", "pipe"] });
+      const priority = options.processPriority ?? "normal";
+      const started = startProcess(spec.command, spec.args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ["pipe", "pipe", "pipe"], priority });
       proc = started.proc;
+      if (priority === "low") logger.info(`Agent "${spec.name}" runs below the editor's CPU priority${started.refused.length ? `, as far as allowed (${started.refused.join("; ")})` : ""}.`);
       if (started.plan.via === "cmdScript") logger.info(`Agent "${spec.name}": ${started.plan.file} runs through cmd.exe (arguments escaped by cross-spawn).`);
     } catch (err) {
       throw new AgentError(spec.name, `could not be started: ${describeError(err).message}`, "Check the agent's command in the agentThoughts.agents setting.");

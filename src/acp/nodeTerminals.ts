@@ -13,7 +13,7 @@ import { StringDecoder } from "node:string_decoder";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { Logger, TerminalCreateRequest, TerminalExit, TerminalListener, TerminalPort } from "./ports";
 import { ProcessGroup } from "./processGroups";
-import { startProcess } from "./spawn";
+import { startProcess, type ProcessPriority } from "./spawn";
 import { isInside } from "../core/paths";
 
 /** Default cap when the agent gives none: enough for any log, bounded memory. */
@@ -127,6 +127,8 @@ export interface NodeTerminalsOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /** Where refusals and environment adjustments are logged. */
   logger?: Pick<Logger, "info" | "warn">;
+  /** The CPU priority of the commands agents run (read at each command), as of the agents themselves. */
+  priority?: () => ProcessPriority;
 }
 
 export class NodeTerminals implements TerminalPort {
@@ -165,7 +167,8 @@ export class NodeTerminals implements TerminalPort {
     const terminalId = `term-${this.next++}`;
     // Some agents send one full shell string and no args: run it through the shell.
     const useShell = !req.args || req.args.length === 0;
-    const { proc } = startProcess(req.command, useShell ? undefined : req.args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const { proc, refused } = startProcess(req.command, useShell ? undefined : req.args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], priority: this.options.priority?.() ?? "normal" });
+    if (refused.length) logger?.info(`terminal/create "${req.command.slice(0, 200)}" runs at normal CPU priority where it could not be lowered: ${refused.join("; ")}`);
     const group = new ProcessGroup(proc);
     const term: Term = {
       sessionId: req.sessionId, proc, group, chunks: [], bytes: 0, truncated: false, lastOutputAt: 0,

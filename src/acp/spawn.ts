@@ -19,7 +19,8 @@
  * On Windows the file found is what cross-spawn is given, so the file logged is the file that runs.
  */
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
-import { statSync, type Stats } from "node:fs";
+import { readFileSync, statSync, writeFileSync, type Stats } from "node:fs";
+import { constants as osConstants, setPriority } from "node:os";
 import { stat } from "node:fs/promises";
 import * as nodePath from "node:path";
 import crossSpawn from "cross-spawn";
@@ -156,6 +157,39 @@ export interface StartOptions {
   platform?: NodeJS.Platform;
   env: NodeJS.ProcessEnv;
   stdio: SpawnOptions["stdio"];
+  /** `low`: the process (and what it starts) runs below the editor's CPU priority (`lowerPriority`). */
+  priority?: ProcessPriority;
+}
+
+/** An agent's CPU priority: `low` yields the CPU to the editor when both want it; `normal` is the OS default. */
+export type ProcessPriority = "low" | "normal";
+
+/**
+ * Puts a just-started process below normal CPU priority (nice 10; Windows: below normal), which
+ * what it starts inherits. On Linux a process that leads a session of its own (ours are
+ * `detached`) is also an autogroup of its own, which the scheduler weighs like the editor's whole
+ * session whatever its nice value: its autogroup gets nice 10 too. Best effort: what the OS
+ * refuses is reported, the process runs anyway.
+ */
+export function lowerPriority(pid: number): string[] {
+  const refused: string[] = [];
+  try {
+    setPriority(pid, osConstants.priority.PRIORITY_BELOW_NORMAL);
+  } catch (err) {
+    refused.push(`priority: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (process.platform !== "linux") return refused;
+  try {
+    // Only a session leader's autogroup is its own; anyone else's is the editor's.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const session = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+    if (session === pid) writeFileSync(`/proc/${pid}/autogroup`, String(osConstants.priority.PRIORITY_BELOW_NORMAL));
+  } catch (err) {
+    // No autogroups in this kernel (ENOENT), or gone already: the nice value is what counts there.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT") refused.push(`autogroup: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return refused;
 }
 
 /**
@@ -179,13 +213,15 @@ const MISSING_COMMANDS_DIR = nodePath.join(__dirname, "agent-thoughts-command-no
 
 /**
  * Starts an agent or an agent's command (`args` undefined: `command` is a shell line). Errors
- * (ENOENT and the like) arrive as the child's `error` event, as with Node's `spawn`.
+ * (ENOENT and the like) arrive as the child's `error` event, as with Node's `spawn`. `refused`:
+ * what of a `low` priority the OS did not allow.
  */
-export function startProcess(command: string, args: readonly string[] | undefined, options: StartOptions): { proc: ChildProcess; plan: SpawnPlan } {
+export function startProcess(command: string, args: readonly string[] | undefined, options: StartOptions): { proc: ChildProcess; plan: SpawnPlan; refused: string[] } {
   const plan = planSpawn(command, args, options.cwd, currentHost(options.env));
   const [file, argv, spawnOptions] = spawnCall(plan, command, args, options);
   const proc = plan.spawner === "cross-spawn" ? crossSpawn(file, argv, spawnOptions) : nodeSpawn(file, argv, spawnOptions);
-  return { proc, plan };
+  const refused = options.priority === "low" && proc.pid !== undefined ? lowerPriority(proc.pid) : [];
+  return { proc, plan, refused };
 }
 
 /** Ends the process tree below and including `pid`; `done` hears whether that failed. */

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentSpec, Logger } from "../acp/ports";
 import type { SessionManagerOptions } from "../acp/sessionManager";
+import type { ProcessPriority } from "../acp/spawn";
 import { DEMO_AGENT, zAgentSetting, type AgentSetting } from "../core/agentPresets";
 import { plainText } from "../core/plainText";
 import { parseList } from "../shared/validation";
@@ -89,6 +90,11 @@ export class AgentRegistry {
   }
 }
 
+/** `agentThoughts.processPriority`: agents (and what they run) below the editor's CPU priority unless set to `normal`. */
+export function processPriority(): ProcessPriority {
+  return vscode.workspace.getConfiguration("agentThoughts").get<string>("processPriority") === "normal" ? "normal" : "low";
+}
+
 /** How the session manager starts agents: from these settings, read at each use so a changed setting applies next time. */
 export function clientOptions(registry: AgentRegistry, version: string, savedSession?: SessionManagerOptions["savedSession"]): SessionManagerOptions {
   const settings = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration("agentThoughts");
@@ -102,6 +108,10 @@ export function clientOptions(registry: AgentRegistry, version: string, savedSes
     // Read at each cancel. At most a minute, whoever set it: a workspace must not be able to make Stop wait forever.
     get cancelTimeoutMs() {
       return Math.min(60, Math.max(0.1, settings().get<number>("cancelTimeoutSeconds") ?? 5)) * 1000;
+    },
+    // Read at each start.
+    get processPriority() {
+      return processPriority();
     },
     resolveAgent: (name) => registry.resolve(name),
     ...(savedSession ? { savedSession } : {}),

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import { harness, type Harness } from "./harness";
+import { NodeTerminals } from "../../src/acp/nodeTerminals";
 import { alive } from "../support/processes";
 import { until } from "../support/until";
 
@@ -50,6 +51,58 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
     started.push(pid);
     c.dispose();
     await until(() => !alive(pid), `the stopped agent's child (pid ${pid}) to be gone`, 4000);
+  });
+
+  /** A process's autogroup as Linux reports it ("/autogroup-42 nice 10"); undefined without autogroups. */
+  const autogroup = (pid: number | "self"): string | undefined => {
+    try {
+      return readFileSync(`/proc/${pid}/autogroup`, "utf8").trim();
+    } catch {
+      return undefined;
+    }
+  };
+
+  it("an agent at low priority, and what it starts, run at nice 10 (on Linux in an autogroup of nice 10); the editor's own priority is unchanged", async () => {
+    const ours = { nice: os.getPriority(), autogroup: autogroup("self") };
+    const child = path.join(tmp, "child.pid");
+    h = await harness({ turns: [[{ spawnChild: { command: "exec sleep 300", pidFile: child } }, { message: "spawned" }]] });
+    const c = await h.start(10_000, { processPriority: "low" });
+    const s = await c.newSession(h.dir);
+    await s.prompt("go").result;
+    const pid = await pidIn(child);
+    started.push(pid);
+    assert.equal(os.getPriority(pid), 10, "the agent's child inherits nice 10");
+    assert.match(h.logger.lines.join("\n"), /runs below the editor's CPU priority\./);
+    if (ours.autogroup !== undefined) {
+      assert.match(autogroup(pid) ?? "", / nice 10$/, "the agent's session is an autogroup of nice 10");
+      assert.notEqual(autogroup(pid)?.split(" ")[0], ours.autogroup.split(" ")[0], "in an autogroup of its own");
+    }
+    assert.deepEqual({ nice: os.getPriority(), autogroup: autogroup("self") }, ours, "the editor's priority and autogroup are untouched");
+  });
+
+  it("an agent at normal priority runs at the editor's priority", async () => {
+    const child = path.join(tmp, "child.pid");
+    h = await harness({ turns: [[{ spawnChild: { command: "exec sleep 300", pidFile: child } }, { message: "spawned" }]] });
+    const c = await h.start(10_000, { processPriority: "normal" });
+    const s = await c.newSession(h.dir);
+    await s.prompt("go").result;
+    const pid = await pidIn(child);
+    started.push(pid);
+    assert.equal(os.getPriority(pid), os.getPriority());
+    if (autogroup(pid) !== undefined) assert.match(autogroup(pid)!, / nice 0$/);
+  });
+
+  it("a command an agent runs in a terminal runs at the priority set for agents", async () => {
+    for (const priority of ["low", "normal"] as const) {
+      const t = new NodeTerminals({ priority: () => priority });
+      try {
+        const id = await t.create({ sessionId: "s", sessionCwd: tmp, command: process.execPath, args: ["-e", "console.log('nice=' + require('os').getPriority())"] });
+        await t.waitForExit("s", id);
+        assert.match((await t.output("s", id)).output, new RegExp(`nice=${priority === "low" ? 10 : os.getPriority()}\\b`), priority);
+      } finally {
+        t.dispose();
+      }
+    }
   });
 
   (process.platform === "linux" ? it : it.skip)("stopping an agent ends a child it started in a session of its own (setsid), and that child's children", async () => {
