@@ -31,23 +31,49 @@ export function nextPatch(state: ViewState, pending: readonly ThoughtEvent[]): {
   return { state: next, patch: { type: "patch", from: state.version, to: next.version, events } };
 }
 
-/** Event kinds that carry a session's text and output: sent to the panel only for the session it shows. */
+/** Event kinds that carry a session's text and output: for sessions the panel does not show, held back a while (HeldText). */
 const TEXT_KINDS: ReadonlySet<ThoughtEvent["kind"]> = new Set<ThoughtEvent["kind"]>(["thought", "message", "tool_update", "plan", "usage"]);
 
 /**
- * What of a patch's events goes to the panel, which shows one session: all of that one's, and of
- * the others only what their place in the session list needs (starts and ends of turns, titles,
- * questions, errors). `withheld` names the sessions whose text stayed behind; the panel gets such a
- * session's whole view when it is shown. Ten agents streaming then cost the panel one stream.
+ * The text of the sessions the panel does not show, held back so that it reaches the panel a few
+ * times a second as one joined run per session instead of with every frame: ten agents streaming
+ * then cost the panel about one stream, and the panel still has every session, so picking one
+ * shows it at once. Each session's events keep their order: any other event of a session (a tool
+ * call, a question, the end of its turn) lets its held text go first.
  */
-export function forPanel(events: readonly ThoughtEvent[], shown: string | undefined): { events: ThoughtEvent[]; withheld: Set<string> } {
-  const withheld = new Set<string>();
-  const out: ThoughtEvent[] = [];
-  for (const e of events) {
-    if (e.sessionId !== shown && TEXT_KINDS.has(e.kind)) withheld.add(e.sessionId);
-    else out.push(e);
+export class HeldText {
+  private held: ThoughtEvent[] = [];
+  private readonly sessions = new Set<string>();
+
+  get size(): number {
+    return this.held.length;
   }
-  return { events: out, withheld };
+
+  /** What of `e` may go to the panel now, in order: nothing (held), or the session's held events and then `e`. */
+  take(e: ThoughtEvent, shown: string | undefined): ThoughtEvent[] {
+    if (e.sessionId !== shown && TEXT_KINDS.has(e.kind)) {
+      this.held.push(e);
+      this.sessions.add(e.sessionId);
+      return [];
+    }
+    return this.sessions.has(e.sessionId) ? [...this.release(e.sessionId), e] : [e];
+  }
+
+  /** The held events of `sessionId` (all sessions when undefined), in order, no longer held. */
+  release(sessionId?: string): ThoughtEvent[] {
+    if (sessionId === undefined || (this.sessions.size === 1 && this.sessions.has(sessionId))) {
+      const out = this.held;
+      this.held = [];
+      this.sessions.clear();
+      return out;
+    }
+    if (!this.sessions.delete(sessionId)) return [];
+    const out: ThoughtEvent[] = [];
+    const kept: ThoughtEvent[] = [];
+    for (const e of this.held) (e.sessionId === sessionId ? out : kept).push(e);
+    this.held = kept;
+    return out;
+  }
 }
 
 /** What the host knows of a webview's progress: the last version posted to it (and when), the last it said it applied. */

@@ -19,7 +19,7 @@ import type { Logger } from "../acp/ports";
 import type { PermissionBroker } from "./permissionBroker";
 import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
-import { coalesce, forPanel, nextPatch, patchHeldUntil, type ViewProgress } from "../core/panelPatches";
+import { coalesce, HeldText, nextPatch, patchHeldUntil, type ViewProgress } from "../core/panelPatches";
 import { QuestionSight } from "../core/questionSight";
 import { TimeSlice } from "../core/sleep";
 import type { AgentLinks } from "./links";
@@ -53,6 +53,8 @@ const FOLD_BATCH = 500;
  * session's view is ~4.5 MB, ~50 ms in one post here).
  */
 const PIECE_BYTES = 512 * 1024;
+/** The text of sessions the panel does not show reaches it this often (HeldText). */
+const HELD_MS = 250;
 
 function* chunks<T>(list: readonly T[], size: number): Iterable<T[]> {
   for (let i = 0; i < list.length; i += size) yield list.slice(i, i + size);
@@ -110,8 +112,9 @@ export class ThoughtPanelController implements vscode.Disposable {
   private flushedAt = 0;
   /** The time between patches: a frame, or as long as the webview took to apply the last one (at most MAX_GAP_MS). */
   private gapMs = FRAME_MS;
-  /** Sessions whose text the webviews were not sent, because another was shown (forPanel). */
-  private readonly behind = new Set<string>();
+  /** The text of sessions the panel does not show, on its way at the HELD_MS pace. */
+  private readonly held = new HeldText();
+  private heldTimer: NodeJS.Timeout | undefined;
   /** The patch timer is waiting for a webview's `applied`. */
   private holding = false;
   private readonly views = new Set<View>();
@@ -137,8 +140,8 @@ export class ThoughtPanelController implements vscode.Disposable {
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
     /** Times a patch waited for a webview to apply the one before it. */
     heldPatches: 0,
-    /** Events of sessions not shown that were not sent to the panel (it gets their whole view when shown). */
-    withheldEvents: 0,
+    /** Events of sessions not shown that waited to go to the panel with others (HeldText). */
+    heldEvents: 0,
     /** The last messages from a panel (not `applied`): when each reached the extension host (epoch ms), its type and session. */
     received: [] as [number, string, string][],
     /** Pages of agents' URL questions opened (each only on the user's click). */
@@ -171,6 +174,7 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   /** The current view state (for tests and exports). */
   get viewState(): ViewState {
+    this.releaseHeld();
     this.flush();
     return this.state;
   }
@@ -205,7 +209,25 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.stats.eventsIn++;
     if (this.forgotten.has(e.sessionId)) return;
     if (e.kind === "elicitation_request") this.notifyQuestion(e);
-    this.pending.push(e);
+    const now = this.held.take(e, this.shownSession());
+    if (now.length === 0) {
+      this.stats.heldEvents++;
+      this.heldTimer ??= setTimeout(() => this.releaseHeld(), HELD_MS);
+      return;
+    }
+    for (const x of now) this.pending.push(x);
+    this.schedule();
+  }
+
+  /** Held text goes to the panel with the next patch: a session's (shown now), or every session's (their pace). */
+  private releaseHeld(sessionId?: string): void {
+    if (sessionId === undefined) {
+      clearTimeout(this.heldTimer);
+      this.heldTimer = undefined;
+    }
+    const released = this.held.release(sessionId);
+    if (released.length === 0) return;
+    for (const x of released) this.pending.push(x);
     this.schedule();
   }
 
@@ -286,13 +308,9 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.flushedAt = performance.now();
     this.pending = [];
     this.state = next.state;
-    const { events, withheld } = forPanel(next.patch.events, this.shownSession());
-    for (const id of withheld) this.behind.add(id);
-    this.stats.withheldEvents += next.patch.events.length - events.length;
-    const patch = { ...next.patch, events };
     this.stats.patches++;
-    this.stats.eventsPosted += events.length;
-    for (const v of this.views) if (v.ready) this.post(v, patch);
+    this.stats.eventsPosted += next.patch.events.length;
+    for (const v of this.views) if (v.ready) this.post(v, next.patch);
   }
 
   /** The session the panel shows: the one picked, else the newest (as the webview has it). */
@@ -300,17 +318,11 @@ export class ThoughtPanelController implements vscode.Disposable {
     return this.activeSessionId ?? this.state.order[this.state.order.length - 1];
   }
 
-  /** Shows a session; when the panel was not sent its text meanwhile (forPanel), its whole view goes first, in the same channel. */
+  /** Shows a session: its held text goes with the next patch. */
   private setActive(sessionId: string | undefined): void {
     this.activeSessionId = sessionId;
     const id = this.shownSession();
-    if (id !== undefined && this.behind.has(id)) {
-      this.flush();
-      this.behind.delete(id);
-      const view = this.state.sessions[id];
-      const version = this.state.version;
-      if (view) for (const v of this.views) if (v.ready) this.post(v, { type: "sessions", from: version, to: version, sessions: [view], order: this.state.order });
-    }
+    if (id !== undefined) this.releaseHeld(id);
     this.postHost();
   }
 
@@ -469,7 +481,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     const sessions = { ...this.state.sessions };
     delete sessions[sessionId];
     this.state = { version: this.state.version + 1, sessions, order: this.state.order.filter((id) => id !== sessionId) };
-    this.behind.delete(sessionId);
+    this.held.release(sessionId);
     if (this.activeSessionId === sessionId) this.activeSessionId = this.state.order[this.state.order.length - 1];
     for (const v of this.views) if (v.ready) this.snapshot(v);
   }
@@ -816,6 +828,7 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    clearTimeout(this.heldTimer);
     for (const v of this.views) clearTimeout(v.resync);
     this.sight.dispose();
     for (const d of this.disposables) d.dispose();

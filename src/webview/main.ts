@@ -20,7 +20,7 @@
  * `#send`, `#stop`, `#jump-latest`, `.banner`, `#live`, `#session-status[data-status]`; and
  * `window.__agentThoughtsFrameProbe`, which the bench sets to learn when a frame has drawn a state.
  */
-import type { HostMessage } from "../shared/protocol";
+import type { HostInfo, HostMessage, WebviewMessage } from "../shared/protocol";
 import { apply, EMPTY_REPLICA, type Replica } from "../shared/replica";
 import { connect } from "./bridge";
 import { h } from "./dom";
@@ -30,6 +30,8 @@ import { UiState } from "./uiState";
 /** How long to wait for an asked-for snapshot before asking again. */
 const SNAPSHOT_RETRY_MS = 3000;
 const TICK_MS = 100;
+/** How long a session the user picked is shown before the host names it; after that the host's choice stands. */
+const PICK_WAIT_MS = 3000;
 
 function isHostMessage(data: unknown): data is HostMessage {
   if (!data || typeof data !== "object") return false;
@@ -49,18 +51,39 @@ let frame = 0;
 let acked = 0;
 let ticker: ReturnType<typeof setInterval> | undefined;
 
+/**
+ * A session the user picked that the host has not named as shown yet: the panel shows it at once
+ * (it has every session's text, held back at most a moment), not one round trip later.
+ */
+let picked: { sessionId: string; at: number } | undefined;
+
+/** The host's facts, with the session just picked as the one shown until the host says so (or does not, for PICK_WAIT_MS). */
+function shownHost(): HostInfo {
+  const host = replica.host;
+  if (picked && (host.activeSessionId === picked.sessionId || !replica.state.sessions[picked.sessionId] || Date.now() - picked.at > PICK_WAIT_MS)) picked = undefined;
+  return picked ? { ...host, activeSessionId: picked.sessionId } : host;
+}
+
+function post(m: WebviewMessage): void {
+  if (m.type === "selectSession") {
+    picked = { sessionId: m.sessionId, at: Date.now() };
+    requestRender();
+  }
+  bridge.post(m);
+}
+
 function requestRender(): void {
   if (frame === 0) frame = requestAnimationFrame(render);
 }
 
-const panel = new Panel(root, ui, (m) => bridge.post(m), requestRender);
+const panel = new Panel(root, ui, post, requestRender);
 
 /** The bench's probe (test/bench/lag.ts): told each frame's state once the frame's DOM is written. */
 type FrameProbe = (state: Replica["state"]) => void;
 
 function render(): void {
   frame = 0;
-  panel.render(replica.state, replica.host);
+  panel.render(replica.state, shownHost());
   ack();
   (window as Window & { __agentThoughtsFrameProbe?: FrameProbe }).__agentThoughtsFrameProbe?.(replica.state);
   // Elapsed-time labels ("Thinking… 2.1 s") tick between frames, only while something streams.
@@ -119,7 +142,7 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
           requestRender();
           return;
         case "applied":
-          panel.observe(r.events, replica.state, replica.host);
+          panel.observe(r.events, replica.state, shownHost());
           requestRender();
           return;
         case "sessions":
@@ -144,7 +167,7 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
       panel.attach(msg.mentions, msg.images, msg.refused);
       return;
     case "reveal":
-      panel.reveal(replica.state, replica.host, { sessionId: msg.sessionId, ...(msg.entryId ? { entryId: msg.entryId } : {}), ...(msg.toolCallId ? { toolCallId: msg.toolCallId } : {}) });
+      panel.reveal(replica.state, shownHost(), { sessionId: msg.sessionId, ...(msg.entryId ? { entryId: msg.entryId } : {}), ...(msg.toolCallId ? { toolCallId: msg.toolCallId } : {}) });
       return;
   }
 });

@@ -381,7 +381,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   log(`    ${num(events)} events in ${fmt(total)} from the ten prompts to the last turn result (${num(events / (total / 1000))} events/s) over ${fmt(spanMs)}`);
   log(`    complete and in order in the turn results, the host view state and ${dir ? `${num(transcriptEvents)} transcript lines` : "(no transcripts found)"}: ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
   log(`    picking another session in the panel (${picks.length} picks, ${during.picks} of ${LOAD_AGENTS} streaming): shown ${against(shown, 100)}, ${spread(shown)}${missing ? `; ${missing} never shown` : ""}`);
-  log(`      of which: reaching the host ${spread(reached)}; the host's answer back in the webview ${spread(answers)}`);
+  log(`      the pick reaching the extension host ${spread(reached)}; the host's answer (a host message naming it) back in the webview before the panel showed it ${spread(answers)} (the panel shows a pick itself: it has every session's text)`);
   log(`    a permission answer (Allow clicked, ${during.permission} streaming) reaching the agent: ${vs(permissionMs, 100)}; the extension host had it after ${allowHost === undefined ? "?" : fmt(allowHost)}`);
   log(`    Stop (clicked, ${during.stop} streaming) reaching the agent as session/cancel: ${vs(stopMs, 100)}; the extension host had it after ${stopHost === undefined ? "?" : fmt(stopHost)}`);
   log(`    typing ${TYPED.length} keys into the prompt box (${KEY_MS} ms apart, ${during.typing} streaming, ${fmt(typedMs)}): ${inBox === TYPED ? "none dropped (target: met)" : `DROPPED OR CHANGED — the box holds ${JSON.stringify(inBox.slice(0, 100))}`}`);

@@ -1,7 +1,7 @@
 /** The panel's patches: text chunks coalesced per session, turn, kind and message; versions carried from old to new. */
 import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
-import { coalesce, forPanel, nextPatch, patchHeldUntil } from "../../src/core/panelPatches";
+import { coalesce, HeldText, nextPatch, patchHeldUntil } from "../../src/core/panelPatches";
 import { EMPTY_STATE, reduce } from "../../src/shared/viewModel";
 import { TITLE_TEXT } from "../../src/shared/bound";
 
@@ -68,23 +68,30 @@ describe("panel patches", () => {
     assert.deepEqual(reduce(start, next.patch.events), next.state);
   });
 
-  it("sends the shown session's events, and of the others only what the session list needs; names the sessions held back", () => {
-    const events = [
-      ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "hi" }] }, 1, "shown"),
-      ev({ kind: "thought", ...text("a") }, 1, "shown"),
-      ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "go" }] }, 1, "other"),
-      ev({ kind: "thought", ...text("b") }, 1, "other"),
-      ev({ kind: "message", ...text("c") }, 1, "other"),
-      ev({ kind: "turn_end", turnId: 1, stopReason: "end_turn" }, 1, "other"),
-      ev({ kind: "message", ...text("d") }, 1, "quiet"),
-    ];
-    const out = forPanel(events, "shown");
-    assert.deepEqual(out.events.map((e) => `${e.sessionId}:${texts([e])[0]}`), ["shown:turn_start", "shown:thought:a", "other:turn_start", "other:turn_end"]);
-    assert.deepEqual([...out.withheld].sort(), ["other", "quiet"]);
-    // The other session's place in the list (running, then idle) is right without its text.
-    const folded = reduce(EMPTY_STATE, out.events);
-    assert.equal(folded.sessions.other?.status, "idle");
-    assert.equal(folded.sessions.shown?.status, "running");
+  it("holds the text of sessions not shown, keeping each session's order: another event of that session lets its text go first", () => {
+    const held = new HeldText();
+    const go = (e: ThoughtEvent, shown = "shown"): string[] => held.take(e, shown).map((x) => `${x.sessionId}:${texts([x])[0]}`);
+    assert.deepEqual(go(ev({ kind: "thought", ...text("a") }, 1, "shown")), ["shown:thought:a"], "the shown session's text goes at once");
+    assert.deepEqual(go(ev({ kind: "thought", ...text("b") }, 1, "other")), [], "another's is held");
+    assert.deepEqual(go(ev({ kind: "message", ...text("c") }, 1, "other")), []);
+    assert.deepEqual(go(ev({ kind: "thought", ...text("q") }, 1, "quiet")), []);
+    assert.equal(held.size, 3);
+    // A tool call of the other session: its held text first, in order; the quiet one's stays held.
+    assert.deepEqual(go(ev({ kind: "tool_start", toolCallId: "t1", announced: true, title: "read" }, 1, "other")), ["other:thought:b", "other:message:c", "other:tool_start"]);
+    assert.deepEqual(go(ev({ kind: "tool_update", toolCallId: "t1", status: "completed" }, 1, "other")), [], "a tool's output is text too");
+    assert.deepEqual(go(ev({ kind: "turn_end", turnId: 1, stopReason: "end_turn" }, 1, "other")), ["other:tool_update", "other:turn_end"]);
+    // Shown now: its held text is released (and only its).
+    assert.deepEqual(held.release("quiet").map((x) => texts([x])[0]), ["thought:q"]);
+    assert.equal(held.size, 0);
+    assert.deepEqual(held.release("quiet"), []);
+    go(ev({ kind: "thought", ...text("x") }, 1, "a"));
+    go(ev({ kind: "thought", ...text("y") }, 1, "b"));
+    go(ev({ kind: "thought", ...text("z") }, 1, "a"));
+    assert.deepEqual(held.release().map((x) => `${x.sessionId}:${texts([x])[0]}`), ["a:thought:x", "b:thought:y", "a:thought:z"], "all of it, in the order it came");
+    // Folded in the order released, the panel ends where the host does.
+    const order = [ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "go" }] }, 1, "o"), ev({ kind: "thought", ...text("1") }, 1, "o"), ev({ kind: "tool_start", toolCallId: "t9", announced: true, title: "t" }, 1, "o"), ev({ kind: "thought", ...text("2") }, 1, "o")];
+    const sent = [...order.flatMap((e) => held.take(e, "shown")), ...held.release()];
+    assert.deepEqual(reduce(EMPTY_STATE, sent).sessions.o, reduce(EMPTY_STATE, order).sessions.o);
   });
 
   it("holds a patch until each ready webview applied the last one, for at most the wait", () => {
