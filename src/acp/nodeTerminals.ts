@@ -168,7 +168,7 @@ export class NodeTerminals implements TerminalPort {
     // Some agents send one full shell string and no args: run it through the shell.
     const useShell = !req.args || req.args.length === 0;
     const { proc, refused } = startProcess(req.command, useShell ? undefined : req.args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], priority: this.options.priority?.() ?? "normal" });
-    if (refused.length) logger?.info(`terminal/create "${req.command.slice(0, 200)}" runs at normal CPU priority where it could not be lowered: ${refused.join("; ")}`);
+    if (refused.length) logger?.info(`terminal/create "${req.command.slice(0, 200)}": its CPU priority could not be lowered fully (${refused.join("; ")})`);
     const group = new ProcessGroup(proc);
     const term: Term = {
       sessionId: req.sessionId, proc, group, chunks: [], bytes: 0, truncated: false, lastOutputAt: 0,

@@ -20,7 +20,7 @@
  */
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { readFileSync, statSync, writeFileSync, type Stats } from "node:fs";
-import { constants as osConstants, setPriority } from "node:os";
+import { constants as osConstants, getPriority, setPriority } from "node:os";
 import { stat } from "node:fs/promises";
 import * as nodePath from "node:path";
 import crossSpawn from "cross-spawn";
@@ -165,32 +165,48 @@ export interface StartOptions {
 export type ProcessPriority = "low" | "normal";
 
 /**
- * Puts a just-started process below normal CPU priority (nice 10; Windows: below normal), which
- * what it starts inherits. On Linux a process that leads a session of its own (ours are
- * `detached`) is also an autogroup of its own, which the scheduler weighs like the editor's whole
- * session whatever its nice value: its autogroup gets nice 10 too. Best effort: what the OS
- * refuses is reported, the process runs anyway.
+ * Puts a just-started process below normal CPU priority (nice 10, or the editor's own if that is
+ * lower still; Windows: below normal), which what it starts inherits. On Linux a process that
+ * leads a session of its own (ours are `detached`) is also an autogroup of its own, which the
+ * scheduler weighs like the editor's whole session whatever its nice value: its autogroup gets
+ * nice 10 too (Linux lets a user set an autogroup's nice once per 100 ms, machine-wide: a
+ * refusal for that is tried again a little later). Best effort: what the OS refuses is
+ * reported, the process runs anyway.
  */
-export function lowerPriority(pid: number): string[] {
+export function lowerPriority(pid: number, alive: () => boolean = () => true): string[] {
   const refused: string[] = [];
+  const low = osConstants.priority.PRIORITY_BELOW_NORMAL;
   try {
-    setPriority(pid, osConstants.priority.PRIORITY_BELOW_NORMAL);
+    setPriority(pid, Math.max(low, getPriority()));
   } catch (err) {
     refused.push(`priority: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (process.platform !== "linux") return refused;
-  try {
-    // Only a session leader's autogroup is its own; anyone else's is the editor's.
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const session = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
-    if (session === pid) writeFileSync(`/proc/${pid}/autogroup`, String(osConstants.priority.PRIORITY_BELOW_NORMAL));
-  } catch (err) {
-    // No autogroups in this kernel (ENOENT), or gone already: the nice value is what counts there.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT") refused.push(`autogroup: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  const autogroup = (triesLeft: number): string | undefined => {
+    try {
+      // Only a session leader's autogroup is its own; anyone else's is the editor's.
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const session = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+      if (session === pid) writeFileSync(`/proc/${pid}/autogroup`, String(low));
+      return undefined;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN" && triesLeft > 0) {
+        setTimeout(() => { if (alive()) autogroup(triesLeft - 1); }, AUTOGROUP_RETRY_MS + Math.random() * AUTOGROUP_RETRY_MS).unref();
+        return undefined;
+      }
+      // No autogroups in this kernel (ENOENT), or gone already: the nice value is what counts there.
+      return code === "ENOENT" || code === "ESRCH" ? undefined : `autogroup: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  };
+  const problem = autogroup(AUTOGROUP_TRIES);
+  if (problem) refused.push(problem);
   return refused;
 }
+
+/** Linux refuses a user's autogroup nice more often than every 100 ms (EAGAIN): tried again this long after, a few times. */
+const AUTOGROUP_RETRY_MS = 110;
+const AUTOGROUP_TRIES = 20;
 
 /**
  * The arguments for the spawner `plan` names. POSIX gets the command as given (execvp finds it
@@ -220,7 +236,7 @@ export function startProcess(command: string, args: readonly string[] | undefine
   const plan = planSpawn(command, args, options.cwd, currentHost(options.env));
   const [file, argv, spawnOptions] = spawnCall(plan, command, args, options);
   const proc = plan.spawner === "cross-spawn" ? crossSpawn(file, argv, spawnOptions) : nodeSpawn(file, argv, spawnOptions);
-  const refused = options.priority === "low" && proc.pid !== undefined ? lowerPriority(proc.pid) : [];
+  const refused = options.priority === "low" && proc.pid !== undefined ? lowerPriority(proc.pid, () => proc.exitCode === null && proc.signalCode === null) : [];
   return { proc, plan, refused };
 }
 

@@ -42,36 +42,38 @@ const TEXT_KINDS: ReadonlySet<ThoughtEvent["kind"]> = new Set<ThoughtEvent["kind
  * call, a question, the end of its turn) lets its held text go first.
  */
 export class HeldText {
-  private held: ThoughtEvent[] = [];
-  private readonly sessions = new Set<string>();
+  /** Per session, its held events in order (sessions in the order they first held something). */
+  private readonly held = new Map<string, ThoughtEvent[]>();
+  private count = 0;
 
   get size(): number {
-    return this.held.length;
+    return this.count;
   }
 
   /** What of `e` may go to the panel now, in order: nothing (held), or the session's held events and then `e`. */
   take(e: ThoughtEvent, shown: string | undefined): ThoughtEvent[] {
     if (e.sessionId !== shown && TEXT_KINDS.has(e.kind)) {
-      this.held.push(e);
-      this.sessions.add(e.sessionId);
+      const list = this.held.get(e.sessionId);
+      if (list) list.push(e);
+      else this.held.set(e.sessionId, [e]);
+      this.count++;
       return [];
     }
-    return this.sessions.has(e.sessionId) ? [...this.release(e.sessionId), e] : [e];
+    return this.held.has(e.sessionId) ? [...this.release(e.sessionId), e] : [e];
   }
 
-  /** The held events of `sessionId` (all sessions when undefined), in order, no longer held. */
+  /** The held events of `sessionId`, in order, no longer held; undefined: every session's, one session after another. */
   release(sessionId?: string): ThoughtEvent[] {
-    if (sessionId === undefined || (this.sessions.size === 1 && this.sessions.has(sessionId))) {
-      const out = this.held;
-      this.held = [];
-      this.sessions.clear();
-      return out;
+    if (sessionId !== undefined) {
+      const list = this.held.get(sessionId) ?? [];
+      this.held.delete(sessionId);
+      this.count -= list.length;
+      return list;
     }
-    if (!this.sessions.delete(sessionId)) return [];
     const out: ThoughtEvent[] = [];
-    const kept: ThoughtEvent[] = [];
-    for (const e of this.held) (e.sessionId === sessionId ? out : kept).push(e);
-    this.held = kept;
+    for (const list of this.held.values()) for (const e of list) out.push(e);
+    this.held.clear();
+    this.count = 0;
     return out;
   }
 }

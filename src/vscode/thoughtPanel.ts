@@ -477,11 +477,12 @@ export class ThoughtPanelController implements vscode.Disposable {
   forget(sessionId: string): void {
     this.flush();
     this.forgotten.add(sessionId);
+    // Its text still held goes nowhere.
+    this.held.release(sessionId);
     if (!this.state.sessions[sessionId]) return;
     const sessions = { ...this.state.sessions };
     delete sessions[sessionId];
     this.state = { version: this.state.version + 1, sessions, order: this.state.order.filter((id) => id !== sessionId) };
-    this.held.release(sessionId);
     if (this.activeSessionId === sessionId) this.activeSessionId = this.state.order[this.state.order.length - 1];
     for (const v of this.views) if (v.ready) this.snapshot(v);
   }

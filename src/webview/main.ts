@@ -59,15 +59,21 @@ let picked: { sessionId: string; at: number } | undefined;
 
 /** The host's facts, with the session just picked as the one shown until the host says so (or does not, for PICK_WAIT_MS). */
 function shownHost(): HostInfo {
-  const host = replica.host;
-  if (picked && (host.activeSessionId === picked.sessionId || !replica.state.sessions[picked.sessionId] || Date.now() - picked.at > PICK_WAIT_MS)) picked = undefined;
-  return picked ? { ...host, activeSessionId: picked.sessionId } : host;
+  settlePick();
+  return picked ? { ...replica.host, activeSessionId: picked.sessionId } : replica.host;
+}
+
+/** The pick stops standing in for the host's choice once the host names it (checked as each host message lands, so a later choice of the host's wins), is gone, or is too old. */
+function settlePick(): void {
+  if (picked && (replica.host.activeSessionId === picked.sessionId || !replica.state.sessions[picked.sessionId] || Date.now() - picked.at > PICK_WAIT_MS)) picked = undefined;
 }
 
 function post(m: WebviewMessage): void {
   if (m.type === "selectSession") {
     picked = { sessionId: m.sessionId, at: Date.now() };
     requestRender();
+    // The host's choice is drawn again when the pick expires, even with nothing else to draw.
+    setTimeout(requestRender, PICK_WAIT_MS + 50);
   }
   bridge.post(m);
 }
@@ -131,6 +137,7 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
       const before = replica.version;
       const r = apply(replica, msg);
       replica = r.replica;
+      if (msg.type === "host" || msg.type === "snapshot") settlePick();
       // The host sends the next patch once this one is drawn (flow control); hidden, once applied.
       if (replica.version !== before && document.hidden) ack();
       switch (r.outcome) {

@@ -210,12 +210,30 @@ describe("the thought panel", function () {
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     assert.equal(a._test.controller.activeSession, front);
     const held = a._test.controller.stats.heldEvents;
+    // What the webview is sent of the other session's text, patch by patch.
+    await evaluate((id: string) => {
+      const w = window as Window & { __atBehind?: string[] };
+      w.__atBehind = [];
+      window.addEventListener("message", (ev: MessageEvent<unknown>) => {
+        const m = ev.data as { type?: string; events?: { sessionId: string; kind: string; text?: string }[] };
+        if (m?.type !== "patch") return;
+        const text = (m.events ?? []).filter((e) => e.sessionId === id && (e.kind === "thought" || e.kind === "message")).map((e) => e.text ?? "").join("");
+        if (text) w.__atBehind!.push(text);
+      });
+    }, behind, "sidebar");
     const r = await a.stream("stream now", { sessionId: behind }).result;
     assert.equal(r.text, "BEHIND-MESSAGE four five six");
-    await until(() => a._test.controller.stats.heldEvents > held, "the hidden session's text held back from the panel");
+    assert.ok(a._test.controller.stats.heldEvents > held, "the other session's text was held back");
     assert.equal(a._test.controller.activeSession, front, "the panel still shows the other session");
     const shownText = (): Promise<string> => evaluate(() => document.querySelector("#transcript")?.textContent ?? "", undefined, "sidebar");
     assert.ok(!(await shownText()).includes("BEHIND-"));
+    // Before any pick, the webview gets all of its text, in a joined run or a few.
+    const sent = await waitFor(() => {
+      const got = (window as Window & { __atBehind?: string[] }).__atBehind ?? [];
+      return got.join("") === "BEHIND-THOUGHT one two threeBEHIND-MESSAGE four five six" ? got : undefined;
+    }, undefined, { view: "sidebar", what: "the other session's text in the webview, unpicked" });
+    assert.ok(sent && sent.length < 12, `in a few patches, not chunk by chunk (${sent?.length} for 12 chunks)`);
+    assert.equal(a._test.controller.activeSession, front);
     await evaluate((id: string) => {
       const sel = document.querySelector<HTMLSelectElement>(".session-select")!;
       sel.value = id;

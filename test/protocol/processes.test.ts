@@ -71,10 +71,11 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
     await s.prompt("go").result;
     const pid = await pidIn(child);
     started.push(pid);
-    assert.equal(os.getPriority(pid), 10, "the agent's child inherits nice 10");
+    assert.equal(os.getPriority(pid), Math.max(10, ours.nice), "the agent's child inherits nice 10 (or ours, when lower still)");
     assert.match(h.logger.lines.join("\n"), /runs below the editor's CPU priority\./);
     if (ours.autogroup !== undefined) {
-      assert.match(autogroup(pid) ?? "", / nice 10$/, "the agent's session is an autogroup of nice 10");
+      // (Linux takes a user's autogroup nice once per 100 ms machine-wide: it may come a moment later.)
+      await until(() => / nice 10$/.test(autogroup(pid) ?? ""), "the agent's session to be an autogroup of nice 10", 5000);
       assert.notEqual(autogroup(pid)?.split(" ")[0], ours.autogroup.split(" ")[0], "in an autogroup of its own");
     }
     assert.deepEqual({ nice: os.getPriority(), autogroup: autogroup("self") }, ours, "the editor's priority and autogroup are untouched");
@@ -98,7 +99,7 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
       try {
         const id = await t.create({ sessionId: "s", sessionCwd: tmp, command: process.execPath, args: ["-e", "console.log('nice=' + require('os').getPriority())"] });
         await t.waitForExit("s", id);
-        assert.match((await t.output("s", id)).output, new RegExp(`nice=${priority === "low" ? 10 : os.getPriority()}\\b`), priority);
+        assert.match((await t.output("s", id)).output, new RegExp(`nice=${priority === "low" ? Math.max(10, os.getPriority()) : os.getPriority()}\\b`), priority);
       } finally {
         t.dispose();
       }

@@ -87,7 +87,8 @@ describe("panel patches", () => {
     go(ev({ kind: "thought", ...text("x") }, 1, "a"));
     go(ev({ kind: "thought", ...text("y") }, 1, "b"));
     go(ev({ kind: "thought", ...text("z") }, 1, "a"));
-    assert.deepEqual(held.release().map((x) => `${x.sessionId}:${texts([x])[0]}`), ["a:thought:x", "b:thought:y", "a:thought:z"], "all of it, in the order it came");
+    assert.deepEqual(held.release().map((x) => `${x.sessionId}:${texts([x])[0]}`), ["a:thought:x", "a:thought:z", "b:thought:y"], "all of it, each session's in the order it came, one session after another (a run to join)");
+    assert.equal(held.size, 0);
     // Folded in the order released, the panel ends where the host does.
     const order = [ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "go" }] }, 1, "o"), ev({ kind: "thought", ...text("1") }, 1, "o"), ev({ kind: "tool_start", toolCallId: "t9", announced: true, title: "t" }, 1, "o"), ev({ kind: "thought", ...text("2") }, 1, "o")];
     const sent = [...order.flatMap((e) => held.take(e, "shown")), ...held.release()];
