@@ -62,17 +62,23 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
     }
   };
 
-  it("an agent at low priority, and what it starts, run at nice 10 (on Linux in an autogroup of nice 10); the editor's own priority is unchanged", async () => {
-    const ours = { nice: os.getPriority(), autogroup: autogroup("self") };
+  /** The pid of a process an agent started at `priority` starts (a plain child: no session of its own), and the client's log. */
+  const childOfAgentAt = async (priority: "low" | "normal"): Promise<{ pid: number; log: string }> => {
     const child = path.join(tmp, "child.pid");
-    h = await harness({ turns: [[{ spawnChild: { command: "exec sleep 300", pidFile: child } }, { message: "spawned" }]] });
-    const c = await h.start(10_000, { processPriority: "low" });
-    const s = await c.newSession(h.dir);
-    await s.prompt("go").result;
+    const agent = await harness({ turns: [[{ spawnChild: { command: "exec sleep 300", pidFile: child } }, { message: "spawned" }]] });
+    h = agent;
+    const c = await agent.start(10_000, { processPriority: priority });
+    await (await c.newSession(agent.dir)).prompt("go").result;
     const pid = await pidIn(child);
     started.push(pid);
+    return { pid, log: agent.logger.lines.join("\n") };
+  };
+
+  it("an agent at low priority, and what it starts, run at nice 10 (on Linux in an autogroup of nice 10); the editor's own priority is unchanged", async () => {
+    const ours = { nice: os.getPriority(), autogroup: autogroup("self") };
+    const { pid, log } = await childOfAgentAt("low");
     assert.equal(os.getPriority(pid), Math.max(10, ours.nice), "the agent's child inherits nice 10 (or ours, when lower still)");
-    assert.match(h.logger.lines.join("\n"), /runs below the editor's CPU priority\./);
+    assert.match(log, /runs below the editor's CPU priority\./);
     if (ours.autogroup !== undefined) {
       // (Linux takes a user's autogroup nice once per 100 ms machine-wide: it may come a moment later.)
       await until(() => / nice 10$/.test(autogroup(pid) ?? ""), "the agent's session to be an autogroup of nice 10", 5000);
@@ -82,13 +88,7 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
   });
 
   it("an agent at normal priority runs at the editor's priority", async () => {
-    const child = path.join(tmp, "child.pid");
-    h = await harness({ turns: [[{ spawnChild: { command: "exec sleep 300", pidFile: child } }, { message: "spawned" }]] });
-    const c = await h.start(10_000, { processPriority: "normal" });
-    const s = await c.newSession(h.dir);
-    await s.prompt("go").result;
-    const pid = await pidIn(child);
-    started.push(pid);
+    const { pid } = await childOfAgentAt("normal");
     assert.equal(os.getPriority(pid), os.getPriority());
     if (autogroup(pid) !== undefined) assert.match(autogroup(pid)!, / nice 0$/);
   });
