@@ -24,7 +24,7 @@ import { SettingsGuard } from "./vscode/settingsGuard";
 import { ChannelLogger, EventTranscript } from "./vscode/logger";
 import { PermissionBroker, registerPermissionCommands } from "./vscode/permissionBroker";
 import { registerProposalCommands, registerReviewCommands } from "./vscode/reviewCommands";
-import { ThoughtPanelController, ThoughtViewProvider } from "./vscode/thoughtPanel";
+import { ThoughtPanelController, ThoughtViewProvider, UNSEEN_QUESTION_MS } from "./vscode/thoughtPanel";
 import { registerExport, TraceFile } from "./vscode/exports";
 import { TranscriptStore } from "./vscode/transcripts";
 import { registerSessionCommands } from "./vscode/sessionCommands";
@@ -43,7 +43,6 @@ function live(listener: (e: ThoughtEvent) => void): (e: ThoughtEvent) => void {
 }
 
 /** How long a visible panel has to put a new permission request on screen before a notification asks instead. */
-const UNSEEN_QUESTION_MS = 1500;
 
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {

@@ -45,6 +45,9 @@ const POST_RETRY_MS = 100;
 
 const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
 
+/** A question the visible panel has not put on screen within this long comes as a notification too. */
+export const UNSEEN_QUESTION_MS = 1500;
+
 /** Reading a saved session back: events folded per reduce call (slices of HOST_SLICE_MS in between). */
 const FOLD_BATCH = 500;
 /**
@@ -283,8 +286,15 @@ export class ThoughtPanelController implements vscode.Disposable {
    * another session) comes as a notification too: Show brings the panel with it, Decline answers.
    */
   private notifyQuestion(e: Extract<ThoughtEvent, { kind: "elicitation_request" }>): void {
-    if (this.anyVisible && this.activeSessionId === e.sessionId) return;
-    const agent = this.state.sessions[e.sessionId]?.agentName ?? "The agent";
+    // One the panel puts on screen (it reports that) needs no notification; one it does not, within a moment, does.
+    void this.seenWithin(e.requestId, UNSEEN_QUESTION_MS).then((seen) => { if (!seen) this.showQuestionNotice(e); });
+  }
+
+  private showQuestionNotice(e: Extract<ThoughtEvent, { kind: "elicitation_request" }>): void {
+    const s = this.state.sessions[e.sessionId];
+    // Answered (or gone) meanwhile: nothing to ask any more.
+    if (s && s.lastSeq >= e.seq && s.elicitation?.requestId !== e.requestId) return;
+    const agent = s?.agentName ?? "The agent";
     const what = e.origin ? `asks you to open ${e.origin}` : "asks you a question";
     const text = plainText(`${agent} ${what}: ${e.message.length > 300 ? `${e.message.slice(0, 300)}…` : e.message}`);
     void vscode.window.showInformationMessage(text, "Show", "Decline").then(async (choice) => {
@@ -732,7 +742,8 @@ export class ThoughtPanelController implements vscode.Disposable {
       }
       case "questionSeen": {
         this.requireSession(m.sessionId);
-        if (view.visible()) this.sight.markSeen(m.requestIds.filter((r) => this.state.sessions[m.sessionId]?.pendingPermissions[r] !== undefined));
+        const s = this.state.sessions[m.sessionId];
+        if (view.visible()) this.sight.markSeen(m.requestIds.filter((r) => s?.pendingPermissions[r] !== undefined || s?.elicitation?.requestId === r));
         return;
       }
       case "resolvePermission": {

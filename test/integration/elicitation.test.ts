@@ -182,6 +182,38 @@ describe("agent questions (elicitation)", function () {
     assert.equal(notices.filter((t) => /a page Agent Thoughts does not open.*declined/.test(t)).length, 2, notices.join(" | "));
   });
 
+  it("a question of a session the visible panel does not show comes as a notification; one it pins is reported on screen and gets none", async () => {
+    const ask = (message: string): Scenario["turns"][number] => [{ elicit: { message, requestedSchema: { type: "object", properties: { branch: { type: "string" } } } } }];
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Asker", { turns: [[{ message: "ready" }], ask("Background branch?")] }),
+      scriptedAgent("Front", { turns: [[{ message: "front here" }], ask("Front branch?")] }),
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    const asker = (await a.stream("start", { agent: "Asker", newSession: true }).result).sessionId;
+    const front = (await a.stream("look", { agent: "Front", newSession: true }).result).sessionId;
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await until(() => a._test.controller.anyVisible && a._test.controller.activeSession === front, "the panel showing the front session");
+    const background = a.stream("ask", { sessionId: asker });
+    await until(async () => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
+      const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("asks you a question: Background branch?"));
+      const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Decline");
+      button?.click();
+      return !!button;
+    }).toString() }))?.value, "the notification for the session the panel does not show, to click Decline", 20_000);
+    assert.equal((await background.result).text, 'elicited:{"action":"decline"}');
+    await vscode.commands.executeCommand("notifications.clearAll");
+    const foreground = a.stream("ask too", { sessionId: front });
+    await formReady();
+    const requestId = await until(() => a._test.controller.viewState.sessions[front]?.elicitation?.requestId, "the front question open");
+    await until(() => a._test.controller.seenWithin(requestId, 1), "the panel to report the pinned question on screen", 20_000);
+    const toasts = async (): Promise<boolean> => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() =>
+      [...document.querySelectorAll(".notification-toast")].some((t) => (t.textContent ?? "").includes("Front branch?"))).toString() }))?.value ?? false;
+    assert.equal(await toasts(), false);
+    await click('#elicitation [data-action="decline"]', "sidebar");
+    assert.equal((await foreground.result).text, 'elicited:{"action":"decline"}');
+    assert.equal(await toasts(), false, "no notification for a question the panel showed");
+  });
+
   it("with no panel showing, a question comes as a notification whose Decline answers the agent", async () => {
     await agent("Hidden", { turns: [[{ elicit: { message: "Which branch?", requestedSchema: { type: "object", properties: { branch: { type: "string" } } } } }]] });
     await vscode.commands.executeCommand("workbench.view.explorer");

@@ -17,6 +17,7 @@ import { defaultsOf, fieldProblem, type ElicitContent, type ElicitField, type El
 import type { WebviewMessage } from "../../shared/protocol";
 import type { SessionView } from "../../shared/viewModel";
 import { cleanBlock, cleanInline, h, icon, setText, toggleHidden } from "../dom";
+import { SeenReporter } from "./seen";
 
 const ANSWER_DELAY_MS = 400;
 const INPUT_TYPE: Record<string, string> = { email: "email", uri: "url", date: "date" };
@@ -40,6 +41,8 @@ export class PinnedForm {
   private ready = false;
   private sending = false;
   private readyTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Tells the host once the question is in front of the user. */
+  private readonly seen: SeenReporter;
 
   constructor(private readonly post: (m: WebviewMessage) => void) {
     this.title = h("span", { class: "question-title" });
@@ -63,6 +66,7 @@ export class PinnedForm {
       this.form,
     );
     this.el.hidden = true;
+    this.seen = new SeenReporter(this.el, post);
     this.form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       this.answer("accept");
@@ -78,8 +82,10 @@ export class PinnedForm {
     toggleHidden(this.el, !q);
     if (!session || !q) {
       this.drawn = undefined;
+      this.seen.shows(undefined);
       return;
     }
+    this.seen.shows({ sessionId: session.sessionId, requestIds: [q.requestId] });
     if (this.drawn?.sessionId === session.sessionId && this.drawn.requestId === q.requestId) return;
     const title = `${cleanInline(session.agentName, 60)} asks you`;
     setText(this.title, title);

@@ -19,6 +19,7 @@ import { toolEntryIn, type SessionView, type ToolEntry } from "../../shared/view
 import type { WebviewMessage } from "../../shared/protocol";
 import { cleanInline, h, icon, setText, toggleHidden } from "../dom";
 import { optionButton } from "./permissionOption";
+import { SeenReporter } from "./seen";
 
 const MAX_KEYED = 9;
 const ANSWER_DELAY_MS = 400;
@@ -45,11 +46,8 @@ export class PinnedQuestion {
   /** Whether the drawn question takes answers yet (see ANSWER_DELAY_MS). */
   private ready = false;
   private readyTimer: ReturnType<typeof setTimeout> | undefined;
-  /** At least half of the question is inside the view (IntersectionObserver). */
-  private inView = false;
-  /** The session's open requests while the question shows, and those already reported seen. */
-  private standsFor: { sessionId: string; requestIds: readonly string[] } | undefined;
-  private readonly reported = new Set<string>();
+  /** Tells the host once the question is in front of the user. */
+  private readonly seen: SeenReporter;
 
   constructor(private readonly post: (m: WebviewMessage) => void) {
     this.title = h("span", { class: "question-title" });
@@ -67,11 +65,7 @@ export class PinnedQuestion {
       if (ev.key === "Enter" && !(ev.target instanceof HTMLButtonElement)) this.answerKind(ev, ["allow_once"]);
       else if (ev.key === "Escape") this.answerKind(ev, ["reject_once", "reject_always"]);
     });
-    new IntersectionObserver((records) => {
-      for (const r of records) this.inView = r.isIntersecting && r.intersectionRatio >= 0.5;
-      this.reportSeen();
-    }, { threshold: [0, 0.5, 1] }).observe(this.el);
-    document.addEventListener("visibilitychange", () => this.reportSeen());
+    this.seen = new SeenReporter(this.el, post);
     document.addEventListener("keydown", (ev) => {
       if (!this.drawn || ev.repeat || ev.altKey || ev.ctrlKey || ev.metaKey || ev.isComposing) return;
       // Not while focus is on something else (a button in the transcript, the prompt, a select): a stray digit must not allow a command.
@@ -89,11 +83,10 @@ export class PinnedQuestion {
     toggleHidden(this.el, !open);
     if (!session || !open) {
       this.drawn = undefined;
-      this.standsFor = undefined;
+      this.seen.shows(undefined);
       return;
     }
-    this.standsFor = { sessionId: session.sessionId, requestIds: Object.keys(session.pendingPermissions) };
-    this.reportSeen();
+    this.seen.shows({ sessionId: session.sessionId, requestIds: Object.keys(session.pendingPermissions) });
     const p = open.tool.permission!;
     setText(this.more, open.waiting > 1 ? `+${open.waiting - 1} more waiting` : "");
     const d = this.drawn;
@@ -125,17 +118,6 @@ export class PinnedQuestion {
       b.addEventListener("click", () => this.answer(o));
       return b;
     }));
-  }
-
-  /** Tells the host which open requests are in front of the user (once each). */
-  private reportSeen(): void {
-    const s = this.standsFor;
-    if (!s || !this.inView || document.visibilityState !== "visible") return;
-    const fresh = s.requestIds.filter((r) => !this.reported.has(r));
-    if (fresh.length === 0) return;
-    for (const r of fresh) this.reported.add(r);
-    if (this.reported.size > 2000) for (const r of [...this.reported].slice(0, 1000)) this.reported.delete(r);
-    this.post({ type: "questionSeen", sessionId: s.sessionId, requestIds: fresh.slice(0, 1000) });
   }
 
   private answerKind(ev: KeyboardEvent, kinds: readonly PermissionOption["kind"][]): void {
