@@ -9,9 +9,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
-import { api, scriptedAgent, until } from "./helpers";
+import { api, clickToastButton, scriptedAgent, toastShows, until } from "./helpers";
 import { click, evaluate, fill, press, viewport, waitFor } from "./webview";
-import { harnessRequest, screenshot } from "./index";
+import { screenshot } from "./index";
 
 const SCHEMA = {
   type: "object",
@@ -193,21 +193,17 @@ describe("agent questions (elicitation)", function () {
     const front = (await a.stream("look", { agent: "Front", newSession: true }).result).sessionId;
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     await until(() => a._test.controller.anyVisible && a._test.controller.activeSession === front, "the panel showing the front session");
+    // Loaded and drawn: a panel still loading puts nothing on screen, and its questions come as notifications too.
+    await waitFor(() => (document.querySelector("#transcript")?.textContent ?? "").includes("front here"), undefined, { view: "sidebar", what: "the front session in the panel" });
     const background = a.stream("ask", { sessionId: asker });
-    await until(async () => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
-      const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("asks you a question: Background branch?"));
-      const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Decline");
-      button?.click();
-      return !!button;
-    }).toString() }))?.value, "the notification for the session the panel does not show, to click Decline", 20_000);
+    await until(() => clickToastButton("asks you a question: Background branch?", "Decline"), "the notification for the session the panel does not show, to click Decline", 20_000);
     assert.equal((await background.result).text, 'elicited:{"action":"decline"}');
     await vscode.commands.executeCommand("notifications.clearAll");
     const foreground = a.stream("ask too", { sessionId: front });
     await formReady();
     const requestId = await until(() => a._test.controller.viewState.sessions[front]?.elicitation?.requestId, "the front question open");
     await until(() => a._test.controller.seenWithin(requestId, 1), "the panel to report the pinned question on screen", 20_000);
-    const toasts = async (): Promise<boolean> => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() =>
-      [...document.querySelectorAll(".notification-toast")].some((t) => (t.textContent ?? "").includes("Front branch?"))).toString() }))?.value ?? false;
+    const toasts = (): Promise<boolean> => toastShows("Front branch?");
     assert.equal(await toasts(), false);
     await click('#elicitation [data-action="decline"]', "sidebar");
     assert.equal((await foreground.result).text, 'elicited:{"action":"decline"}');
@@ -220,12 +216,7 @@ describe("agent questions (elicitation)", function () {
     const a = await api();
     await until(() => !a._test.controller.anyVisible, "the panel to be hidden");
     const turn = a.stream("go", { agent: "Hidden", newSession: true });
-    await until(async () => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
-      const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("asks you a question: Which branch?"));
-      const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Decline");
-      button?.click();
-      return !!button;
-    }).toString() }))?.value, "the notification, to click Decline", 20_000);
+    await until(() => clickToastButton("asks you a question: Which branch?", "Decline"), "the notification, to click Decline", 20_000);
     assert.equal((await turn.result).text, 'elicited:{"action":"decline"}');
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
   });

@@ -48,6 +48,22 @@ export function transcriptHas(text: string, timeoutMs = 20_000): Promise<boolean
   return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the transcript`, timeoutMs });
 }
 
+/** Clicks the button `label` of the notification toast whose text has `containing`; false when no such toast or button shows. */
+export async function clickToastButton(containing: string, label: string): Promise<boolean> {
+  return (await harnessRequest<{ value: boolean }>({ op: "workbench", arg: [containing, label], fn: (([text, name]: [string, string]) => {
+    const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes(text));
+    const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === name);
+    button?.click();
+    return !!button;
+  }).toString() }))?.value ?? false;
+}
+
+/** Whether a notification toast whose text has `containing` shows. */
+export async function toastShows(containing: string): Promise<boolean> {
+  return (await harnessRequest<{ value: boolean }>({ op: "workbench", arg: containing, fn: ((text: string) =>
+    [...document.querySelectorAll(".notification-toast")].some((t) => (t.textContent ?? "").includes(text))).toString() }))?.value ?? false;
+}
+
 /** The open quick input's title, or "" when none shows. */
 export async function quickInputTitle(): Promise<string> {
   return (await harnessRequest<{ value: string }>({ op: "workbench", fn: (() => {

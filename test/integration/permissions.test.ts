@@ -8,7 +8,7 @@ import type { ThoughtEvent } from "../../src/shared/events";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { harnessRequest } from "./index";
 import { waitFor } from "./webview";
-import { api, scriptedAgent, until } from "./helpers";
+import { api, clickToastButton, scriptedAgent, toastShows, until } from "./helpers";
 
 
 
@@ -105,12 +105,7 @@ describe("permission policy", function () {
     await until(() => !a._test.controller.anyVisible, "the panel to be hidden");
     const turn = a.stream("go", { agent: "Notify", newSession: true });
     // Click "Reject" on the toast, as a user would.
-    await until(async () => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
-      const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("asks permission: execute n1"));
-      const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Reject");
-      button?.click();
-      return !!button;
-    }).toString() }))?.value, "the notification with the agent's options, to click Reject", 20_000);
+    await until(() => clickToastButton("asks permission: execute n1", "Reject"), "the notification with the agent's options, to click Reject", 20_000);
     assert.equal((await turn.result).text, "n1:no ");
   });
 
@@ -128,20 +123,14 @@ describe("permission policy", function () {
     assert.equal(a._test.controller.activeSession, foreground.sessionId, "the panel shows the newest session");
     // The background session asks while the panel shows the other one: the toast comes; Reject on it answers.
     const backgroundTurn = a.stream("go", { sessionId: background.sessionId });
-    await until(async () => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() => {
-      const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes("asks permission: execute b1"));
-      const button = toast && [...toast.querySelectorAll<HTMLElement>(".monaco-button")].find((b) => b.textContent?.trim() === "Reject");
-      button?.click();
-      return !!button;
-    }).toString() }))?.value, "the notification for the session the panel does not show, to click Reject", 20_000);
+    await until(() => clickToastButton("asks permission: execute b1", "Reject"), "the notification for the session the panel does not show, to click Reject", 20_000);
     assert.equal((await backgroundTurn.result).text, "b1:no ");
     // The shown session asks: the panel pins it and says so, and no toast comes.
     const foregroundTurn = a.stream("go", { sessionId: foreground.sessionId });
     const req = await until(() => a._test.broker.open().find((r) => r.toolCallId === "f1"), "f1 waiting", 20_000);
     await waitFor(() => /execute f1/.test(document.querySelector("#question:not([hidden]) .question-title")?.textContent ?? ""), undefined, { view: "sidebar", what: "f1 pinned" });
     await until(() => a._test.controller.seenWithin(req.requestId, 1), "the panel to report f1 on screen", 20_000);
-    const toasts = async (): Promise<boolean> => (await harnessRequest<{ value: boolean }>({ op: "workbench", fn: (() =>
-      [...document.querySelectorAll(".notification-toast")].some((t) => (t.textContent ?? "").includes("asks permission: execute f1"))).toString() }))?.value ?? false;
+    const toasts = (): Promise<boolean> => toastShows("asks permission: execute f1");
     assert.equal(await toasts(), false);
     a._test.broker.resolve(req.requestId, "no");
     assert.equal((await foregroundTurn.result).text, "f1:no ");
