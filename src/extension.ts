@@ -42,8 +42,6 @@ function live(listener: (e: ThoughtEvent) => void): (e: ThoughtEvent) => void {
   return (e) => { if (!e.replayed) listener(e); };
 }
 
-/** How long a visible panel has to put a new permission request on screen before a notification asks instead. */
-
 /** The API plus host internals that the integration tests and the benchmark read (undocumented). */
 export interface AgentThoughtsInternalApi extends AgentThoughtsApi {
   _test: { controller: ThoughtPanelController; broker: PermissionBroker; changes: AgentChanges; statusBar: AgentStatusBar; terminals: TerminalMirrors; userTerminals: UserTerminals; manager: SessionManager; settingsGuard: SettingsGuard; modal: Modal; checkpoints: Checkpoints; transcripts: TranscriptStore; links: AgentLinks; activationMs: number };

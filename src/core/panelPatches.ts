@@ -44,10 +44,12 @@ const TEXT_KINDS: ReadonlySet<ThoughtEvent["kind"]> = new Set<ThoughtEvent["kind
 export class HeldText {
   /** Per session, its held events in order (sessions in the order they first held something). */
   private readonly held = new Map<string, ThoughtEvent[]>();
-  private count = 0;
 
+  /** How many events are held. */
   get size(): number {
-    return this.count;
+    let n = 0;
+    for (const list of this.held.values()) n += list.length;
+    return n;
   }
 
   /** What of `e` may go to the panel now, in order: nothing (held), or the session's held events and then `e`. */
@@ -56,7 +58,6 @@ export class HeldText {
       const list = this.held.get(e.sessionId);
       if (list) list.push(e);
       else this.held.set(e.sessionId, [e]);
-      this.count++;
       return [];
     }
     return this.held.has(e.sessionId) ? [...this.release(e.sessionId), e] : [e];
@@ -67,13 +68,11 @@ export class HeldText {
     if (sessionId !== undefined) {
       const list = this.held.get(sessionId) ?? [];
       this.held.delete(sessionId);
-      this.count -= list.length;
       return list;
     }
     const out: ThoughtEvent[] = [];
     for (const list of this.held.values()) for (const e of list) out.push(e);
     this.held.clear();
-    this.count = 0;
     return out;
   }
 }
