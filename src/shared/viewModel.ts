@@ -97,8 +97,12 @@ export interface SessionView {
   /** Notices and errors outside any turn, newest last. */
   banners: Entry[];
   turns: TurnView[];
-  /** toolCallId → [turn index, entry index], for in-place updates. */
+  /**
+   * toolCallId → [turn index, entry index], for in-place updates; the tool calls added since it was
+   * last merged are in `newTools` (a later card of the same id wins). See `indexTool`.
+   */
   toolIndex: Record<string, [number, number]>;
+  newTools?: Record<string, [number, number]>;
   /** Open permission requests: requestId → toolCallId. */
   pendingPermissions: Record<string, string>;
   /** The agent's open form question (one at a time per session), pinned above the prompt box until answered. */
@@ -261,9 +265,16 @@ export function findToolEntry(state: ViewState, sessionId: string, toolCallId: s
 
 /** The tool card of a tool call in one session. */
 export function toolEntryIn(s: SessionView, toolCallId: string): ToolEntry | undefined {
-  const pos = s.toolIndex[toolCallId];
+  const pos = toolPosition(s, toolCallId);
   const entry = pos ? s.turns[pos[0]]?.entries[pos[1]] : undefined;
   return entry?.type === "tool" ? entry : undefined;
+}
+
+/** Where the tool card of a tool call is in one session: [turn index, entry index]. */
+export function toolPosition(s: SessionView, toolCallId: string): readonly [number, number] | undefined {
+  const pos = indexedIn(s, toolCallId);
+  const entry = pos ? s.turns[pos[0]]?.entries[pos[1]] : undefined;
+  return entry?.type === "tool" && entry.toolCallId === toolCallId ? pos : undefined;
 }
 
 /** The panel's stand-in for a saved session whose transcript has not been read yet. */
@@ -296,11 +307,35 @@ export function putSessions(state: ViewState, views: readonly SessionView[], ord
   return { version: state.version + 1, sessions, order: order.filter((id) => sessions[id] !== undefined) };
 }
 
+/**
+ * A tool call's position in a tool index. The id is the agent's: only the index's own keys count
+ * (`constructor` or `toString` would otherwise find Object's).
+ */
+function indexed(index: Record<string, [number, number]>, toolCallId: string): [number, number] | undefined {
+  return Object.hasOwn(index, toolCallId) ? index[toolCallId] : undefined;
+}
+
+/** Where the session's tool index has a tool call: the newest additions first. */
+function indexedIn(s: SessionView, toolCallId: string): [number, number] | undefined {
+  return (s.newTools && indexed(s.newTools, toolCallId)) ?? indexed(s.toolIndex, toolCallId);
+}
+
+/** Sets a tool call's position as a key of the index's own, whatever the id (`__proto__` would otherwise set the prototype). */
+function setIndexed(index: Record<string, [number, number]>, toolCallId: string, pos: [number, number]): void {
+  Object.defineProperty(index, toolCallId, { value: pos, writable: true, enumerable: true, configurable: true });
+}
+
 /** Where each tool card of these turns is — toolCallId → [turn index + `offset`, entry index] — as `toolIndex` has it (a later card of the same id wins). */
 export function toolIndexOf(turns: readonly TurnView[], offset = 0): Record<string, [number, number]> {
   const index: Record<string, [number, number]> = {};
-  turns.forEach((t, i) => t.entries.forEach((e, j) => { if (e.type === "tool") index[e.toolCallId] = [i + offset, j]; }));
+  turns.forEach((t, i) => t.entries.forEach((e, j) => { if (e.type === "tool") setIndexed(index, e.toolCallId, [i + offset, j]); }));
   return index;
+}
+
+/** The session view with these turns, its tool index made from them. */
+export function withTurns(s: SessionView, turns: TurnView[]): SessionView {
+  const { newTools: _, ...rest } = s;
+  return { ...rest, turns, toolIndex: toolIndexOf(turns) };
 }
 
 /**
@@ -311,9 +346,8 @@ export function toolIndexOf(turns: readonly TurnView[], offset = 0): Record<stri
 export function prependTurns(state: ViewState, sessionId: string, turns: readonly TurnView[], done: boolean): ViewState {
   const s = state.sessions[sessionId];
   if (!s) return { ...state, version: state.version + 1 };
-  const toolIndex = toolIndexOf(turns);
-  for (const [id, [t, e]] of Object.entries(s.toolIndex)) toolIndex[id] = [t + turns.length, e];
-  const view: SessionView = { ...s, turns: [...turns, ...s.turns], toolIndex, ...(done && s.saved ? { saved: { ...s.saved, loaded: "all" as const } } : {}) };
+  const whole = withTurns(s, [...turns, ...s.turns]);
+  const view: SessionView = done && s.saved ? { ...whole, saved: { ...s.saved, loaded: "all" as const } } : whole;
   return { ...state, version: state.version + 1, sessions: { ...state.sessions, [sessionId]: view } };
 }
 
@@ -461,14 +495,34 @@ function pushEntry(d: Draft, v: SessionView, t: TurnView | undefined, entry: Ent
   t.entries.push(d.fresh(entry));
 }
 
+/** Tool calls added to `newTools` before they are merged into `toolIndex`. */
+const NEW_TOOLS = 64;
+
+/**
+ * Puts a tool call's position in the session's index. A copy of the whole index for every batch
+ * that adds a tool call cost as much as the session had tool calls (the largest share of what the
+ * reducer allocated in a long session); the newest are copied instead, and merged into the whole
+ * index once every NEW_TOOLS.
+ */
+function indexTool(d: Draft, v: SessionView, toolCallId: string, pos: [number, number]): void {
+  const added = d.own(v.newTools ?? {});
+  setIndexed(added, toolCallId, pos);
+  if (Object.keys(added).length < NEW_TOOLS) {
+    v.newTools = added;
+    return;
+  }
+  v.toolIndex = { ...v.toolIndex, ...added };
+  delete v.newTools;
+}
+
 /** The tool entry for an id, copied for writing. */
 function tool(d: Draft, v: SessionView, toolCallId: string): ToolEntry | undefined {
-  const pos = v.toolIndex[toolCallId];
+  const pos = indexedIn(v, toolCallId);
   if (!pos) return undefined;
   const [ti, ei] = pos;
   const t0 = v.turns[ti];
   const entry = t0?.entries[ei];
-  if (!t0 || entry?.type !== "tool") return undefined;
+  if (!t0 || entry?.type !== "tool" || entry.toolCallId !== toolCallId) return undefined;
   v.turns = d.own(v.turns);
   const t = d.own(t0);
   t.entries = d.own(t.entries);
@@ -592,8 +646,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
         return;
       }
       pushEntry(d, v, t, entry, e.at);
-      v.toolIndex = d.own(v.toolIndex);
-      v.toolIndex[e.toolCallId] = [v.turns.length - 1, t.entries.length - 1];
+      indexTool(d, v, e.toolCallId, [v.turns.length - 1, t.entries.length - 1]);
       return;
     }
     case "tool_update": {

@@ -11,7 +11,7 @@ import type { AgentStatus, SessionManager } from "../acp/sessionManager";
 import { boundEvent } from "../shared/bound";
 import type { ThoughtEvent } from "../shared/events";
 import {
-  agentIdOf, EMPTY_STATE, findToolEntry, isLoading, markRestored, prependTurns, putSessions, reduce, savedView, toolIndexOf, type SavedInfo, type SavedSession, type SessionView, type ToolEntry, type ViewState,
+  agentIdOf, EMPTY_STATE, findToolEntry, isLoading, markRestored, prependTurns, putSessions, reduce, savedView, withTurns, type SavedInfo, type SavedSession, type SessionView, type ToolEntry, type ViewState,
 } from "../shared/viewModel";
 import { parseWebviewMessage, type HostInfo, type HostMessage, type WebviewMessage } from "../shared/protocol";
 import type { AgentRegistry } from "./agents";
@@ -588,7 +588,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     }
     starts.push(0);
     const last = whole.turns.slice(starts[0]);
-    if (!this.putSaved(sessionId, { ...whole, turns: last, toolIndex: toolIndexOf(last) }, starts[0] === 0 ? "all" : "tail")) return;
+    if (!this.putSaved(sessionId, withTurns(whole, last), starts[0] === 0 ? "all" : "tail")) return;
     for (let k = 1; k < starts.length; k++) {
       await slice.pause();
       // Only while it still stands for the saved session (the agent may take it back meanwhile).

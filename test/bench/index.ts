@@ -24,7 +24,7 @@ import { concurrentSessions, hourReplay } from "./load";
 import { coldStart } from "./coldStart";
 import { prepareStartup } from "./startup";
 import { terminalLoad } from "./terminals";
-import { api, fmt, percentile, sampleHostAllocations, useScenario } from "./util";
+import { api, fmt, hostHeap as heldHeap, percentile, sampleHostAllocations, useScenario } from "./util";
 
 const CHUNK = 24;
 
@@ -158,6 +158,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
     return out;
   };
   await useScenario("Huge", { turns: Array.from({ length: turns }, (_, t) => steps(t)) });
+  const heldBefore = heldHeap();
   const rssBefore = process.memoryUsage().rss;
   const rendererBefore = await rendererHeap();
   const allocations = await sampleHostAllocations("huge-host-streaming");
@@ -197,6 +198,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   // What is left after 10 s with nothing to do (V8 gives memory back some seconds after a flood).
   await new Promise((r) => setTimeout(r, 10_000));
   const rssIdle = process.memoryUsage().rss;
+  const heldAfter = heldHeap();
   // AGENT_THOUGHTS_BENCH_HEAP=<folder>: what the extension host holds after the huge session, and what it allocated while it streamed.
   const heapDir = process.env.AGENT_THOUGHTS_BENCH_HEAP;
   const snapshot = heapDir ? v8.writeHeapSnapshot(path.resolve(heapDir, "huge-host.heapsnapshot")) : undefined;
@@ -206,6 +208,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   log(`    re-opening the hidden panel until the last turn is shown: ${fmt(reopen)}`);
   log(`    a new panel (Open Panel in Editor) restored from a snapshot: ${fmt(reload)} (the new webview said ready after ${fmt(readyAfter)}; snapshot posted in ${fmt(lastSnapshotPostMs)}; shown ${fmt(reload - readyAfter)} after ready)`);
   log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; the heap is the renderer's, which the workbench page shares in this host); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(hostRss / 1048576).toFixed(1)} MB right after, ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions and the scenarios before it in the same host)`);
+  log(`    extension host heap after a full GC: ${(heldAfter / 1048576).toFixed(1)} MB, ${((heldAfter - heldBefore) / 1048576).toFixed(1)} MB more than before the session (what it holds of the session)`);
   log(`    renderer JS heap after a full GC (the workbench and the panel; target ≤ 100 MB: ${met(rendererAfter <= 100 * 1048576)}): ${(rendererBefore / 1048576).toFixed(1)} MB before the session, ${(rendererAfter / 1048576).toFixed(1)} MB with it in the sidebar panel (+${((rendererAfter - rendererBefore) / 1048576).toFixed(1)} MB)`);
   if (allocationFile) log(`    extension host allocations while streaming: ${allocationFile}`);
   if (snapshot) log(`    extension host heap snapshot: ${snapshot}`);

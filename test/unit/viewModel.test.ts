@@ -1,7 +1,7 @@
 /** The panel's view model reducer: folding, purity (inputs never mutated), identity of untouched parts. */
 import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
-import { EMPTY_STATE, isLoading, markRestored, nextAgent, prependTurns, putSessions, reduce, savedView, sessionFacts, TERMINAL_VIEW_CHARS, toolIndexOf, type ViewState } from "../../src/shared/viewModel";
+import { EMPTY_STATE, isLoading, markRestored, nextAgent, prependTurns, putSessions, reduce, savedView, sessionFacts, TERMINAL_VIEW_CHARS, toolEntryIn, withTurns, type ViewState } from "../../src/shared/viewModel";
 
 let seq = 0;
 function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {
@@ -207,6 +207,39 @@ describe("view model reducer", () => {
     assert.equal(next.sessions.old, stub);
     assert.equal(state.sessions.old, undefined, "the input is not changed");
   });
+  it("tool calls stay found in a long session, whose tool index is not copied whole for every batch", () => {
+    let state = deepFreeze(reduce(EMPTY_STATE, [ev({ kind: "session_start", agentName: "Demo", cwd: "/w" }), ev({ kind: "turn_start", turnId: 1, prompt: [] }, 1)]));
+    let copies = 0;
+    for (let i = 0; i < 300; i++) {
+      const before = state.sessions.s1!.toolIndex;
+      // Frozen inputs: the reducer changes nothing it is given.
+      state = deepFreeze(reduce(state, [ev({ kind: "tool_start", toolCallId: `t${i}`, announced: true, title: `Tool ${i}`, status: "pending" }, 1)]));
+      if (state.sessions.s1!.toolIndex !== before) copies++;
+    }
+    assert.ok(copies <= 300 / 64, `the whole index was copied ${copies} times for 300 tool calls`);
+    state = reduce(state, [ev({ kind: "tool_start", toolCallId: "t7", announced: true, title: "Tool 7 again", status: "pending" }, 1)]);
+    state = reduce(state, [ev({ kind: "tool_update", toolCallId: "t7", status: "completed" }, 1), ev({ kind: "tool_update", toolCallId: "t250", status: "failed" }, 1)]);
+    const s = state.sessions.s1!;
+    for (let i = 0; i < 300; i++) assert.equal(toolEntryIn(s, `t${i}`)?.title, i === 7 ? "Tool 7 again" : `Tool ${i}`);
+    assert.equal(toolEntryIn(s, "t7")?.status, "completed", "an update goes to the later card of an id");
+    assert.equal(s.turns[0]!.entries.filter((e) => e.type === "tool" && e.toolCallId === "t7" && e.status === "pending").length, 1, "the earlier card is left as it was");
+    assert.equal(toolEntryIn(s, "t250")?.status, "failed");
+    assert.equal(toolEntryIn(s, "t300"), undefined);
+  });
+  it("a tool call id that is the name of an Object property (an agent chooses ids) is one like any other", () => {
+    let state = turnOne();
+    for (const id of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      state = reduce(state, [ev({ kind: "tool_update", toolCallId: id, status: "completed" }, 1)]);
+      assert.equal(toolEntryIn(state.sessions.s1!, id), undefined, `${id}: an update before the card changes nothing`);
+      state = reduce(state, [ev({ kind: "tool_start", toolCallId: id, announced: true, title: `Tool ${id}`, status: "pending" })]);
+      state = reduce(state, [ev({ kind: "tool_update", toolCallId: id, status: "completed" })]);
+      state = reduce(state, [ev({ kind: "tool_start", toolCallId: id, announced: true, title: `Tool ${id}`, status: "pending" }, 1)]);
+      state = reduce(state, [ev({ kind: "tool_update", toolCallId: id, status: "failed" }, 1)]);
+      assert.equal(toolEntryIn(state.sessions.s1!, id)?.status, "failed", id);
+    }
+    assert.equal(Object.getPrototypeOf(state.sessions.s1!.newTools), Object.prototype);
+    assert.equal(toolEntryIn(state.sessions.s1!, "t1")?.title, "Read");
+  });
   it("a saved session put in piece by piece — its last turns, then earlier turns before them — is the session folded whole", () => {
     const events: ThoughtEvent[] = [ev({ kind: "session_start", agentName: "Demo", cwd: "/w" })];
     for (let t = 1; t <= 5; t++) {
@@ -220,12 +253,17 @@ describe("view model reducer", () => {
     const stub = savedView({ sessionId: "s1", agentName: "Demo", cwd: "/w", startedAt: 0, lastAt: 0, bytes: 1, turns: 5 });
     const saved = { ...stub.saved!, loaded: "tail" as const };
     const last = whole.turns.slice(3);
-    let state = putSessions(putSessions(EMPTY_STATE, [stub], ["s1"]), [{ ...whole, turns: last, toolIndex: toolIndexOf(last), saved }], ["s1"]);
+    let state = putSessions(putSessions(EMPTY_STATE, [stub], ["s1"]), [{ ...withTurns(whole, last), saved }], ["s1"]);
     assert.deepEqual(state.sessions.s1!.toolIndex, { "read-4": [0, 0], "read-5": [1, 0], "same-id": [1, 1] });
+    assert.equal(state.sessions.s1!.newTools, undefined);
     state = prependTurns(state, "s1", whole.turns.slice(1, 3), false);
     assert.equal(state.sessions.s1!.saved?.loaded, "tail");
     state = prependTurns(state, "s1", whole.turns.slice(0, 1), true);
-    assert.deepEqual(state.sessions.s1, { ...whole, saved: { ...saved, loaded: "all" } });
+    const { newTools: _, toolIndex: __, ...rest } = whole;
+    const { newTools: ___, toolIndex: ____, ...put } = state.sessions.s1!;
+    assert.deepEqual(put, { ...rest, saved: { ...saved, loaded: "all" } });
+    for (const id of ["read-1", "read-3", "read-5", "same-id"]) assert.equal(toolEntryIn(state.sessions.s1!, id), toolEntryIn(whole, id), id);
+    assert.equal(toolEntryIn(state.sessions.s1!, "same-id")?.title, "Run 5", "a later card of the same id wins");
     assert.equal(state.version, 4);
     assert.equal(prependTurns(state, "nobody", [], true).sessions, state.sessions, "an unknown session: a version step, nothing else");
   });

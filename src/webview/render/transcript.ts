@@ -6,7 +6,7 @@
  * (visible) entries behind "Show N earlier". Entry components are reused by id and skip
  * unchanged entries, so a streaming frame touches only what changed.
  */
-import type { Entry, SessionView, TurnView } from "../../shared/viewModel";
+import { toolPosition, type Entry, type SessionView, type TurnView } from "../../shared/viewModel";
 import { button, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
 import { turnKey, type RenderCtx } from "./context";
 import { createEntry } from "./entries";
@@ -349,7 +349,8 @@ export class Transcript {
   prepareReveal(session: SessionView, ctx: RenderCtx, entryId: string | undefined, toolCallId: string | undefined): string | undefined {
     let ti = -1;
     let ei = -1;
-    if (toolCallId && session.toolIndex[toolCallId]) [ti, ei] = session.toolIndex[toolCallId];
+    const pos = toolCallId ? toolPosition(session, toolCallId) : undefined;
+    if (pos) [ti, ei] = pos;
     else if (entryId) {
       for (let t = session.turns.length - 1; t >= 0 && ti < 0; t--) {
         const idx = session.turns[t]?.entries.findIndex((e) => e.id === entryId) ?? -1;
