@@ -9,6 +9,7 @@
 import type { Cuts, PlanEntry, ThoughtEvent, ToolCallFields, ToolContent } from "./events";
 import { withoutMediaData } from "./images";
 import { pairSafeEnd } from "./utf16";
+import { grouped } from "./digits";
 
 export interface Limits {
   /** Containers nested deeper than this become a marker string. */
@@ -37,7 +38,7 @@ export const TERMINAL_TEXT = 256 * 1024;
 /** What the marker says after the cut: where the rest is. */
 export const FULL_DATA_HINT = "the full data is in the transcript and Export Session";
 
-const count = (n: number): string => n.toLocaleString("en");
+const count = grouped;
 
 /** `s` cut to at most `max` UTF-16 units without splitting a surrogate pair. */
 function cutString(s: string, max: number): string {
