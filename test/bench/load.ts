@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import * as vscode from "vscode";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
 import { SessionLog } from "../../src/core/sessionLog";
@@ -274,6 +274,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const profile = await profileHost("concurrent");
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
+  const gcs = gcPauses();
   const cpu0 = process.cpuUsage();
   if (process.env.AGENT_THOUGHTS_BENCH_TRACE) await harnessRequest({ op: "traceStart" });
   else if (process.env.AGENT_THOUGHTS_BENCH_PROFILE) await harnessRequest({ op: "profileStart" });
@@ -318,6 +319,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const cpu = process.cpuUsage(cpu0);
   const total = t1 - t0;
   loop.disable();
+  const gc = gcs.stop();
   const profiled = await profile.stop();
   const probe = await evaluate(stopProbe, undefined, "sidebar");
   const picks = probe.picks;
@@ -386,6 +388,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   log(`    Stop (clicked, ${during.stop} streaming) reaching the agent as session/cancel: ${vs(stopMs, 100)}; the extension host had it after ${stopHost === undefined ? "?" : fmt(stopHost)}`);
   log(`    typing ${TYPED.length} keys into the prompt box (${KEY_MS} ms apart, ${during.typing} streaming, ${fmt(typedMs)}): ${inBox === TYPED ? "none dropped (target: met)" : `DROPPED OR CHANGED — the box holds ${JSON.stringify(inBox.slice(0, 100))}`}`);
   log(`    extension host event loop blocked at most ${vs(loopMax, 50)} (delay p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}); CPU ${fmt((cpu.user + cpu.system) / 1000)} (${((cpu.user + cpu.system) / events).toFixed(0)} µs per event, ${Math.round((100 * (cpu.user + cpu.system)) / 1000 / total)}% of one core)`);
+  log(`      of which garbage collection in the extension host: ${gc}`);
   log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length}`);
   if (dir) log(`    transcripts in ${dir}`);
   if (profiled) log(`    extension host CPU profile: ${profiled}`);
@@ -518,6 +521,27 @@ function replayTurns(root: string): Step[][] {
     turns.push(steps);
   }
   return turns;
+}
+
+/** The extension host's garbage-collection pauses from now until `stop`, summed up per kind (the longest of each). */
+function gcPauses(): { stop(): string } {
+  const entries: PerformanceEntry[] = [];
+  const obs = new PerformanceObserver((list) => { entries.push(...list.getEntries()); });
+  obs.observe({ entryTypes: ["gc"] });
+  const kinds: [number, string][] = [
+    [perfConstants.NODE_PERFORMANCE_GC_MAJOR, "mark-compact"], [perfConstants.NODE_PERFORMANCE_GC_MINOR, "scavenge"],
+    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL, "incremental marking"], [perfConstants.NODE_PERFORMANCE_GC_WEAKCB, "weak callbacks"],
+  ];
+  return {
+    stop() {
+      obs.disconnect();
+      const kindOf = (e: PerformanceEntry): number => ((e as PerformanceEntry & { detail?: { kind?: number } }).detail)?.kind ?? 0;
+      return kinds.map(([kind, name]) => {
+        const ds = entries.filter((e) => kindOf(e) === kind).map((e) => e.duration);
+        return ds.length ? `${name} ${num(ds.length)}× (longest ${fmt(Math.max(...ds))}, ${fmt(ds.reduce((x, y) => x + y, 0))} in all)` : "";
+      }).filter(Boolean).join("; ") || "none seen";
+    },
+  };
 }
 
 interface Sample { events: number; host: number; webview: number; rss: number }
