@@ -46,6 +46,15 @@ function installProbe(sessionId: string): boolean {
     const t = performance.timeOrigin + performance.now();
     for (const units of pending.splice(0)) probe.samples.push([t, units]);
   };
+  // Each patch as it reaches the webview (before the panel applies it): [time, the version it brings].
+  const arrivals: [number, number][] = [];
+  (w as Window & { __atArrivals?: [number, number][] }).__atArrivals = arrivals;
+  const onMessage = (ev: MessageEvent<unknown>): void => {
+    const m = ev.data as { type?: unknown; to?: unknown } | null;
+    if (m && m.type === "patch" && typeof m.to === "number") arrivals.push([performance.timeOrigin + performance.now(), m.to]);
+  };
+  window.addEventListener("message", onMessage, true);
+  (w as Window & { __atArrivalsOff?: () => void }).__atArrivalsOff = () => window.removeEventListener("message", onMessage, true);
   w.__agentThoughtsFrameProbe = (state: ViewState) => {
     if (state.version === version) return;
     version = state.version;
@@ -65,14 +74,15 @@ function installProbe(sessionId: string): boolean {
   return true;
 }
 
-function readProbe(): { samples: [number, number][]; longTasks: number[]; text: string; dom: number } {
-  type W = Window & { __atLag?: Probe; __agentThoughtsFrameProbe?: unknown; __atLongTasks?: PerformanceObserver };
+function readProbe(): { samples: [number, number][]; arrivals: [number, number][]; longTasks: number[]; text: string; dom: number } {
+  type W = Window & { __atLag?: Probe; __agentThoughtsFrameProbe?: unknown; __atLongTasks?: PerformanceObserver; __atArrivals?: [number, number][]; __atArrivalsOff?: () => void };
   const w = window as W;
   w.__agentThoughtsFrameProbe = undefined;
+  w.__atArrivalsOff?.();
   w.__atLongTasks?.disconnect();
   const entries = document.querySelectorAll("#transcript [data-entry-type='thought'], #transcript [data-entry-type='message']");
   const last = entries[entries.length - 1];
-  return { samples: w.__atLag?.samples ?? [], longTasks: w.__atLag?.longTasks ?? [], text: (last?.textContent ?? "").slice(-400), dom: document.getElementsByTagName("*").length };
+  return { samples: w.__atLag?.samples ?? [], arrivals: w.__atArrivals ?? [], longTasks: w.__atLag?.longTasks ?? [], text: (last?.textContent ?? "").slice(-400), dom: document.getElementsByTagName("*").length };
 }
 
 export interface LagFigures { shape: Shape; p50: number; p95: number; max: number; longest: number; longTasks: number }
@@ -93,6 +103,7 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   if (traceDir) await harnessRequest({ op: "traceStart" });
   // When the extension host has each update (its event), to tell the agent → host part of the lag from host → drawn.
   const hostSamples: [number, number][] = [];
+  const posts = watchPatches(a, session);
   const turn = a.stream("stream", { sessionId: session });
   let hostUnits = 0;
   for await (const e of turn) {
@@ -104,6 +115,7 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   }
   await turn.result;
   await waitFor(lastUnitsAtLeast, total, { view: "sidebar", timeoutMs: 120_000, what: `all of ${shape} drawn` });
+  posts.stop();
   if (profileDir) {
     fs.mkdirSync(profileDir, { recursive: true });
     const file = path.join(profileDir, `lag-${shape}.cpuprofile`);
@@ -120,15 +132,58 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   const times = JSON.parse(fs.readFileSync(timesFile, "utf8")) as number[];
   const lags = lagsTo(got.samples, times, updates, need);
   const toHost = lagsTo(hostSamples, times, updates, need);
+  const toPosted = lagsTo(posts.samples, times, updates, need);
+  const toWebview = lagsTo(got.arrivals.map(([t, version]): [number, number] => [t, posts.unitsAt(version)]), times, updates, need);
   const lastText = [...updates].reverse().map((u) => (u.content as { text?: string } | undefined)?.text).find((t) => t && t.trim().length >= 4)?.trim() ?? "";
   const shown = got.text.includes(lastText.slice(-4));
   const figures: LagFigures = { shape, p50: percentile(lags, 50), p95: percentile(lags, 95), max: lags[lags.length - 1] ?? NaN, longest: Math.max(0, ...got.longTasks), longTasks: got.longTasks.length };
   const ok = (v: number, t: number): string => (v <= t ? "met" : "MISSED");
   log(`  ${shape}: ${count.toLocaleString("en")} updates at ${rate.toLocaleString("en")}/s, ${total.toLocaleString("en")} units; ${lags.length} timed`);
   log(`    agent write → drawn: p50 ${fmt(figures.p50)}, p95 ${fmt(figures.p95)} (target ≤ ${P95_TARGET} ms: ${ok(figures.p95, P95_TARGET)}), max ${fmt(figures.max)} (target ≤ ${MAX_TARGET} ms: ${ok(figures.max, MAX_TARGET)})`);
-  log(`    of which agent write → extension host has it: p50 ${fmt(percentile(toHost, 50))}, p95 ${fmt(percentile(toHost, 95))}, max ${fmt(toHost[toHost.length - 1] ?? NaN)}`);
+  const stage = (xs: number[]): string => `p50 ${fmt(percentile(xs, 50))}, p95 ${fmt(percentile(xs, 95))}, max ${fmt(xs[xs.length - 1] ?? NaN)}`;
+  log(`    of which agent write → extension host has it: ${stage(toHost)}`);
+  log(`             agent write → extension host posted the patch with it: ${stage(toPosted)} (${posts.samples.length} patches)`);
+  log(`             agent write → the patch in the webview, not yet drawn: ${stage(toWebview)}`);
   log(`    renderer long tasks (> 50 ms): ${figures.longTasks}${figures.longTasks ? `, longest ${fmt(figures.longest)}` : ""}; DOM elements ${got.dom.toLocaleString("en")}; last text on screen: ${shown ? "yes" : "NO"}`);
   return figures;
+}
+
+/**
+ * The patches the extension host posts while the session streams: [time, units of the session's
+ * last turn in the state posted] (counted as the webview's probe counts them), and the units each
+ * version holds. Wraps the panel controller's post for the bench; `stop` puts it back.
+ */
+function watchPatches(a: AgentThoughtsInternalApi, sessionId: string): { samples: [number, number][]; unitsAt(version: number): number; stop(): void } {
+  type Post = (v: unknown, msg: { type: string; to?: number }) => void;
+  const controller = a._test.controller as unknown as { post: Post; viewState: ViewState };
+  const original = controller.post;
+  const samples: [number, number][] = [];
+  const versions: [number, number][] = [];
+  controller.post = function (this: unknown, v, msg) {
+    if (msg.type === "patch" && msg.to !== undefined) {
+      const s = controller.viewState.sessions[sessionId];
+      const turn = s?.turns[s.turns.length - 1];
+      let units = 0;
+      for (const e of turn?.entries ?? []) {
+        if (e.type === "thought" || e.type === "message") units += e.text.length;
+        else if (e.type === "tool") units += 1 + (e.status === "completed" ? 1 : 0);
+      }
+      samples.push([performance.timeOrigin + performance.now(), units]);
+      versions.push([msg.to, units]);
+    }
+    original.call(this, v, msg);
+  };
+  return {
+    samples,
+    unitsAt(version) {
+      let units = 0;
+      for (const [v, u] of versions) if (v <= version) units = u;
+      return units;
+    },
+    stop() {
+      controller.post = original;
+    },
+  };
 }
 
 /** For each update that adds units, the time from its write to the first sample holding it (sorted). */
