@@ -53,7 +53,7 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
     await until(() => !alive(pid), `the stopped agent's child (pid ${pid}) to be gone`, 4000);
   });
 
-  /** A process's autogroup as Linux reports it ("/autogroup-42 nice 10"); undefined without autogroups. */
+  /** A process's autogroup as Linux reports it ("/autogroup-42 nice 19"); undefined without autogroups. */
   const autogroup = (pid: number | "self"): string | undefined => {
     try {
       return readFileSync(`/proc/${pid}/autogroup`, "utf8").trim();
