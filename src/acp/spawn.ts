@@ -209,8 +209,10 @@ export function lowerPriority(pid: number, alive: () => boolean = () => true): s
  * weight, the editor's whole session (workbench, extension host) being one of nice 0 (1024): at
  * nice 10 (110) ten agents outweighed it; at 19 (15) they weigh 150 together. They still get every
  * core the editor leaves idle. With ten agents streaming on two cores, against nice 10 in
- * alternating runs: picks p95 56-63 ms (was 110-160), Stop 16-27 ms (was 127-220), panel frames
- * p95 17 ms (was 33).
+ * alternating runs: picks p95 56-94 ms (was 77-221), panel frames over 50 ms 3-13 (21-44). The
+ * price: while the editor is busy too, an agent that keeps a CPU busy gets to its input later
+ * (Stop reached the flooding bench agent in 274-433 ms, was 162-253, in the whole bench sequence;
+ * 16-27 ms, was 127-220, in the ten-agent scenario run alone).
  */
 const AUTOGROUP_NICE = 19;
 
