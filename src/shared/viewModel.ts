@@ -265,16 +265,19 @@ export function findToolEntry(state: ViewState, sessionId: string, toolCallId: s
 
 /** The tool card of a tool call in one session. */
 export function toolEntryIn(s: SessionView, toolCallId: string): ToolEntry | undefined {
-  const pos = toolPosition(s, toolCallId);
-  const entry = pos ? s.turns[pos[0]]?.entries[pos[1]] : undefined;
-  return entry?.type === "tool" ? entry : undefined;
+  return toolAt(s, toolCallId)?.entry;
 }
 
 /** Where the tool card of a tool call is in one session: [turn index, entry index]. */
 export function toolPosition(s: SessionView, toolCallId: string): readonly [number, number] | undefined {
+  return toolAt(s, toolCallId)?.pos;
+}
+
+/** The tool card of a tool call and where it is, as the session's tool index has it (checked to be that tool call's card). */
+function toolAt(s: SessionView, toolCallId: string): { pos: [number, number]; entry: ToolEntry } | undefined {
   const pos = indexedIn(s, toolCallId);
   const entry = pos ? s.turns[pos[0]]?.entries[pos[1]] : undefined;
-  return entry?.type === "tool" && entry.toolCallId === toolCallId ? pos : undefined;
+  return pos && entry?.type === "tool" && entry.toolCallId === toolCallId ? { pos, entry } : undefined;
 }
 
 /** The panel's stand-in for a saved session whose transcript has not been read yet. */
@@ -517,12 +520,10 @@ function indexTool(d: Draft, v: SessionView, toolCallId: string, pos: [number, n
 
 /** The tool entry for an id, copied for writing. */
 function tool(d: Draft, v: SessionView, toolCallId: string): ToolEntry | undefined {
-  const pos = indexedIn(v, toolCallId);
-  if (!pos) return undefined;
-  const [ti, ei] = pos;
-  const t0 = v.turns[ti];
-  const entry = t0?.entries[ei];
-  if (!t0 || entry?.type !== "tool" || entry.toolCallId !== toolCallId) return undefined;
+  const found = toolAt(v, toolCallId);
+  if (!found) return undefined;
+  const { pos: [ti, ei], entry } = found;
+  const t0 = v.turns[ti]!;
   v.turns = d.own(v.turns);
   const t = d.own(t0);
   t.entries = d.own(t.entries);

@@ -743,7 +743,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       case "questionSeen": {
         this.requireSession(m.sessionId);
         const s = this.state.sessions[m.sessionId];
-        if (view.visible()) this.sight.markSeen(m.requestIds.filter((r) => s?.pendingPermissions[r] !== undefined || s?.elicitation?.requestId === r));
+        if (view.visible()) this.sight.markSeen(m.requestIds.filter((r) => (s !== undefined && Object.hasOwn(s.pendingPermissions, r)) || s?.elicitation?.requestId === r));
         return;
       }
       case "resolvePermission": {
