@@ -53,6 +53,48 @@ if (!chromiumPath) {
   process.exit(2);
 }
 
+// Where webviews live. VS Code serves each webview from an origin of its own (desktop: a
+// vscode-webview://<id> origin; vscode.dev: a <hash>.vscode-cdn.net host), so Chromium's site
+// isolation runs it in a renderer process of its own, beside the workbench's. code-server serves
+// them from the workbench's own origin, which puts every webview on the workbench's main thread.
+// "own" (default) gives each webview a <hash>.localhost host, as VS Code does; "shared" keeps
+// code-server's layout, to measure what code-server's users see.
+const webviewOrigin = process.env.AGENT_THOUGHTS_WEBVIEW_ORIGIN ?? "own";
+if (!["own", "shared"].includes(webviewOrigin)) {
+  console.error(`[host] AGENT_THOUGHTS_WEBVIEW_ORIGIN is own or shared, not ${webviewOrigin}`);
+  process.exit(2);
+}
+
+/**
+ * Has code-server's workbench page put webviews on `http://<hash>.localhost:<port>`: the page's
+ * webview endpoint (which VS Code fills with the hash of the page's origin, as its webview checks)
+ * and the page's CSP frame-src. Chromium resolves *.localhost to loopback itself.
+ */
+async function webviewsOnTheirOwnOrigin(context, serverUrl) {
+  const server = new URL(serverUrl);
+  const own = `http://{{uuid}}.localhost:${server.port}`;
+  await context.route((url) => url.origin === server.origin && url.pathname === server.pathname && url.searchParams.has("folder"), async (route) => {
+    const response = await route.fetch();
+    let endpoints = 0;
+    // The configuration is HTML-escaped JSON in a meta tag's attribute; the endpoint is a path on the page's host.
+    const body = (await response.text()).replace(/(&quot;webviewEndpoint&quot;:&quot;)([^&]*)(&quot;)/, (_m, a, path, b) => {
+      endpoints++;
+      return `${a}${own}/${path}${b}`;
+    });
+    const headers = { ...response.headers() };
+    const csp = headers["content-security-policy"] ?? "";
+    if (endpoints !== 1 || !csp.includes("frame-src 'self'")) {
+      console.error("[host] code-server's workbench page no longer has the webview endpoint or frame-src that webviewsOnTheirOwnOrigin rewrites");
+      await route.abort();
+      return;
+    }
+    headers["content-security-policy"] = csp.replace("frame-src 'self'", `frame-src 'self' http://*.localhost:${server.port}`);
+    // The body is sent decoded.
+    for (const h of ["content-encoding", "content-length", "transfer-encoding"]) delete headers[h];
+    await route.fulfill({ response, body, headers });
+  });
+}
+
 let server;
 let browser;
 let exitCode;
@@ -91,6 +133,7 @@ try {
       AGENT_THOUGHTS_REPO: repoRoot,
       AGENT_THOUGHTS_WORKSPACE: folder,
       AGENT_THOUGHTS_TEST_MODE: mode,
+      AGENT_THOUGHTS_WEBVIEW_ORIGIN: webviewOrigin,
       AGENT_THOUGHTS_SCREENSHOT_REQUESTS: screenshotRequests,
     },
   });
@@ -101,13 +144,17 @@ try {
     executablePath: chromiumPath,
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-precise-memory-info"],
+      "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-precise-memory-info",
+      // The workbench page answered through Playwright (webviewsOnTheirOwnOrigin) counts as a public
+      // page, whose connections to loopback (the WebSocket to code-server) Chromium would refuse.
+      "--disable-features=LocalNetworkAccessChecks"],
   });
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  // code-server registers a PWA service worker for its whole origin. Webviews here share that
-  // origin (in VS Code proper they have their own), so once it controls the page, a webview
-  // re-created after being hidden waits forever for its own worker. Refuse code-server's worker.
+  // code-server registers a PWA service worker for its whole origin. With webviews on that origin
+  // (AGENT_THOUGHTS_WEBVIEW_ORIGIN=shared), once it controls the page, a webview re-created after
+  // being hidden waits forever for its own worker. Refuse code-server's worker.
   await context.route("**/_static/out/browser/serviceWorker.js", (route) => route.fulfill({ status: 404, body: "" }));
+  if (webviewOrigin === "own") await webviewsOnTheirOwnOrigin(context, server.url);
   const page = await context.newPage();
 
   const screenshot = async (path) => {
@@ -180,6 +227,25 @@ try {
     }
   };
   let cdp;
+  let pageCdp;
+  const panelSessions = new WeakMap();
+  /**
+   * The CDP session of the renderer that runs the panel (`view`, default the sidebar's): with
+   * webviews on their own origin, the process of the webview's outer frame (its inner frame shares
+   * it and has no session of its own); else the page's, which runs the workbench and the webviews.
+   */
+  const panelCdp = async (view) => {
+    if (webviewOrigin !== "own") return pageCdp ??= await page.context().newCDPSession(page);
+    for (let f = await webviewFrame(view ?? "sidebar"); f && f !== page.mainFrame(); f = f.parentFrame()) {
+      let session = panelSessions.get(f);
+      if (!session) {
+        session = await page.context().newCDPSession(f).catch(() => undefined);
+        if (session) panelSessions.set(f, session);
+      }
+      if (session) return session;
+    }
+    throw new Error("the panel's webview has no renderer process of its own");
+  };
   /** Carries out one request from extension-host tests (see test/integration/webview.ts). */
   const handle = async (req) => {
     switch (req.op ?? "screenshot") {
@@ -200,9 +266,9 @@ try {
       // The workbench page itself (terminal panel, notifications), as an expression string.
       case "workbench": return { value: await page.evaluate(`(${req.fn})(${JSON.stringify(req.arg ?? null)})`) };
       case "frames": return { value: await Promise.all(page.frames().map(async (f) => `${f.isDetached() ? "detached " : ""}${f.url().slice(0, 160)} view=${await f.evaluate("document.body && document.body.dataset.agentThoughtsView || ''").catch(() => "?")} root=${await f.evaluate("String(!!document.getElementById('root') && document.getElementById('root').childElementCount)").catch(() => "?")}`)) };
-      // A CPU profile of the page's renderer main thread (workbench and same-process webviews), for the bench.
+      // A CPU profile of the panel's renderer main thread, for the bench.
       case "profileStart": {
-        cdp ??= await page.context().newCDPSession(page);
+        cdp = await panelCdp(req.view);
         await cdp.send("Profiler.enable");
         await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
         await cdp.send("Profiler.start");
@@ -215,16 +281,17 @@ try {
         writeFileSync(req.path, JSON.stringify(profile));
         return { path: req.path };
       }
-      // The renderer's JS heap (the workbench and same-process webviews share it), after a full GC when `gc`, for the bench.
+      // The JS heap of the panel's renderer (with AGENT_THOUGHTS_WEBVIEW_ORIGIN=shared, the workbench's too), after a full GC when `gc`, for the bench.
       case "heap": {
-        cdp ??= await page.context().newCDPSession(page);
-        if (req.gc) await cdp.send("HeapProfiler.collectGarbage");
-        const { usedSize, totalSize } = await cdp.send("Runtime.getHeapUsage");
+        const session = await panelCdp(req.view);
+        if (req.gc) await session.send("HeapProfiler.collectGarbage");
+        const { usedSize, totalSize } = await session.send("Runtime.getHeapUsage");
         return { value: { used: usedSize, total: totalSize } };
       }
       // A performance trace of the renderer (style, layout, paint, scripts), for the bench's breakdown of where frames go.
+      // Tracing records every process (the workbench's and the panel's).
       case "traceStart": {
-        cdp ??= await page.context().newCDPSession(page);
+        cdp = pageCdp ??= await page.context().newCDPSession(page);
         await cdp.send("Tracing.start", { transferMode: "ReturnAsStream", traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"] } });
         return {};
       }

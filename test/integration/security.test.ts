@@ -317,29 +317,29 @@ describe("security", function () {
     await counted(() => controller.stats.ignoredMessages, ignored + 6, "each was ignored");
     assert.deepEqual(a._test.broker.open().map((r) => r.requestId), [requestId], "the request is still open: none of them answered it");
 
-    // Two answers from the user interface in one task: a double click on Allow in the sidebar and
-    // Reject in the editor view, before any patch can take the buttons away.
+    // Two answers from the user interface at once: a double click on Allow in the sidebar and
+    // Reject in the editor view, before any patch can take the buttons away. Each webview has an
+    // origin and a renderer process of its own (as in VS Code), so no one task can click both: each
+    // is armed to click at the same moment, well before any answer could come back as a patch.
     ignored = controller.stats.ignoredMessages;
-    const clicked = await harnessRequest<{ value: string }>({ op: "workbench", fn: (() => {
-      const docs: Document[] = [];
-      const walk = (w: Window): void => {
-        try { if (w.document.body?.dataset.agentThoughtsView) docs.push(w.document); } catch { /* another origin */ }
-        for (let i = 0; i < w.frames.length; i++) walk(w.frames[i]!);
-      };
-      walk(window);
-      const button = (view: string, optionId: string): HTMLElement | undefined => docs
-        .filter((d) => d.body.dataset.agentThoughtsView === view)
-        .map((d) => d.querySelector<HTMLElement>(`[data-option-id="${optionId}"]`))
-        .find((b): b is HTMLElement => !!b);
-      const allow = button("sidebar", "once");
-      const reject = button("editor", "no");
-      if (!allow || !reject) return `missing: ${allow ? "" : "sidebar Allow "}${reject ? "" : "editor Reject"}`;
-      allow.click();
-      allow.click();
-      reject.click();
-      return "clicked";
-    }).toString() });
-    assert.equal(clicked?.value, "clicked");
+    const at = Date.now() + 1_000;
+    const arm = (arg: { at: number; optionId: string; times: number }): string => {
+      const button = document.querySelector<HTMLElement>(`[data-option-id="${arg.optionId}"]`);
+      if (!button) return `no ${arg.optionId} button`;
+      const w = window as Window & { __atClicked?: string };
+      setTimeout(() => {
+        // Still on screen when clicked: a click on a button a patch had taken away would prove nothing.
+        w.__atClicked = button.isConnected ? "clicked" : "gone before the click";
+        for (let i = 0; i < arg.times; i++) button.click();
+      }, arg.at - Date.now());
+      return "armed";
+    };
+    assert.equal(await evaluate(arm, { at, optionId: "once", times: 2 }, "sidebar"), "armed", "the sidebar's Allow");
+    assert.equal(await evaluate(arm, { at, optionId: "no", times: 1 }, "editor"), "armed", "the editor's Reject");
+    assert.ok(Date.now() < at, "both were armed before the moment they click");
+    for (const view of ["sidebar", "editor"] as const) {
+      assert.equal(await waitFor(() => (window as Window & { __atClicked?: string }).__atClicked, undefined, { view, what: `the ${view}'s click` }), "clicked", `the ${view}'s button was on screen when clicked`);
+    }
     const result = await turn.result;
     assert.match(result.text, /^p1:(once|no) done$/, "the agent got exactly one answer");
     await until(() => controller.stats.ignoredMessages >= ignored + 1, "the losing answer to reach the host and be ignored");
