@@ -3,7 +3,7 @@
  *
  * Host → webview messages are facts: a `snapshot` of the whole view state (on `ready`, or when the
  * webview reports a version gap), then `patch`es carrying the events since the previous version,
- * at most one per animation frame and one the webview has not said it drew (`applied`), and `sessions`
+ * one at a time: the next once the webview says it has the last (`applied`), and `sessions`
  * carrying whole session views that replace the webview's (saved sessions listed, and read back:
  * newest turns first, then `turns` putting the earlier ones before them, in pieces). The webview applies each with the same pure functions as
  * the host, in the order they were sent.
@@ -73,11 +73,11 @@ export const webviewMessageSchema = z.discriminatedUnion("type", [
   /** The webview saw a version gap and needs a fresh snapshot. */
   z.object({ type: z.literal("requestSnapshot"), have: z.number().int().nonnegative() }),
   /**
-   * The webview has drawn the state up to `version` (a hidden document, which draws nothing, says
-   * so once it applied it). The host posts the next patch to a visible webview only once the one
-   * before it is drawn, so patches arrive just after a frame, and a panel that falls behind (a busy
-   * renderer, ten agents at once) gets fewer, larger patches instead of a queue that delays
-   * everything behind it.
+   * The webview's replica holds the state up to `version` (said as each patch lands, before the
+   * frame that draws it). The host posts the next patch to a visible webview only once it has the
+   * one before, so one patch is on its way at a time and the next frame draws all that came; a
+   * panel that falls behind (a busy renderer, ten agents at once) handles messages later and so
+   * gets fewer, larger patches instead of a queue that delays everything behind it.
    */
   z.object({ type: z.literal("applied"), version: z.number().int().nonnegative() }),
   /**

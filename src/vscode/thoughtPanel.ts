@@ -1,7 +1,7 @@
 /**
  * The thought panel's host side: owns the view state (folded from the thought stream), and keeps
  * every open webview (the sidebar `WebviewView` and the editor `WebviewPanel`) in sync over one
- * ordered channel — a snapshot on `ready`, then at most one patch per frame with the coalesced
+ * ordered channel — a snapshot on `ready`, then one patch at a time with the coalesced
  * events since. Validates and carries out the webview's verbs.
  */
 import { randomBytes } from "node:crypto";
@@ -29,12 +29,12 @@ import type { PromptFilesPort } from "./promptFiles";
 
 /**
  * Patches go out at most this often (one after a quiet spell goes at once). The pace is the
- * webview's: the next patch waits until it drew the last one (about a frame), so it arrives just
- * after a frame has been drawn, with time to be drawn in the next.
+ * webview's: the next patch waits until it has the last one (a round trip, ~10 ms), so one is on
+ * its way at a time and the next frame draws what arrived meanwhile.
  */
 const FRAME_MS = 8;
 /**
- * A patch waits until a visible webview drew the one before it, but no longer than this (a webview
+ * A patch waits until a visible webview has the one before it, but no longer than this (a webview
  * that never answers still gets its patches, at this pace).
  */
 const APPLIED_WAIT_MS = 1_000;
@@ -234,7 +234,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.schedule();
   }
 
-  /** The next patch: at least FRAME_MS after the last one, once every visible ready webview drew the last one. */
+  /** The next patch: at least FRAME_MS after the last one, once every visible ready webview has the last one. */
   private schedule(): void {
     if (this.timer) return;
     // No one sees a hidden panel: it is kept current at a slower pace (shown again, it draws and answers at once).
@@ -253,13 +253,13 @@ export class ThoughtPanelController implements vscode.Disposable {
   private tick(): void {
     this.timer = undefined;
     const now = performance.now();
-    // A hidden webview draws no frames, so it does not say it drew the last patch: it holds nothing up.
+    // A hidden webview, kept current at its slower pace, holds nothing up.
     const waitUntil = patchHeldUntil(this.visibleViews(), now, APPLIED_WAIT_MS);
     if (waitUntil === 0) {
       this.flush();
       return;
     }
-    // A webview has not drawn the last one yet: its `applied` sends this one (appliedBy); this timer is the fallback.
+    // A webview does not have the last one yet: its `applied` sends this one (appliedBy); this timer is the fallback.
     this.stats.heldPatches++;
     this.holding = true;
     this.timer = setTimeout(() => {
@@ -268,10 +268,10 @@ export class ThoughtPanelController implements vscode.Disposable {
     }, waitUntil - now);
   }
 
-  /** A webview drew the state up to `version`: a patch held for it goes now. */
+  /** A webview has the state up to `version`: a patch held for it goes now. */
   private appliedBy(v: View, version: number): void {
-    // How long the webview took with the last one sets the pace: a patch no sooner than that after
-    // the last, so a busy renderer keeps time for the user's clicks and keys.
+    // How long the last one took to reach the webview and be told of sets the pace: a patch no
+    // sooner than that after the last, so a busy renderer keeps time for the user's clicks and keys.
     if (version >= v.posted && v.applied < v.posted) this.gapMs = Math.min(MAX_GAP_MS, Math.max(FRAME_MS, performance.now() - v.postedAt));
     v.applied = Math.max(v.applied, version);
     if (!this.holding) return;

@@ -90,7 +90,6 @@ type FrameProbe = (state: Replica["state"]) => void;
 function render(): void {
   frame = 0;
   panel.render(replica.state, shownHost());
-  ack();
   (window as Window & { __agentThoughtsFrameProbe?: FrameProbe }).__agentThoughtsFrameProbe?.(replica.state);
   // Elapsed-time labels ("Thinking… 2.1 s") tick between frames, only while something streams.
   if (panel.tickers.size > 0 && ticker === undefined) {
@@ -106,8 +105,10 @@ function render(): void {
 }
 
 /**
- * Tells the host which version is drawn, so its next patch comes right after a frame. A hidden
- * document draws no frames: it says so as patches arrive, or the host would hold them back.
+ * Tells the host which version the replica holds, as each patch lands (before it is drawn): the
+ * host sends the next one then, so one patch at a time is on its way and the next frame draws all
+ * that came meanwhile. A renderer busy drawing handles messages later, so it is sent fewer, larger
+ * patches, never a backlog.
  */
 function ack(): void {
   if (replica.version === acked) return;
@@ -138,8 +139,8 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
       const r = apply(replica, msg);
       replica = r.replica;
       if (msg.type === "host" || msg.type === "snapshot") settlePick();
-      // The host sends the next patch once this one is drawn (flow control); hidden, once applied.
-      if (replica.version !== before && document.hidden) ack();
+      // The host sends the next patch once this one is here (flow control).
+      if (replica.version !== before) ack();
       switch (r.outcome) {
         case "replaced":
           askedAt = 0;
