@@ -72,12 +72,13 @@ if (!["own", "shared"].includes(webviewOrigin)) {
  */
 async function webviewsOnTheirOwnOrigin(context, serverUrl) {
   const server = new URL(serverUrl);
+  const pages = { rewritten: 0 };
   const own = `http://{{uuid}}.localhost:${server.port}`;
   await context.route((url) => url.origin === server.origin && url.pathname === server.pathname && url.searchParams.has("folder"), async (route) => {
     const response = await route.fetch();
     let endpoints = 0;
     // The configuration is HTML-escaped JSON in a meta tag's attribute; the endpoint is a path on the page's host.
-    const body = (await response.text()).replace(/(&quot;webviewEndpoint&quot;:&quot;)([^&]*)(&quot;)/, (_m, a, path, b) => {
+    const body = (await response.text()).replace(/(&quot;webviewEndpoint&quot;:&quot;)([^&]*)(&quot;)/g, (_m, a, path, b) => {
       endpoints++;
       return `${a}${own}/${path}${b}`;
     });
@@ -92,7 +93,32 @@ async function webviewsOnTheirOwnOrigin(context, serverUrl) {
     // The body is sent decoded.
     for (const h of ["content-encoding", "content-length", "transfer-encoding"]) delete headers[h];
     await route.fulfill({ response, body, headers });
+    pages.rewritten++;
   });
+  return pages;
+}
+
+/**
+ * Playwright's own `--disable-features=…` switch, read off a probe browser's command line (Linux):
+ * Chromium keeps only the last of a repeated switch, so a list of ours must carry Playwright's too.
+ */
+async function playwrightDisabledFeatures(chromium) {
+  const probe = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] });
+  try {
+    for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== process.pid) continue;
+        const arg = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").find((a) => a.startsWith("--disable-features="));
+        if (arg) return arg;
+      } catch {
+        // gone meanwhile, or not ours to read
+      }
+    }
+    return undefined;
+  } finally {
+    await probe.close();
+  }
 }
 
 let server;
@@ -140,21 +166,29 @@ try {
   log(`code-server ${server.url} ready after ${elapsed()} (workspace ${folder})`);
 
   const { chromium } = await import("playwright-core");
+  // Webviews on their own origin (webviewsOnTheirOwnOrigin) need two of Chromium's features as
+  // they are not in Playwright's list: third-party storage partitioning on (Chromium's default,
+  // which Playwright turns off), since a webview is a cross-site frame that registers a service
+  // worker; and the local network access checks off, since a page answered through Playwright
+  // counts as public to them and its loopback connections (the WebSocket to code-server) and frames
+  // would be refused.
+  const defaults = webviewOrigin === "own" ? await playwrightDisabledFeatures(chromium) : undefined;
+  if (webviewOrigin === "own" && !defaults) log("Playwright's --disable-features list was not found (no /proc?): only LocalNetworkAccessChecks is disabled");
+  const disabled = defaults ? defaults.slice("--disable-features=".length).split(",").filter((f) => f && f !== "ThirdPartyStoragePartitioning") : [];
   browser = await chromium.launch({
     executablePath: chromiumPath,
     headless: true,
+    ...(defaults ? { ignoreDefaultArgs: [defaults] } : {}),
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-precise-memory-info",
-      // The workbench page answered through Playwright (webviewsOnTheirOwnOrigin) counts as a public
-      // page, whose connections to loopback (the WebSocket to code-server) Chromium would refuse.
-      "--disable-features=LocalNetworkAccessChecks"],
+      ...(webviewOrigin === "own" ? [`--disable-features=${[...disabled, "LocalNetworkAccessChecks"].join(",")}`] : [])],
   });
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   // code-server registers a PWA service worker for its whole origin. With webviews on that origin
   // (AGENT_THOUGHTS_WEBVIEW_ORIGIN=shared), once it controls the page, a webview re-created after
   // being hidden waits forever for its own worker. Refuse code-server's worker.
   await context.route("**/_static/out/browser/serviceWorker.js", (route) => route.fulfill({ status: 404, body: "" }));
-  if (webviewOrigin === "own") await webviewsOnTheirOwnOrigin(context, server.url);
+  const ownOrigins = webviewOrigin === "own" ? await webviewsOnTheirOwnOrigin(context, server.url) : undefined;
   const page = await context.newPage();
 
   const screenshot = async (path) => {
@@ -358,7 +392,10 @@ try {
     armExit();
     const url = workbenchUrl(server, { folder, extensionDevelopmentPath, extensionTestsPath: phase });
     if (process.env.AGENT_THOUGHTS_HOST_VERBOSE) log(`opening ${url}`);
+    const rewritten = ownOrigins?.rewritten;
     await page.goto(url);
+    // Loud, not a silent run in code-server's own layout: the page must have come through the rewrite.
+    if (ownOrigins && ownOrigins.rewritten === rewritten) throw new Error("the workbench page did not come through webviewsOnTheirOwnOrigin (its URL no longer matches?)");
     log(`workbench loaded after ${elapsed()}; running ${mode}${phases.length > 1 ? ` (${phase.split("/").pop()})` : ""} tests (timeout ${timeoutMs / 1000} s)…`);
     outcome = await Promise.race([
       finished,

@@ -322,7 +322,7 @@ describe("security", function () {
     // origin and a renderer process of its own (as in VS Code), so no one task can click both: each
     // is armed to click at the same moment, well before any answer could come back as a patch.
     ignored = controller.stats.ignoredMessages;
-    const at = Date.now() + 1_000;
+    const at = Date.now() + 3_000;
     const arm = (arg: { at: number; optionId: string; times: number }): string => {
       const button = document.querySelector<HTMLElement>(`[data-option-id="${arg.optionId}"]`);
       if (!button) return `no ${arg.optionId} button`;
