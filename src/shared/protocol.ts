@@ -3,7 +3,8 @@
  *
  * Host → webview messages are facts: a `snapshot` of the whole view state (on `ready`, or when the
  * webview reports a version gap), then `patch`es carrying the events since the previous version,
- * one at a time: the next once the webview says it has the last (`applied`), and `sessions`
+ * paced: to a visible webview, the next once it says it has the last (`applied`; a webview that
+ * does not answer still gets one a second), at most one per 8 ms, and `sessions`
  * carrying whole session views that replace the webview's (saved sessions listed, and read back:
  * newest turns first, then `turns` putting the earlier ones before them, in pieces). The webview applies each with the same pure functions as
  * the host, in the order they were sent.

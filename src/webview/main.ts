@@ -47,7 +47,7 @@ let replica: Replica = EMPTY_REPLICA;
 let askedAt = 0;
 let retry: ReturnType<typeof setTimeout> | undefined;
 let frame = 0;
-/** The last version this webview told the host it drew (flow control: the host paces its patches by it). */
+/** The last version this webview told the host it has (flow control: the host paces its patches by it). */
 let acked = 0;
 let ticker: ReturnType<typeof setInterval> | undefined;
 
