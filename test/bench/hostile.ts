@@ -21,8 +21,8 @@ export function installLongTasks(): boolean {
   w.__atLongObs?.disconnect();
   const list: number[] = [];
   w.__atLong = list;
-  // The panel's webview runs in the workbench's renderer process here (same main thread): the
-  // page's observer sees its long tasks too, attributed to the webview's iframe.
+  // With webviews on the workbench's origin (AGENT_THOUGHTS_WEBVIEW_ORIGIN=shared) the panel runs on
+  // the workbench's main thread: the page's observer sees its long tasks too, attributed to its iframe.
   const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) list.push(e.duration); });
   obs.observe({ type: "longtask" });
   w.__atLongObs = obs;

@@ -18,6 +18,7 @@ import { harnessRequest, log } from "../integration/index";
 import { evaluate, lastThoughtHolds, waitFor } from "../integration/webview";
 import { checkpointCost } from "./checkpoints";
 import { findBench } from "./find";
+import { bigThought } from "./bigThought";
 import { hostileFlood } from "./hostile";
 import { lagByShape } from "./lag";
 import { concurrentSessions, hourReplay } from "./load";
@@ -244,6 +245,7 @@ export async function run(): Promise<void> {
   if (want("hostile")) await hostileFlood(a);
   if (want("terminals")) await terminalLoad();
   if (want("find")) await findBench(a);
+  if (want("bigthought")) await bigThought(a);
   if (want("cold")) await coldStart(a);
   // Separate run only: in code-server a second new webview can wait forever for its service worker.
   if (only?.includes("boot")) await emptyPanelBoot(a);

@@ -1,0 +1,104 @@
+// `AGENT_THOUGHTS_BENCH=bigthought`: one thought of 4.8 MB (200,000 chunks of 21-26 characters,
+// "w{i} lorem ipsum do ", one turn), the issue's "a 4.8 MB thought opens, scrolls and searches without a long task over 50 ms".
+// The panel's long tasks (> 50 ms) and its DOM while it streams, when the finished (folded) thought
+// is opened by its header, scrolled from its end to its start in screen-sized steps, and searched
+// for a rare and a frequent text until counted.
+import * as vscode from "vscode";
+import type { AgentThoughtsInternalApi } from "../../src/extension";
+import { log } from "../integration/index";
+import { click, evaluate, fill, waitFor } from "../integration/webview";
+import { installLongTasks, readLongTasks } from "./hostile";
+import { fmt, mb, useScenario } from "./util";
+
+const CHUNKS = 200_000;
+const TARGET_MS = 50;
+const DOM_TARGET = 3_000;
+
+async function phase(what: string, fn: () => Promise<void>): Promise<void> {
+  await evaluate(installLongTasks, undefined, "sidebar");
+  const t0 = Date.now();
+  await fn();
+  const ms = Date.now() - t0;
+  const tasks = [...await evaluate(readLongTasks, undefined, "sidebar")].sort((x, y) => y - x).map(Math.round);
+  const longest = tasks[0] ?? 0;
+  log(`    ${what}: ${fmt(ms)}; long tasks ${tasks.length ? `[${tasks.slice(0, 8).join(", ")}${tasks.length > 8 ? ", …" : ""} ms]` : "none"} (target: none over ${TARGET_MS} ms: ${longest > TARGET_MS ? "MISSED" : "met"})`);
+}
+
+const domSize = (): Promise<number> => evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
+
+export async function bigThought(a: AgentThoughtsInternalApi): Promise<void> {
+  await useScenario("BigThought", { turns: [[{ flood: { count: CHUNKS, kind: "thought", text: "w{i} lorem ipsum do " } }, { message: "big thought over" }]] });
+  await vscode.commands.executeCommand("agentThoughts.panel.focus");
+  await evaluate(installLongTasks, undefined, "sidebar");
+  const t0 = Date.now();
+  await a.stream("think a lot", { agent: "BigThought", newSession: true }).result;
+  await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("big thought over"), undefined, { view: "sidebar", timeoutMs: 120_000, what: "the message after the thought" });
+  const streamed = Date.now() - t0;
+  const streamTasks = [...await evaluate(readLongTasks, undefined, "sidebar")].sort((x, y) => y - x).map(Math.round);
+  const size = await evaluate(() => {
+    const bodies = document.querySelectorAll(".thought-text");
+    return bodies[bodies.length - 1]?.textContent?.length ?? 0;
+  }, undefined, "sidebar");
+  log(`  One thought of ${mb(size)} (${CHUNKS.toLocaleString("en")} chunks, one turn): streamed and shown in ${fmt(streamed)}; long tasks meanwhile ${streamTasks.length ? `[${streamTasks.slice(0, 8).join(", ")}${streamTasks.length > 8 ? ", …" : ""} ms]` : "none"}`);
+  const closed = await domSize();
+  log(`    DOM elements in the panel with it folded: ${closed.toLocaleString("en")} (target < ${DOM_TARGET.toLocaleString("en")}: ${closed < DOM_TARGET ? "met" : "MISSED"})`);
+
+  await phase("opening it by its header until its end is drawn", async () => {
+    await click("[data-entry-type='thought'] .thought-head", "sidebar");
+    await waitFor(() => document.querySelector("[data-entry-type='thought'].open") !== null, undefined, { view: "sidebar", what: "the thought open" });
+    // Two frames: what opening it costs is drawn by then.
+    await evaluate(() => new Promise<boolean>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))), undefined, "sidebar");
+  });
+  const open = await domSize();
+  log(`    DOM elements with it open: ${open.toLocaleString("en")} (target < ${DOM_TARGET.toLocaleString("en")}: ${open < DOM_TARGET ? "met" : "MISSED"})`);
+
+  // The open thought scrolls in its own box (30 lines high): a drag of its scroll bar to the middle, to
+  // the start and back to the end, then 200 box-heights up from the end a frame at a time.
+  let steps = 0;
+  await phase("scrolling it: to the middle, the start and the end, then 200 of its box-heights up, one a frame", async () => {
+    steps = await evaluate(async () => {
+      const bodies = document.querySelectorAll<HTMLElement>(".thought-text");
+      const t = bodies[bodies.length - 1];
+      if (!t) return -1;
+      const frame = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => r()));
+      let n = 0;
+      for (const to of [t.scrollHeight / 2, 0, t.scrollHeight]) {
+        t.scrollTop = to;
+        await frame();
+        n++;
+      }
+      for (let i = 0; i < 200 && t.scrollTop > 0; i++) {
+        t.scrollTop = Math.max(0, t.scrollTop - t.clientHeight);
+        await frame();
+        n++;
+      }
+      return n;
+    }, undefined, "sidebar");
+  });
+  if (steps < 200) throw new Error(`scrolled only ${steps} steps: the thought's box does not scroll`);
+
+  const rare = "w123456 ";
+  await phase(`typing a rare text ("${rare.trim()}", 1 match) until counted`, async () => {
+    await fill("#search", rare, "sidebar");
+    await waitFor(() => /^1 of 1$/.test(document.querySelector(".match-count")?.textContent ?? ""), undefined, { view: "sidebar", timeoutMs: 60_000, what: "1 of 1" });
+  });
+  // The match is deep in the thought, in a block the browser had skipped: stepping to it must bring it into view.
+  const shown = await evaluate(() => {
+    const range = [...(CSS.highlights.get("find-current") ?? [])][0] as AbstractRange | undefined;
+    const bodies = document.querySelectorAll<HTMLElement>(".thought-text");
+    const box = bodies[bodies.length - 1]?.getBoundingClientRect();
+    if (!range || !box) return "no current match";
+    const live = document.createRange();
+    live.setStart(range.startContainer, range.startOffset);
+    live.setEnd(range.endContainer, range.endOffset);
+    const r = live.getBoundingClientRect();
+    return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom ? "in view" : `out of view (${Math.round(r.top)}..${Math.round(r.bottom)} vs ${Math.round(box.top)}..${Math.round(box.bottom)})`;
+  }, undefined, "sidebar");
+  log(`    the rare match, deep in the thought: ${shown}`);
+  if (shown !== "in view") throw new Error(`the current match is ${shown}`);
+  await phase(`typing a frequent text ("lorem", ${CHUNKS.toLocaleString("en")} matches) until counted`, async () => {
+    await fill("#search", "lorem", "sidebar");
+    await waitFor((n: string) => new RegExp(`^\\d+ of ${n}$`).test(document.querySelector(".match-count")?.textContent ?? ""), String(CHUNKS), { view: "sidebar", timeoutMs: 60_000, what: `k of ${CHUNKS}` });
+  });
+  await fill("#search", "", "sidebar");
+}
