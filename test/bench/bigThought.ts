@@ -1,8 +1,9 @@
-// `AGENT_THOUGHTS_BENCH=bigthought`: one thought of 4.8 MB (200,000 chunks of 21-26 characters,
-// "w{i} lorem ipsum do ", one turn), the issue's "a 4.8 MB thought opens, scrolls and searches without a long task over 50 ms".
-// The panel's long tasks (> 50 ms) and its DOM while it streams, when the finished (folded) thought
-// is opened by its header, scrolled from its end to its start in screen-sized steps, and searched
-// for a rare and a frequent text until counted.
+// `AGENT_THOUGHTS_BENCH=bigthought`: one thought of about 5 MB (200,000 chunks "w{i} lorem ipsum
+// dolor ", 21-26 characters, in one turn), for the issue's "a 4.8 MB thought opens, scrolls and
+// searches without a long task over 50 ms". The panel's long tasks (> 50 ms) and DOM while it
+// streams; when the finished (folded) thought is opened by its header; scrolled in its own box (to
+// the middle, the start, the end, then 200 box-heights up, a frame each); and searched for a rare
+// and a frequent text until counted.
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import { log } from "../integration/index";
@@ -27,7 +28,7 @@ async function phase(what: string, fn: () => Promise<void>): Promise<void> {
 const domSize = (): Promise<number> => evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
 
 export async function bigThought(a: AgentThoughtsInternalApi): Promise<void> {
-  await useScenario("BigThought", { turns: [[{ flood: { count: CHUNKS, kind: "thought", text: "w{i} lorem ipsum do " } }, { message: "big thought over" }]] });
+  await useScenario("BigThought", { turns: [[{ flood: { count: CHUNKS, kind: "thought", text: "w{i} lorem ipsum dolor " } }, { message: "big thought over" }]] });
   await vscode.commands.executeCommand("agentThoughts.panel.focus");
   await evaluate(installLongTasks, undefined, "sidebar");
   const t0 = Date.now();
