@@ -8,8 +8,8 @@ import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Step } from "../fixtures/agents/scenario";
 import { log } from "../integration/index";
 import { click, evaluate, fill, press, waitFor } from "../integration/webview";
-import { installLongTasks, readLongTasks } from "./hostile";
-import { fmt, mb, useScenario } from "./util";
+import { phase } from "./hostile";
+import { mb, useScenario } from "./util";
 
 const TURNS = 25;
 const CHUNKS = 500;
@@ -21,15 +21,6 @@ function turn(): Step[] {
     { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "notes", title: "Read the notes", kind: "read", status: "completed", content: [{ type: "content", content: { type: "text", text: `item 77: ${LINE}` } }] } },
     { flood: { count: CHUNKS, kind: "message", text: `item {i}: ${LINE}.\n\n` } },
   ];
-}
-
-async function phase(what: string, fn: () => Promise<void>): Promise<void> {
-  await evaluate(installLongTasks, undefined, "sidebar");
-  const t0 = Date.now();
-  await fn();
-  const ms = Date.now() - t0;
-  const tasks = [...await evaluate(readLongTasks, undefined, "sidebar")].sort((x, y) => y - x).map(Math.round);
-  log(`    ${what}: ${fmt(ms)}; long tasks ${tasks.length ? `[${tasks.join(", ")} ms]` : "none"}`);
 }
 
 function counter(re: string): Promise<string | undefined> {

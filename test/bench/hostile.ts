@@ -36,6 +36,21 @@ export function readLongTasks(): number[] {
   return w.__atLong ?? [];
 }
 
+/**
+ * Runs `fn` and logs how long it took and the sidebar panel's long tasks meanwhile, longest first;
+ * against `targetMs` (none longer) when given.
+ */
+export async function phase(what: string, fn: () => Promise<void>, targetMs?: number): Promise<void> {
+  await evaluate(installLongTasks, undefined, "sidebar");
+  const t0 = Date.now();
+  await fn();
+  const ms = Date.now() - t0;
+  const tasks = [...await evaluate(readLongTasks, undefined, "sidebar")].sort((x, y) => y - x).map(Math.round);
+  const shown = tasks.length > 8 ? `${tasks.slice(0, 8).join(", ")}, …` : tasks.join(", ");
+  const target = targetMs === undefined ? "" : ` (target: none over ${targetMs} ms: ${(tasks[0] ?? 0) > targetMs ? "MISSED" : "met"})`;
+  log(`    ${what}: ${fmt(ms)}; long tasks ${tasks.length ? `[${shown} ms]` : "none"}${target}`);
+}
+
 function report(where: string, tasks: readonly number[] | undefined): void {
   if (!tasks) {
     log(`    ${where}: not measurable here`);
