@@ -270,7 +270,7 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   /** A webview has the state up to `version`: a patch held for it goes now. */
   private appliedBy(v: View, version: number): void {
-    // How long the last one took to reach the webview and be told of sets the pace: a patch no
+    // The last one's round trip (posted → the webview says it has it) sets the pace: a patch no
     // sooner than that after the last, so a busy renderer keeps time for the user's clicks and keys.
     if (version >= v.posted && v.applied < v.posted) this.gapMs = Math.min(MAX_GAP_MS, Math.max(FRAME_MS, performance.now() - v.postedAt));
     v.applied = Math.max(v.applied, version);
