@@ -135,12 +135,11 @@ window.addEventListener("message", (ev: MessageEvent<unknown>) => {
     case "sessions":
     case "turns":
     case "host": {
-      const before = replica.version;
       const r = apply(replica, msg);
       replica = r.replica;
       if (msg.type === "host" || msg.type === "snapshot") settlePick();
-      // The host sends the next patch once this one is here (flow control).
-      if (replica.version !== before) ack();
+      // The host sends the next patch once this one is here (flow control); ack() says only a new version.
+      ack();
       switch (r.outcome) {
         case "replaced":
           askedAt = 0;
