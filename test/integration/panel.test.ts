@@ -511,6 +511,60 @@ describe("the thought panel", function () {
     assert.ok(stats.heldPatches > held0, "a patch waited for the webview to have the last one");
   });
 
+  it("a long turn of short thoughts and tool calls: the window of entries moves in steps, the spinner keeps turning, and Show earlier shows the rest", async () => {
+    await useAgent("Mix", { turns: [[{ flood: { count: 4000, shape: "mix", paceMs: 1 } }]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    // Watches every drawn state of the last turn while it streams: the most entries it showed, how
+    // often its first entry changed, and how many spinner elements its footer had.
+    await evaluate(() => {
+      type W = Window & { __atWindow?: { max: number; firstChanges: number; spinners: number; frames: number; stop: () => void } };
+      const box = document.getElementById("transcript");
+      if (!box) throw new Error("no transcript");
+      let first: Element | null | undefined;
+      const spinners = new WeakSet<Element>();
+      const seen = { max: 0, firstChanges: 0, spinners: 0, frames: 0, stop: () => obs.disconnect() };
+      const obs = new MutationObserver(() => {
+        const turns = box.querySelectorAll(".turn");
+        const turn = turns[turns.length - 1];
+        if (!turn) return;
+        seen.frames++;
+        const entries = turn.querySelectorAll(".entries > .entry");
+        seen.max = Math.max(seen.max, entries.length);
+        if (first !== undefined && entries[0] !== first) seen.firstChanges++;
+        first = entries[0] ?? null;
+        const spin = turn.querySelector(".turn-footer .codicon-modifier-spin");
+        if (spin && !spinners.has(spin)) { spinners.add(spin); seen.spinners++; }
+      });
+      obs.observe(box, { childList: true, subtree: true, attributes: true, characterData: true });
+      (window as W).__atWindow = seen;
+    }, undefined, "sidebar");
+    const { sessionId, turnId } = await a.stream("a long turn", { agent: "Mix", newSession: true }).result;
+    const seen = await evaluate(() => {
+      const w = (window as Window & { __atWindow?: { max: number; firstChanges: number; spinners: number; frames: number; stop: () => void } }).__atWindow;
+      w?.stop();
+      return w && { max: w.max, firstChanges: w.firstChanges, spinners: w.spinners, frames: w.frames };
+    }, undefined, "sidebar");
+    const total = a._test.controller.viewState.sessions[sessionId]?.turns.find((t) => t.turnId === turnId)?.entries.length ?? 0;
+    assert.ok(total > 400 && seen, `${total} entries streamed`);
+    log(`mix turn: ${total} entries; drawn states ${seen.frames}, first entry changed ${seen.firstChanges} times, at most ${seen.max} entries shown, ${seen.spinners} spinner element(s)`);
+    // At most 150 shown; the first moves 25 at a time (ENTRY_WINDOW, WINDOW_STEP in transcript.ts), not on each new entry.
+    assert.ok(seen.max <= 150, `${seen.max} entries shown at once`);
+    assert.ok(seen.frames > 100, `${seen.frames} drawn states watched`);
+    assert.ok(seen.firstChanges <= Math.ceil((total - 150) / 25) + 1, `the first entry changed ${seen.firstChanges} times for ${total} entries`);
+    assert.equal(seen.spinners, 1, "the footer's spinner was one element all through the turn (a new one restarts its turn)");
+    const shown = await evaluate(() => [...document.querySelectorAll(".turn")].pop()?.querySelectorAll(".entries > .entry").length ?? 0, undefined, "sidebar");
+    assert.ok(shown > 125 && shown <= 150, `${shown} entries shown at the end`);
+    const label = await evaluate(() => [...document.querySelectorAll(".turn")].pop()?.querySelector(".entries > .show-earlier .label")?.textContent ?? "", undefined, "sidebar");
+    assert.equal(label, `Show ${Math.min(150, total - shown)} earlier (${total - shown} hidden)`);
+    await click(".turn:last-of-type .entries > .show-earlier", "sidebar");
+    const more = await waitFor((n: number) => {
+      const c = [...document.querySelectorAll(".turn")].pop()?.querySelectorAll(".entries > .entry").length ?? 0;
+      return c > n ? c : 0;
+    }, shown, { view: "sidebar", what: "earlier entries shown" });
+    assert.ok(more > shown + 125 && more <= Math.min(total, 300), `${more} entries shown after Show earlier (${shown} before)`);
+  });
+
   it("keeps a hidden panel current at a slow pace, and shows the latest text as soon as it is shown again", async () => {
     const count = 2000;
     await useAgent("Flood", { turns: [[{ flood: { count, paceMs: 1 } }]] });

@@ -23,6 +23,19 @@ const EARLIER_TURN_WINDOW = 50;
 export const TURN_WINDOW = 40;
 /** The last this-many turns start unfolded. */
 const OPEN_TURNS = 3;
+/**
+ * A window's first entry moves in steps of this many. Dropping an entry above the view moves every
+ * entry below it, and the browser then lays out and repaints them all: once a step, not for each
+ * entry that streams in (a turn of short thoughts and tool calls repainted its whole window on
+ * every frame).
+ */
+const WINDOW_STEP = 25;
+
+/** The first of `count` entries a window of `size` shows: it shows at most `size`, and more than `size - WINDOW_STEP`. */
+export function windowStart(count: number, size: number): number {
+  const excess = count - size;
+  return excess <= 0 ? 0 : Math.ceil(excess / WINDOW_STEP) * WINDOW_STEP;
+}
 
 const STOP_TEXT = {
   end_turn: "",
@@ -42,10 +55,10 @@ export class EntryList {
     this.el = h("div", { class: "entries" });
   }
 
-  /** Draws the last `windowSize` visible entries. */
+  /** Draws the last visible entries, at most `windowSize` of them (see `windowStart`). */
   render(entries: readonly Entry[], ctx: RenderCtx, windowSize: number): void {
     const visible = ctx.matcher ? entries.filter(ctx.matcher) : entries;
-    const start = Math.max(0, visible.length - windowSize);
+    const start = windowStart(visible.length, windowSize);
     if (start > 0) {
       if (!this.more) {
         this.more = button({ class: "show-earlier", icon: "fold-up", label: "" });
@@ -129,6 +142,7 @@ class TurnComp {
   private ctx: RenderCtx | undefined;
   private windowSize: number | undefined;
   private checkpoint = false;
+  private footerKey: string | undefined;
 
   constructor() {
     const bodyId = uid("turn");
@@ -219,9 +233,16 @@ class TurnComp {
     this.drawFooter(turn, last, ctx);
   }
 
+  /**
+   * Redrawn only when what it says changes: a new spinner on every frame would restart its turn
+   * each time (a spinner that never moves while text streams).
+   */
   private drawFooter(turn: TurnView, last: boolean, ctx: RenderCtx): void {
+    const waiting = turn.endedAt === undefined && last && ctx.session.status === "awaiting_permission";
+    const key = turn.endedAt === undefined ? (waiting ? "waiting" : "working") : `ended\u0000${turn.failed ?? ""}\u0000${turn.stopReason ?? ""}`;
+    if (key === this.footerKey) return;
+    this.footerKey = key;
     if (turn.endedAt === undefined) {
-      const waiting = last && ctx.session.status === "awaiting_permission";
       this.footer.className = "turn-footer working";
       this.footer.replaceChildren(icon(waiting ? "shield" : "loading", waiting ? "" : "codicon-modifier-spin"), h("span", null, waiting ? "Waiting for your answer…" : "Working…"));
       return;
