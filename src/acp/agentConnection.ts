@@ -17,7 +17,7 @@ import { AgentSession, describeError, type ContinueFrom, type SessionTransport }
 import { ndJsonStream } from "./ndjson";
 import type { AgentSpec, ClientPorts } from "./ports";
 import { ProcessGroup } from "./processGroups";
-import { startProcess, type ProcessPriority } from "./spawn";
+import { startProcess, type LowShare, type ProcessPriority } from "./spawn";
 import { AgentError } from "./agentError";
 import { Emitter } from "../core/emitter";
 import { count } from "../core/words";
@@ -88,9 +88,11 @@ export class AgentConnection {
   /** The terminals run for this agent's sessions (`terminal/create`), and the session of each; what they do is reported to it. */
   private readonly terminalSessions = new Map<string, AgentSession>();
   private terminalListener: { dispose(): void } | undefined;
+  /** Sessions stopping (session/cancel sent, the turn not answered yet): each one's end of the agent's raised share (LowShare). */
+  private readonly stopping = new Map<string, () => void>();
   initializeResponse: acp.InitializeResponse | undefined;
 
-  private constructor(readonly spec: AgentSpec, private readonly proc: ChildProcess, private readonly ports: ClientPorts, private readonly options: ConnectOptions) {
+  private constructor(readonly spec: AgentSpec, private readonly proc: ChildProcess, private readonly ports: ClientPorts, private readonly options: ConnectOptions, private readonly share?: LowShare) {
     this.dead = new Promise<never>((_, reject) => { this.rejectDead = reject; });
     this.dead.catch(() => undefined);
     this.group = new ProcessGroup(proc);
@@ -111,16 +113,18 @@ export class AgentConnection {
     const { logger } = ports;
     logger.info(`Starting agent "${spec.name}": ${[spec.command, ...spec.args].join(" ")} (cwd ${spec.cwd})`);
     let proc: ChildProcess;
+    let share: LowShare | undefined;
     try {
       const priority = options.processPriority ?? "normal";
       const started = startProcess(spec.command, spec.args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ["pipe", "pipe", "pipe"], priority });
       proc = started.proc;
+      share = started.share;
       if (priority === "low") logger.info(`Agent "${spec.name}" runs below the editor's CPU priority${started.refused.length ? `, as far as allowed (${started.refused.join("; ")})` : ""}.`);
       if (started.plan.via === "cmdScript") logger.info(`Agent "${spec.name}": ${started.plan.file} runs through cmd.exe (arguments escaped by cross-spawn).`);
     } catch (err) {
       throw new AgentError(spec.name, `could not be started: ${describeError(err).message}`, "Check the agent's command in the agentThoughts.agents setting.");
     }
-    const self = new AgentConnection(spec, proc, ports, options);
+    const self = new AgentConnection(spec, proc, ports, options, share);
     await self.waitForSpawn();
     self.wire();
     await self.initialize();
@@ -550,11 +554,17 @@ export class AgentConnection {
           r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: this.adaptPrompt(prompt) as acp.ContentBlock[] });
         } catch (err) {
           throw await this.explain(err);
+        } finally {
+          this.stopped(sessionId);
         }
         const usage = "usage" in r && r.usage && typeof r.usage === "object" ? (r.usage as Record<string, unknown>) : undefined;
         return { stopReason: r.stopReason, ...(usage ? { usage } : {}) };
       },
-      cancel: (sessionId: string) => this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId }),
+      cancel: (sessionId: string) => {
+        // A busy agent at the lowest share reads the cancel late: it has the editor's share until it answers the turn.
+        if (this.share && !this.stopping.has(sessionId)) this.stopping.set(sessionId, this.share.stopping());
+        return this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+      },
       setMode: async (sessionId: string, modeId: string) => {
         await Promise.race([this.conn.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId }), this.dead]);
       },
@@ -737,6 +747,12 @@ export class AgentConnection {
     void this.group.terminate();
   }
 
+  /** A session's turn is answered (or failed): a stop of it no longer raises the agent's share. */
+  private stopped(sessionId: string): void {
+    this.stopping.get(sessionId)?.();
+    this.stopping.delete(sessionId);
+  }
+
   /**
    * Stops the agent (and every session and terminal it has): SIGTERM to its process group, SIGKILL
    * to what is left after a grace period (`terminateAllGroups` waits for that on shutdown).
@@ -746,6 +762,7 @@ export class AgentConnection {
     this.disposed = true;
     this.terminalListener?.dispose();
     this.terminalSessions.clear();
+    for (const id of [...this.stopping.keys()]) this.stopped(id);
     const reason = new AgentError(this.spec.name, "was stopped", "Start a new session to continue.");
     for (const s of this.sessions.values()) {
       s.end(reason);

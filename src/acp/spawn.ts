@@ -157,7 +157,7 @@ export interface StartOptions {
   platform?: NodeJS.Platform;
   env: NodeJS.ProcessEnv;
   stdio: SpawnOptions["stdio"];
-  /** `low`: the process (and what it starts) runs below the editor's CPU priority (`lowerPriority`). */
+  /** `low`: the process (and what it starts) runs below the editor's CPU priority (`LowShare`). */
   priority?: ProcessPriority;
 }
 
@@ -165,44 +165,103 @@ export interface StartOptions {
 export type ProcessPriority = "low" | "normal";
 
 /**
- * Puts a just-started process below normal CPU priority (nice 10, or the editor's own if that is
- * lower still; Windows: below normal), which what it starts inherits. On Linux a process that
- * leads a session of its own (ours are `detached`) is also an autogroup of its own, which the
- * scheduler weighs like the editor's whole session whatever its nice value: its autogroup gets
- * AUTOGROUP_NICE (Linux lets a user set an autogroup's nice once per 100 ms, machine-wide: a
- * refusal for that is tried again a little later). Best effort: what the OS refuses is
- * reported, the process runs anyway.
+ * The CPU share of a process started below the editor's priority. Starting, it goes below normal
+ * (nice 10, or the editor's own if that is lower still; Windows: below normal), which what it
+ * starts inherits. On Linux a process that leads a session of its own (ours are `detached`) is
+ * also an autogroup of its own, which the scheduler weighs like the editor's whole session
+ * whatever its nice value: its autogroup gets AUTOGROUP_NICE. Best effort: what the OS refuses is
+ * reported (`refused`), the process runs anyway.
+ *
+ * While it stops (the user pressed Stop: `stopping()`), its autogroup has the editor's share
+ * instead: an agent that keeps a CPU busy at the lowest share read the cancel only when the
+ * editor left it a core (13-295 ms with ten agents streaming). Linux lets a user raise an
+ * autogroup back up to nice 0 (unlike a process's nice value), so this needs no privilege. Each
+ * stop ends by STOP_SHARE_MS at the latest, so an agent that ignores the cancel keeps the
+ * editor's share no longer. Elsewhere stopping changes nothing (a process's priority cannot be
+ * raised back there without privilege; Windows could, untested).
  */
-export function lowerPriority(pid: number, alive: () => boolean = () => true): string[] {
-  const refused: string[] = [];
-  const low = osConstants.priority.PRIORITY_BELOW_NORMAL;
-  try {
-    setPriority(pid, Math.max(low, getPriority()));
-  } catch (err) {
-    refused.push(`priority: ${err instanceof Error ? err.message : String(err)}`);
+export class LowShare {
+  readonly refused: string[] = [];
+  private stops = 0;
+  private retry: NodeJS.Timeout | undefined;
+  private triesLeft = AUTOGROUP_TRIES;
+
+  constructor(private readonly pid: number, private readonly alive: () => boolean = () => true) {
+    const low = osConstants.priority.PRIORITY_BELOW_NORMAL;
+    try {
+      setPriority(pid, Math.max(low, getPriority()));
+    } catch (err) {
+      this.refused.push(`priority: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const problem = this.applyAutogroup();
+    if (problem) this.refused.push(problem);
   }
-  if (process.platform !== "linux") return refused;
-  const autogroup = (triesLeft: number): string | undefined => {
+
+  /** A stop begins: the editor's share until the returned `end` (or STOP_SHARE_MS). */
+  stopping(): () => void {
+    if (process.platform !== "linux") return () => undefined;
+    this.stops++;
+    if (this.stops === 1) this.reapply();
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      this.stops--;
+      if (this.stops === 0) this.reapply();
+    };
+    const timer = setTimeout(end, STOP_SHARE_MS);
+    timer.unref();
+    return end;
+  }
+
+  private reapply(): void {
+    if (!this.alive()) return;
+    this.triesLeft = AUTOGROUP_TRIES;
+    this.applyAutogroup();
+  }
+
+  /**
+   * Writes the autogroup nice wanted now. Linux refuses a user's autogroup nice more often than
+   * every 100 ms, machine-wide (EAGAIN): tried again a little later with whatever is wanted then.
+   */
+  private applyAutogroup(): string | undefined {
+    if (process.platform !== "linux" || this.retry) return undefined;
     try {
       // Only a session leader's autogroup is its own; anyone else's is the editor's.
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const stat = readFileSync(`/proc/${this.pid}/stat`, "utf8");
       const session = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
-      if (session === pid) writeFileSync(`/proc/${pid}/autogroup`, String(AUTOGROUP_NICE));
+      if (session === this.pid) writeFileSync(`/proc/${this.pid}/autogroup`, String(this.stops > 0 ? editorAutogroupNice() : AUTOGROUP_NICE));
       return undefined;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === "EAGAIN" && triesLeft > 0) {
-        setTimeout(() => { if (alive()) autogroup(triesLeft - 1); }, AUTOGROUP_RETRY_MS + Math.random() * AUTOGROUP_RETRY_MS).unref();
+      if (code === "EAGAIN" && this.triesLeft > 0) {
+        this.triesLeft--;
+        this.retry = setTimeout(() => {
+          this.retry = undefined;
+          if (this.alive()) this.applyAutogroup();
+        }, AUTOGROUP_RETRY_MS + Math.random() * AUTOGROUP_RETRY_MS);
+        this.retry.unref();
         return undefined;
       }
       // No autogroups in this kernel (ENOENT), or gone already: the nice value is what counts there.
       return code === "ENOENT" || code === "ESRCH" ? undefined : `autogroup: ${err instanceof Error ? err.message : String(err)}`;
     }
-  };
-  const problem = autogroup(AUTOGROUP_TRIES);
-  if (problem) refused.push(problem);
-  return refused;
+  }
 }
+
+/** The editor's own autogroup nice (the one this extension host runs in); 0 when unknown. */
+function editorAutogroupNice(): number {
+  try {
+    const m = /nice\s+(-?\d+)/.exec(readFileSync("/proc/self/autogroup", "utf8"));
+    return m ? Math.max(0, Number(m[1])) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The longest a stopping agent keeps the editor's share (see LowShare). */
+const STOP_SHARE_MS = 3_000;
 
 /**
  * An agent's autogroup: the lowest share. The scheduler shares the CPU between autogroups by
@@ -210,9 +269,9 @@ export function lowerPriority(pid: number, alive: () => boolean = () => true): s
  * nice 10 (110) ten agents outweighed it; at 19 (15) they weigh 150 together. They still get every
  * core the editor leaves idle. With ten agents streaming on two cores, against nice 10 in
  * alternating runs: picks p95 56-94 ms (was 77-221), panel frames over 50 ms 3-13 (21-44). The
- * price: while the editor is busy too, an agent that keeps a CPU busy gets to its input later
- * (Stop reached the flooding bench agent in 274-433 ms, was 162-253, in the whole bench sequence;
- * 16-27 ms, was 127-220, in the ten-agent scenario run alone).
+ * price: while the editor is busy too, an agent that keeps a CPU busy gets to its input later,
+ * so a stopping agent gets the editor's share back (LowShare.stopping: Stop reached the flooding
+ * bench agent 5-52 ms after the extension host had it, in six runs; 69-105 ms in three before).
  */
 const AUTOGROUP_NICE = 19;
 
@@ -244,12 +303,13 @@ const MISSING_COMMANDS_DIR = nodePath.join(__dirname, "agent-thoughts-command-no
  * (ENOENT and the like) arrive as the child's `error` event, as with Node's `spawn`. `refused`:
  * what of a `low` priority the OS did not allow.
  */
-export function startProcess(command: string, args: readonly string[] | undefined, options: StartOptions): { proc: ChildProcess; plan: SpawnPlan; refused: string[] } {
+export function startProcess(command: string, args: readonly string[] | undefined, options: StartOptions): { proc: ChildProcess; plan: SpawnPlan; refused: string[]; share?: LowShare } {
   const plan = planSpawn(command, args, options.cwd, currentHost(options.env));
   const [file, argv, spawnOptions] = spawnCall(plan, command, args, options);
   const proc = plan.spawner === "cross-spawn" ? crossSpawn(file, argv, spawnOptions) : nodeSpawn(file, argv, spawnOptions);
-  const refused = options.priority === "low" && proc.pid !== undefined ? lowerPriority(proc.pid, () => proc.exitCode === null && proc.signalCode === null) : [];
-  return { proc, plan, refused };
+  if (options.priority !== "low" || proc.pid === undefined) return { proc, plan, refused: [] };
+  const share = new LowShare(proc.pid, () => proc.exitCode === null && proc.signalCode === null);
+  return { proc, plan, refused: share.refused, share };
 }
 
 /** Ends the process tree below and including `pid`; `done` hears whether that failed. */

@@ -87,6 +87,41 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
     assert.deepEqual({ nice: os.getPriority(), autogroup: autogroup("self") }, ours, "the editor's priority and autogroup are untouched");
   });
 
+  /** A low-priority agent whose turn ignores a cancel for `ignoreMs`, its child's pid (in the agent's autogroup) and the turn. */
+  const stoppableAgent = async (ignoreMs: number) => {
+    const child = path.join(tmp, "child.pid");
+    h = await harness({ turns: [[{ spawnChild: { command: "exec sleep 300", pidFile: child } }, { message: "spawned" }, { ignoreCancel: ignoreMs, then: [{ message: "done" }] }]] });
+    const c = await h.start(10_000, { processPriority: "low", cancelTimeoutMs: 60_000 });
+    const turn = (await c.newSession(h.dir)).prompt("go");
+    const pid = await pidIn(child);
+    started.push(pid);
+    await until(() => / nice 19$/.test(autogroup(pid) ?? ""), "the agent's autogroup at nice 19", 5000);
+    return { pid, turn };
+  };
+
+  (process.platform === "linux" && autogroup("self") !== undefined ? it : it.skip)("Stop gives a low-priority agent the editor's share until it answers the turn, then the lowest again", async () => {
+    const editor = / nice (\d+)$/.exec(autogroup("self") ?? "")?.[1] ?? "0";
+    const { pid, turn } = await stoppableAgent(1500);
+    turn.cancel();
+    await until(() => autogroup(pid)?.endsWith(` nice ${editor}`), "the stopping agent's autogroup at the editor's nice", 2000);
+    await turn.result;
+    await until(() => / nice 19$/.test(autogroup(pid) ?? ""), "the agent's autogroup back at nice 19 once it answered", 2000);
+  });
+
+  (process.platform === "linux" && autogroup("self") !== undefined ? it : it.skip)("an agent that ignores Stop keeps the editor's share no longer than 3 s", async () => {
+    const editor = / nice (\d+)$/.exec(autogroup("self") ?? "")?.[1] ?? "0";
+    const { pid, turn } = await stoppableAgent(20_000);
+    const stopped = Date.now();
+    turn.cancel();
+    await until(() => autogroup(pid)?.endsWith(` nice ${editor}`), "the stopping agent's autogroup at the editor's nice", 2000);
+    await until(() => / nice 19$/.test(autogroup(pid) ?? ""), "the agent's autogroup back at nice 19 while it still ignores the cancel", 6000);
+    assert.ok(Date.now() - stopped >= 2900, `back at nice 19 after ${Date.now() - stopped} ms (the turn was still unanswered)`);
+    let answered = false;
+    void turn.result.then(() => { answered = true; }, () => { answered = true; });
+    await Promise.resolve();
+    assert.equal(answered, false, "the agent had not answered the turn");
+  });
+
   it("an agent at normal priority runs at the editor's priority", async () => {
     const { pid } = await childOfAgentAt("normal");
     assert.equal(os.getPriority(pid), os.getPriority());
