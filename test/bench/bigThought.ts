@@ -73,7 +73,7 @@ export async function bigThought(a: AgentThoughtsInternalApi): Promise<void> {
   await phase(`typing a rare text ("${rare.trim()}", 1 match) until counted`, async () => {
     await fill("#search", rare, "sidebar");
     await waitFor(() => /^1 of 1$/.test(document.querySelector(".match-count")?.textContent ?? ""), undefined, { view: "sidebar", timeoutMs: 60_000, what: "1 of 1" });
-  }, TARGET_MS);
+  }, TARGET_MS, "bigthought-rare");
   // The match is deep in the thought, in a block the browser had skipped: stepping to it must bring it into view.
   const shown = await evaluate(() => {
     const range = [...(CSS.highlights.get("find-current") ?? [])][0];
@@ -91,6 +91,6 @@ export async function bigThought(a: AgentThoughtsInternalApi): Promise<void> {
   await phase(`typing a frequent text ("lorem", ${CHUNKS.toLocaleString("en")} matches) until counted`, async () => {
     await fill("#search", "lorem", "sidebar");
     await waitFor((n: string) => new RegExp(`^\\d+ of ${n}$`).test(document.querySelector(".match-count")?.textContent ?? ""), String(CHUNKS), { view: "sidebar", timeoutMs: 60_000, what: `k of ${CHUNKS}` });
-  }, TARGET_MS);
+  }, TARGET_MS, "bigthought-frequent");
   await fill("#search", "", "sidebar");
 }
