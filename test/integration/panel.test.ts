@@ -277,9 +277,10 @@ describe("the thought panel", function () {
     const plain = await waitFor((n: number) => {
       const texts = document.querySelectorAll(".thought-text");
       const t = texts[texts.length - 1];
-      return t && (t.textContent ?? "").length >= n ? { strong: t.querySelectorAll("strong").length, plain: t.classList.contains("plain"), starts: (t.textContent ?? "").slice(0, 12) } : undefined;
+      return t && (t.textContent ?? "").length >= n ? { strong: t.querySelectorAll("strong").length, plain: t.classList.contains("plain"), text: t.textContent } : undefined;
     }, long.length, { view: "sidebar", what: "the long thought, whole" });
-    assert.deepEqual(plain, { strong: 0, plain: true, starts: "**not bold**" });
+    // Exactly the agent's text, in order, across its blocks and their groups.
+    assert.deepEqual(plain, { strong: 0, plain: true, text: long });
   });
 
   it("the open question is pinned in sight at 1600×1000 however far the transcript scrolled, and keys answer it", async () => {
