@@ -271,7 +271,7 @@ const STOP_SHARE_MS = 3_000;
  * alternating runs: picks p95 56-94 ms (was 77-221), panel frames over 50 ms 3-13 (21-44). The
  * price: while the editor is busy too, an agent that keeps a CPU busy gets to its input later,
  * so a stopping agent gets the editor's share back (LowShare.stopping: Stop reached the flooding
- * bench agent 5-52 ms after the extension host had it, in six runs; 69-105 ms in three before).
+ * bench agent in 6-130 ms, under 100 ms in 17 runs of 19; 78-261 ms, one run of five, without).
  */
 const AUTOGROUP_NICE = 19;
 
