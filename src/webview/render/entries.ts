@@ -55,7 +55,7 @@ const SEGMENT_HARD = 2048;
 const SEGMENT_SLACK = 256;
 /**
  * Segment blocks go in groups of this many (about 8 KB of text), which the browser lays out and
- * paints only near the view (panel.css); a full group's blocks become one text node. It checks each group's distance from the view after every
+ * paints only near the view (panel.css). It checks each group's distance from the view after every
  * layout: 600 groups of a 5 MB thought instead of 2,400 blocks (a 5 MB thought streamed with tasks
  * of 54-98 ms instead of 85-160, found a rare text with none over 50 ms). A group coming into view
  * is laid out whole, so groups stay small: 16 blocks (32 KB) of Chinese took 100-120 ms.
@@ -191,9 +191,6 @@ class ThoughtComp implements EntryComp, Ticker {
         if (!this.inner.firstChild) this.inner.append(this.seg);
         else {
           if (!this.group || this.groupSegs >= SEGMENTS_PER_GROUP) {
-            // A full group is one text node from now on (its blocks were for appending): one
-            // element per 8 KB in the DOM, not five.
-            if (this.group) this.group.replaceChildren(document.createTextNode(this.group.textContent ?? ""));
             this.group = h("div", { class: "segs" });
             this.groupSegs = 0;
             this.inner.append(this.group);
