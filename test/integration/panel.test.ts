@@ -512,7 +512,7 @@ describe("the thought panel", function () {
     assert.ok(stats.heldPatches > held0, "a patch waited for the webview to have the last one");
   });
 
-  it("a long turn of short thoughts and tool calls: the window of entries moves in steps, the spinner keeps turning, and Show earlier shows the rest", async () => {
+  it("a long turn of short thoughts and tool calls: the window of entries moves in steps, the spinner keeps turning, Show earlier shows the rest, and find reaches what the window left out", async () => {
     await useAgent("Mix", { turns: [[{ flood: { count: 4000, shape: "mix", paceMs: 1 } }]] });
     const a = await api();
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
@@ -564,6 +564,22 @@ describe("the thought panel", function () {
       return c > n ? c : 0;
     }, shown, { view: "sidebar", what: "earlier entries shown" });
     assert.ok(more > shown + 125 && more <= Math.min(total, 300), `${more} entries shown after Show earlier (${shown} before)`);
+    // Find reaches a tool call the window's step left out (among the last 300, else just before them).
+    const entries = a._test.controller.viewState.sessions[sessionId]?.turns.find((t) => t.turnId === turnId)?.entries ?? [];
+    let target: { id: string; title: string } | undefined;
+    for (let i = total - more - 1; i >= 0 && (!target || i >= total - 300); i--) {
+      const e = entries[i];
+      if (e?.type === "tool") target = { id: e.id, title: e.title };
+    }
+    assert.ok(target, "a tool call left out of the window");
+    await fill("#search", target.title, "sidebar");
+    const found = await waitFor((id: string) => {
+      const sr = [...(CSS.highlights.get("find-current") ?? [])][0];
+      const el = sr?.startContainer.parentElement?.closest<HTMLElement>("[data-entry-id]");
+      return el?.getAttribute("data-entry-id") === id ? (document.querySelector(".match-count")?.textContent ?? "") : "";
+    }, target.id, { view: "sidebar", what: `find to reach "${target.title}"` });
+    assert.equal(found, "1 of 1");
+    await fill("#search", "", "sidebar");
   });
 
   it("keeps a hidden panel current at a slow pace, and shows the latest text as soon as it is shown again", async () => {

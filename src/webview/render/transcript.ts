@@ -2,8 +2,8 @@
  * The transcript (`#transcript`, `role=log`): turns, each a header with a fold chevron, the
  * user's prompt, its entries and a footer (working indicator or how it ended). Keeps the DOM small
  * for long sessions: only the last turns are shown (older ones behind "Show earlier turns"), all
- * but the last three start folded to a one-line summary, and a turn shows only its last 150
- * (visible) entries behind "Show N earlier". Entry components are reused by id and skip
+ * but the last three start folded to a one-line summary, and a turn shows only its last (visible)
+ * entries behind "Show N earlier": 50 in earlier turns, 126-150 in the last (see WINDOW_STEP). Entry components are reused by id and skip
  * unchanged entries, so a streaming frame touches only what changed.
  */
 import { toolPosition, type Entry, type SessionView, type TurnView } from "../../shared/viewModel";
@@ -24,17 +24,17 @@ export const TURN_WINDOW = 40;
 /** The last this-many turns start unfolded. */
 const OPEN_TURNS = 3;
 /**
- * A window's first entry moves in steps of this many. Dropping an entry above the view moves every
- * entry below it, and the browser then lays out and repaints them all: once a step, not for each
- * entry that streams in (a turn of short thoughts and tool calls repainted its whole window on
- * every frame).
+ * The last turn's window's first entry moves in steps of this many. Dropping an entry above the
+ * view moves every entry below it, and the browser then lays out and repaints them all: once a
+ * step, not for each entry that streams in (a turn of short thoughts and tool calls repainted its
+ * whole window on every frame). Other windows do not grow, and show exactly their size.
  */
 const WINDOW_STEP = 25;
 
-/** The first of `count` entries a window of `size` shows: it shows at most `size`, and more than `size - WINDOW_STEP`. */
-export function windowStart(count: number, size: number): number {
+/** The first of `count` entries a window of `size` shows, moving in steps of `step`: at most `size` show, and more than `size - step`. */
+export function windowStart(count: number, size: number, step = 1): number {
   const excess = count - size;
-  return excess <= 0 ? 0 : Math.ceil(excess / WINDOW_STEP) * WINDOW_STEP;
+  return excess <= 0 ? 0 : Math.ceil(excess / step) * step;
 }
 
 const STOP_TEXT = {
@@ -55,10 +55,10 @@ export class EntryList {
     this.el = h("div", { class: "entries" });
   }
 
-  /** Draws the last visible entries, at most `windowSize` of them (see `windowStart`). */
-  render(entries: readonly Entry[], ctx: RenderCtx, windowSize: number): void {
+  /** Draws the last visible entries, at most `windowSize` of them, the first moving in steps of `step` (see `windowStart`). */
+  render(entries: readonly Entry[], ctx: RenderCtx, windowSize: number, step = 1): void {
     const visible = ctx.matcher ? entries.filter(ctx.matcher) : entries;
-    const start = windowStart(visible.length, windowSize);
+    const start = windowStart(visible.length, windowSize, step);
     if (start > 0) {
       if (!this.more) {
         this.more = button({ class: "show-earlier", icon: "fold-up", label: "" });
@@ -229,7 +229,7 @@ class TurnComp {
       this.body.append(this.list.el);
     }
     this.windowSize = windowSize;
-    this.list.render(turn.entries, ctx, windowSize);
+    this.list.render(turn.entries, ctx, windowSize, last ? WINDOW_STEP : 1);
     this.drawFooter(turn, last, ctx);
   }
 
@@ -394,9 +394,12 @@ export class Transcript {
     ctx.ui.setTurnOpen(key, true);
     if (entry) {
       const visible = ctx.matcher ? turn.entries.filter(ctx.matcher) : turn.entries;
-      const need = visible.length - visible.indexOf(entry);
+      const idx = visible.indexOf(entry);
       const last = ti === session.turns.length - 1;
-      if (need <= visible.length && need > (ctx.ui.entryWindow.get(key) ?? (last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW))) ctx.ui.entryWindow.set(key, need);
+      const step = last ? WINDOW_STEP : 1;
+      const size = ctx.ui.entryWindow.get(key) ?? (last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW);
+      // Wide enough that the window's first entry, a multiple of the step, is at or before it.
+      if (idx >= 0 && windowStart(visible.length, size, step) > idx) ctx.ui.entryWindow.set(key, visible.length - Math.floor(idx / step) * step);
     }
     if (session.turns.length - ti > ctx.ui.turnsWindow) ctx.ui.turnsWindow = session.turns.length - ti;
     ctx.ui.layoutVersion++;
