@@ -547,13 +547,15 @@ export class AgentConnection {
       refusal: (prompt: readonly ContentBlock[]) => this.refusal(prompt),
       get cancelTimeoutMs() { return options.cancelTimeoutMs; },
       prompt: async (sessionId: string, prompt: ContentBlock[]) => {
-        // The turn's checkpoint is taken before the agent can change anything.
-        await this.ports.checkpoint?.beforePrompt(session.sessionId);
         let r: acp.PromptResponse;
         try {
-          r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: this.adaptPrompt(prompt) as acp.ContentBlock[] });
-        } catch (err) {
-          throw await this.explain(err);
+          // The turn's checkpoint is taken before the agent can change anything.
+          await this.ports.checkpoint?.beforePrompt(session.sessionId);
+          try {
+            r = await this.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: this.adaptPrompt(prompt) as acp.ContentBlock[] });
+          } catch (err) {
+            throw await this.explain(err);
+          }
         } finally {
           this.stopped(sessionId);
         }
@@ -561,8 +563,12 @@ export class AgentConnection {
         return { stopReason: r.stopReason, ...(usage ? { usage } : {}) };
       },
       cancel: (sessionId: string) => {
-        // A busy agent at the lowest share reads the cancel late: it has the editor's share until it answers the turn.
-        if (this.share && !this.stopping.has(sessionId)) this.stopping.set(sessionId, this.share.stopping());
+        // A busy agent at the lowest share reads the cancel late: it has the editor's share until it
+        // answers the turn (a turn never answered: until STOP_SHARE_MS; the next Stop starts afresh).
+        if (this.share) {
+          this.stopped(sessionId);
+          this.stopping.set(sessionId, this.share.stopping());
+        }
         return this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId });
       },
       setMode: async (sessionId: string, modeId: string) => {

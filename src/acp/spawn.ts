@@ -235,7 +235,9 @@ export class LowShare {
       return undefined;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === "EAGAIN" && this.triesLeft > 0) {
+      // Going back down is retried for as long as it takes (else a stopped agent would keep the
+      // editor's share); going up only a few times (a stop is over within STOP_SHARE_MS anyway).
+      if (code === "EAGAIN" && (this.stops === 0 || this.triesLeft > 0)) {
         this.triesLeft--;
         this.retry = setTimeout(() => {
           this.retry = undefined;
