@@ -88,8 +88,10 @@ export class AgentConnection {
   /** The terminals run for this agent's sessions (`terminal/create`), and the session of each; what they do is reported to it. */
   private readonly terminalSessions = new Map<string, AgentSession>();
   private terminalListener: { dispose(): void } | undefined;
-  /** Sessions stopping (session/cancel sent, the turn not answered yet): each one's end of the agent's raised share (LowShare). */
-  private readonly stopping = new Map<string, () => void>();
+  /** Each session's turn under way (session/prompt sent, not answered), by a token of its own. */
+  private readonly prompting = new Map<string, object>();
+  /** Sessions stopping (session/cancel sent, the turn not answered yet): the turn's token and the end of the agent's raised share (LowShare). */
+  private readonly stopping = new Map<string, { turn: object | undefined; end: () => void }>();
   initializeResponse: acp.InitializeResponse | undefined;
 
   private constructor(readonly spec: AgentSpec, private readonly proc: ChildProcess, private readonly ports: ClientPorts, private readonly options: ConnectOptions, private readonly share?: LowShare) {
@@ -548,6 +550,8 @@ export class AgentConnection {
       get cancelTimeoutMs() { return options.cancelTimeoutMs; },
       prompt: async (sessionId: string, prompt: ContentBlock[]) => {
         let r: acp.PromptResponse;
+        const turn = {};
+        this.prompting.set(sessionId, turn);
         try {
           // The turn's checkpoint is taken before the agent can change anything.
           await this.ports.checkpoint?.beforePrompt(session.sessionId);
@@ -557,7 +561,9 @@ export class AgentConnection {
             throw await this.explain(err);
           }
         } finally {
-          this.stopped(sessionId);
+          // An earlier turn answered late ends nothing of this one's.
+          if (this.prompting.get(sessionId) === turn) this.prompting.delete(sessionId);
+          if (this.stopping.get(sessionId)?.turn === turn) this.stopped(sessionId);
         }
         const usage = "usage" in r && r.usage && typeof r.usage === "object" ? (r.usage as Record<string, unknown>) : undefined;
         return { stopReason: r.stopReason, ...(usage ? { usage } : {}) };
@@ -566,8 +572,10 @@ export class AgentConnection {
         // A busy agent at the lowest share reads the cancel late: it has the editor's share until it
         // answers the turn (a turn never answered: until STOP_SHARE_MS; the next Stop starts afresh).
         if (this.share) {
+          // Raised for this stop before the last one's end, so the share does not dip in between.
+          const end = this.share.stopping();
           this.stopped(sessionId);
-          this.stopping.set(sessionId, this.share.stopping());
+          this.stopping.set(sessionId, { turn: this.prompting.get(sessionId), end });
         }
         return this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId });
       },
@@ -755,7 +763,7 @@ export class AgentConnection {
 
   /** A session's turn is answered (or failed): a stop of it no longer raises the agent's share. */
   private stopped(sessionId: string): void {
-    this.stopping.get(sessionId)?.();
+    this.stopping.get(sessionId)?.end();
     this.stopping.delete(sessionId);
   }
 

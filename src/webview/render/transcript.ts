@@ -398,8 +398,9 @@ export class Transcript {
       const last = ti === session.turns.length - 1;
       const step = last ? WINDOW_STEP : 1;
       const size = ctx.ui.entryWindow.get(key) ?? (last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW);
-      // Wide enough that the window's first entry, a multiple of the step, is at or before it.
-      if (idx >= 0 && windowStart(visible.length, size, step) > idx) ctx.ui.entryWindow.set(key, visible.length - Math.floor(idx / step) * step);
+      // Wide enough that the window's first entry, a multiple of the step, is at or before it, and
+      // stays there while step - 1 more entries stream in.
+      if (idx >= 0 && windowStart(visible.length, size, step) > idx) ctx.ui.entryWindow.set(key, visible.length - Math.floor(idx / step) * step + step - 1);
     }
     if (session.turns.length - ti > ctx.ui.turnsWindow) ctx.ui.turnsWindow = session.turns.length - ti;
     ctx.ui.layoutVersion++;
