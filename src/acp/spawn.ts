@@ -273,7 +273,7 @@ const STOP_SHARE_MS = 3_000;
  * alternating runs: picks p95 56-94 ms (was 77-221), panel frames over 50 ms 3-13 (21-44). The
  * price: while the editor is busy too, an agent that keeps a CPU busy gets to its input later,
  * so a stopping agent gets the editor's share back (LowShare.stopping: Stop reached the flooding
- * bench agent in 6-130 ms, under 100 ms in 17 runs of 19; 78-261 ms, one run of five, without).
+ * bench agent in 6-130 ms, under 100 ms in 20 runs of 22; 78-261 ms, one run of five, without).
  */
 const AUTOGROUP_NICE = 19;
 
