@@ -101,9 +101,6 @@ class ThoughtComp implements EntryComp, Ticker {
   private readonly inner: HTMLElement;
   private seg: Text | undefined;
   private segLen = 0;
-  /** The group the next segment block goes in, and how many it holds. */
-  private group: HTMLElement | undefined;
-  private groupSegs = 0;
   private src = "";
   /** The markdown view while the thought is short enough (see THOUGHT_MARKDOWN_MAX). */
   private md: IncrementalMarkdown | undefined;
@@ -160,7 +157,6 @@ class ThoughtComp implements EntryComp, Ticker {
       this.md = undefined;
       this.inner.replaceChildren();
       this.seg = undefined;
-      this.group = undefined;
       this.src = "";
       this.body.classList.toggle("plain", plain);
     }
@@ -175,7 +171,6 @@ class ThoughtComp implements EntryComp, Ticker {
     } else {
       this.inner.replaceChildren();
       this.seg = undefined;
-      this.group = undefined;
       this.append(text);
     }
     this.src = text;
@@ -190,13 +185,10 @@ class ThoughtComp implements EntryComp, Ticker {
         // The first segment sits in the body itself; later ones get their own block, in groups.
         if (!this.inner.firstChild) this.inner.append(this.seg);
         else {
-          if (!this.group || this.groupSegs >= SEGMENTS_PER_GROUP) {
-            this.group = h("div", { class: "segs" });
-            this.groupSegs = 0;
-            this.inner.append(this.group);
-          }
-          this.group.append(h("div", { class: "seg" }, this.seg));
-          this.groupSegs++;
+          // The last group (the body's last element) while it has room, else a new one.
+          let group = this.inner.lastElementChild;
+          if (!group || group.childElementCount >= SEGMENTS_PER_GROUP) this.inner.append(group = h("div", { class: "segs" }));
+          group.append(h("div", { class: "seg" }, this.seg));
         }
       }
       let take = s.length;
