@@ -3,8 +3,9 @@
  * user's prompt, its entries and a footer (working indicator or how it ended). Keeps the DOM small
  * for long sessions: only the last turns are shown (older ones behind "Show earlier turns"), all
  * but the last three start folded to a one-line summary, and a turn shows only its last (visible)
- * entries behind "Show N earlier": 50 in earlier turns, 126-150 in the last (see WINDOW_STEP). Entry components are reused by id and skip
- * unchanged entries, so a streaming frame touches only what changed.
+ * entries behind "Show N earlier": 50 in earlier turns, 126-150 in the last (see WINDOW_STEP).
+ * Entry components are reused by id and skip unchanged entries, so a streaming frame touches only
+ * what changed.
  */
 import { toolPosition, type Entry, type SessionView, type TurnView } from "../../shared/viewModel";
 import { button, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
@@ -35,6 +36,11 @@ const WINDOW_STEP = 25;
 export function windowStart(count: number, size: number, step = 1): number {
   const excess = count - size;
   return excess <= 0 ? 0 : Math.ceil(excess / step) * step;
+}
+
+/** A turn's window of entries: its size (the reader's "Show earlier" or the default) and step. */
+function turnWindow(ctx: RenderCtx, key: string, last: boolean): { size: number; step: number } {
+  return { size: ctx.ui.entryWindow.get(key) ?? (last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW), step: last ? WINDOW_STEP : 1 };
 }
 
 const STOP_TEXT = {
@@ -167,7 +173,7 @@ class TurnComp {
     this.key = turnKey(ctx.sessionId, turn.turnId);
     const open = ctx.ui.turnOpen[this.key] ?? index >= count - OPEN_TURNS;
     const last = index === count - 1;
-    const windowSize = ctx.ui.entryWindow.get(this.key) ?? (last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW);
+    const { size: windowSize, step } = turnWindow(ctx, this.key, last);
     const checkpoint = ctx.host.checkpoints?.[ctx.sessionId]?.includes(turn.turnId) === true;
     const stamp = `${ctx.version}|${ctx.ui.layoutVersion}|${open}|${windowSize}|${last ? ctx.session.status : ""}|${checkpoint}|${before}`;
     if (turn === this.turn && stamp === this.stamp) return;
@@ -229,7 +235,7 @@ class TurnComp {
       this.body.append(this.list.el);
     }
     this.windowSize = windowSize;
-    this.list.render(turn.entries, ctx, windowSize, last ? WINDOW_STEP : 1);
+    this.list.render(turn.entries, ctx, windowSize, step);
     this.drawFooter(turn, last, ctx);
   }
 
@@ -396,8 +402,7 @@ export class Transcript {
       const visible = ctx.matcher ? turn.entries.filter(ctx.matcher) : turn.entries;
       const idx = visible.indexOf(entry);
       const last = ti === session.turns.length - 1;
-      const step = last ? WINDOW_STEP : 1;
-      const size = ctx.ui.entryWindow.get(key) ?? (last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW);
+      const { size, step } = turnWindow(ctx, key, last);
       // Wide enough that the window's first entry, a multiple of the step, is at or before it, and
       // stays there while step - 1 more entries stream in.
       if (idx >= 0 && windowStart(visible.length, size, step) > idx) ctx.ui.entryWindow.set(key, visible.length - Math.floor(idx / step) * step + step - 1);
