@@ -3,13 +3,11 @@
 // workbench page's main thread and of the panel's webview frame while it streams, and how long
 // until the last message is shown. The issue's bar: nothing an agent sends blocks the workbench
 // main thread for more than 100 ms.
-import * as fs from "node:fs";
-import * as path from "node:path";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Step } from "../fixtures/agents/scenario";
 import { harnessRequest, log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
-import { fmt, mb, percentile, useScenario } from "./util";
+import { fmt, mb, percentile, rendererCapture, useScenario } from "./util";
 
 const ROUNDS = 10;
 const DEPTH = 5_000;
@@ -44,12 +42,8 @@ export function readLongTasks(): number[] {
  */
 export async function phase(what: string, fn: () => Promise<void>, targetMs?: number, profileAs?: string): Promise<void> {
   await evaluate(installLongTasks, undefined, "sidebar");
-  // AGENT_THOUGHTS_BENCH_PROFILE=<dir> / _TRACE=<dir>: the panel renderer's CPU profile or performance
-  // trace of the phase, as <dir>/<profileAs>.cpuprofile or .trace.json.
-  const profileDir = profileAs ? process.env.AGENT_THOUGHTS_BENCH_PROFILE || undefined : undefined;
-  const traceDir = profileAs ? process.env.AGENT_THOUGHTS_BENCH_TRACE || undefined : undefined;
-  if (profileDir) await harnessRequest({ op: "profileStart" });
-  if (traceDir) await harnessRequest({ op: "traceStart" });
+  // The renderer's profile or trace of the phase, named `profileAs` (see rendererCapture).
+  const capture = profileAs ? await rendererCapture(profileAs) : undefined;
   const t0 = Date.now();
   await fn();
   const ms = Date.now() - t0;
@@ -57,18 +51,7 @@ export async function phase(what: string, fn: () => Promise<void>, targetMs?: nu
   const shown = tasks.length > 8 ? `${tasks.slice(0, 8).join(", ")}, …` : tasks.join(", ");
   const target = targetMs === undefined ? "" : ` (target: none over ${targetMs} ms: ${(tasks[0] ?? 0) > targetMs ? "MISSED" : "met"})`;
   log(`    ${what}: ${fmt(ms)}; long tasks ${tasks.length ? `[${shown} ms]` : "none"}${target}`);
-  if (profileDir && profileAs) {
-    fs.mkdirSync(profileDir, { recursive: true });
-    const file = path.join(profileDir, `${profileAs}.cpuprofile`);
-    await harnessRequest({ op: "profileStop", path: file });
-    log(`      renderer CPU profile: ${file}`);
-  }
-  if (traceDir && profileAs) {
-    fs.mkdirSync(traceDir, { recursive: true });
-    const file = path.join(traceDir, `${profileAs}.trace.json`);
-    await harnessRequest({ op: "traceStop", path: file });
-    log(`      renderer trace: ${file}`);
-  }
+  await capture?.();
 }
 
 function report(where: string, tasks: readonly number[] | undefined): void {

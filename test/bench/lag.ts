@@ -17,9 +17,9 @@ import * as path from "node:path";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { ViewState } from "../../src/shared/viewModel";
 import { isShape, SHAPES, shapeUpdates, unitsOf, type Shape } from "../fixtures/agents/shapes";
-import { harnessRequest, log } from "../integration/index";
+import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
-import { fmt, percentile, useScenario } from "./util";
+import { fmt, percentile, rendererCapture, useScenario } from "./util";
 
 const P95_TARGET = 33;
 const MAX_TARGET = 100;
@@ -87,7 +87,7 @@ function readProbe(): { samples: [number, number][]; arrivals: [number, number][
 
 export interface LagFigures { shape: Shape; p50: number; p95: number; max: number; longest: number; longTasks: number }
 
-async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, rate: number, profileDir: string | undefined): Promise<LagFigures> {
+async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, rate: number): Promise<LagFigures> {
   const name = `Lag-${shape}`;
   const timesFile = path.join(os.tmpdir(), `at-bench-lag-${shape}-${process.pid}.json`);
   await useScenario(name, { turns: [[{ message: "ready" }], [{ flood: { count, shape, paceMs: 1000 / rate, timesFile } }]] });
@@ -98,9 +98,7 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   const need: number[] = [];
   let total = 0;
   for (const u of updates) need.push((total += unitsOf(u)));
-  const traceDir = process.env.AGENT_THOUGHTS_BENCH_TRACE || undefined;
-  if (profileDir) await harnessRequest({ op: "profileStart" });
-  if (traceDir) await harnessRequest({ op: "traceStart" });
+  const capture = await rendererCapture(`lag-${shape}`);
   // When the extension host has each update (its event), to tell the agent → host part of the lag from host → drawn.
   const hostSamples: [number, number][] = [];
   const posts = watchPatches(a, session);
@@ -116,18 +114,7 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   await turn.result;
   await waitFor(lastUnitsAtLeast, total, { view: "sidebar", timeoutMs: 120_000, what: `all of ${shape} drawn` });
   posts.stop();
-  if (profileDir) {
-    fs.mkdirSync(profileDir, { recursive: true });
-    const file = path.join(profileDir, `lag-${shape}.cpuprofile`);
-    await harnessRequest({ op: "profileStop", path: file });
-    log(`    renderer CPU profile: ${file}`);
-  }
-  if (traceDir) {
-    fs.mkdirSync(traceDir, { recursive: true });
-    const file = path.join(traceDir, `lag-${shape}.trace.json`);
-    await harnessRequest({ op: "traceStop", path: file });
-    log(`    renderer trace: ${file}`);
-  }
+  await capture();
   const got = await evaluate(readProbe, undefined, "sidebar");
   const times = JSON.parse(fs.readFileSync(timesFile, "utf8")) as number[];
   const lags = lagsTo(got.samples, times, updates, need);
@@ -207,9 +194,8 @@ export async function lagByShape(a: AgentThoughtsInternalApi): Promise<LagFigure
   const shapes = (process.env.AGENT_THOUGHTS_BENCH_SHAPES?.split(",") ?? [...SHAPES]).filter(isShape);
   const count = Number(process.env.AGENT_THOUGHTS_BENCH_CHUNKS) || 5_000;
   const rate = Number(process.env.AGENT_THOUGHTS_BENCH_RATE) || 1_000;
-  const profileDir = process.env.AGENT_THOUGHTS_BENCH_PROFILE || undefined;
   log(`Lag by text shape (load average ${os.loadavg()[0]!.toFixed(1)})`);
   const out: LagFigures[] = [];
-  for (const shape of shapes) out.push(await lagOf(a, shape, count, rate, profileDir));
+  for (const shape of shapes) out.push(await lagOf(a, shape, count, rate));
   return out;
 }

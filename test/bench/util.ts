@@ -7,7 +7,7 @@ import * as vm from "node:vm";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
-import { harnessRequest } from "../integration/index";
+import { harnessRequest, log } from "../integration/index";
 import { evaluate } from "../integration/webview";
 
 export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
@@ -194,4 +194,25 @@ export function profileHost(name: string): Promise<{ stop(): Promise<string | un
  */
 export function sampleHostAllocations(name: string): Promise<{ stop(): Promise<string | undefined> }> {
   return hostProfile(process.env.AGENT_THOUGHTS_BENCH_HEAP, `${name}.heapprofile`, [["HeapProfiler.startSampling", { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }]], "HeapProfiler.stopSampling");
+}
+
+/**
+ * AGENT_THOUGHTS_BENCH_PROFILE=<dir> / AGENT_THOUGHTS_BENCH_TRACE=<dir>: starts the panel renderer's
+ * CPU profile or performance trace (style, layout, paint); the function returned stops it and
+ * writes <dir>/<name>.cpuprofile or <dir>/<name>.trace.json (open either in Chrome DevTools).
+ */
+export async function rendererCapture(name: string): Promise<() => Promise<void>> {
+  const profileDir = process.env.AGENT_THOUGHTS_BENCH_PROFILE || undefined;
+  const traceDir = process.env.AGENT_THOUGHTS_BENCH_TRACE || undefined;
+  if (profileDir) await harnessRequest({ op: "profileStart" });
+  if (traceDir) await harnessRequest({ op: "traceStart" });
+  return async () => {
+    for (const [dir, op, ext, what] of [[profileDir, "profileStop", "cpuprofile", "CPU profile"], [traceDir, "traceStop", "trace.json", "trace"]] as const) {
+      if (!dir) continue;
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${name}.${ext}`);
+      await harnessRequest({ op, path: file });
+      log(`    renderer ${what}: ${file}`);
+    }
+  };
 }
