@@ -37,6 +37,13 @@ async function toasts(): Promise<{ text: string; links: number }[]> {
   return reply?.value ?? [];
 }
 
+/** The notifications listed in the notification center (shown with notifications.showList). */
+async function centerNotices(): Promise<string[]> {
+  const reply = await harnessRequest<{ value: string[] }>({ op: "workbench", fn: (() => [...document.querySelectorAll(".notifications-center .notification-list-item-message")]
+    .map((m) => (m.textContent ?? "").trim())).toString() });
+  return reply?.value ?? [];
+}
+
 async function clickToastButton(containing: string, label: string): Promise<boolean> {
   const reply = await harnessRequest<{ value: boolean }>({ op: "workbench", arg: { containing, label }, fn: (({ containing, label }: { containing: string; label: string }) => {
     const toast = [...document.querySelectorAll(".notification-toast")].find((t) => (t.textContent ?? "").includes(containing));
@@ -305,7 +312,15 @@ describe("the agent stays in its box", function () {
       await evaluate((l: string) => { [...document.querySelectorAll<HTMLElement>("#transcript a")].filter((x) => x.textContent === l).pop()?.click(); }, label, "sidebar");
     };
     assert.equal(await evaluate(() => document.querySelectorAll("#transcript a[href]").length, undefined, "sidebar"), 0, "no agent link carries an href that VS Code's webview host would open by itself");
+    await vscode.commands.executeCommand("notifications.clearAll");
+    await vscode.commands.executeCommand("notifications.showList");
     for (const label of ["cmd", "vs", "etc"]) await clickLink(label);
+    try {
+      // command: and vscode: links carry no target at all (markdown.ts): clicking them does nothing.
+      await until(async () => (await centerNotices()).some((m) => m.includes("did not open /etc/hostname: it is outside the workspace")), "the refusal to open the file: link", 15_000);
+    } finally {
+      await vscode.commands.executeCommand("notifications.hideList");
+    }
     await clickLink("readme");
     await until(() => vscode.window.activeTextEditor?.document.uri.fsPath === inside, "the workspace file to open");
     const opened = (): string[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => (t.input instanceof vscode.TabInputText ? t.input.uri.fsPath : ""));
@@ -313,8 +328,21 @@ describe("the agent stays in its box", function () {
     await waitFor(() => document.querySelector('[data-tool-call-id="loc1"] .tool-toggle') !== null, undefined, { view: "sidebar", what: "the read card" });
     if (!(await evaluate(() => document.querySelector('[data-tool-call-id="loc1"] .location') !== null, undefined, "sidebar"))) await click('[data-tool-call-id="loc1"] .tool-toggle', "sidebar");
     await waitFor(() => document.querySelector('[data-tool-call-id="loc1"] .location') !== null, undefined, { view: "sidebar", what: "the location button" });
-    await evaluate(() => { document.querySelector<HTMLElement>('[data-tool-call-id="loc1"] .location')?.click(); }, undefined, "sidebar");
-    await until(async () => (await toasts()).some((t) => t.text.includes("/etc/hostname") && t.text.includes("outside the workspace")), "the refusal to open the location");
+    // Read in the notification center, not as a toast: VS Code shows at most three toasts in 800 ms
+    // and sends the rest only to the center; a toast also hides after 18 s.
+    await vscode.commands.executeCommand("notifications.clearAll");
+    await vscode.commands.executeCommand("notifications.showList");
+    try {
+      const clicked = await evaluate(() => {
+        const b = document.querySelector<HTMLElement>('[data-tool-call-id="loc1"] .location');
+        b?.click();
+        return !!b;
+      }, undefined, "sidebar");
+      assert.ok(clicked, "the location button was there to click");
+      await until(async () => (await centerNotices()).some((t) => t.includes("/etc/hostname") && t.includes("outside the workspace")), "the refusal to open the location", 15_000);
+    } finally {
+      await vscode.commands.executeCommand("notifications.hideList");
+    }
     assert.ok(!opened().includes("/etc/hostname"), "the location outside the workspace did not open");
     assert.equal(pwned, 0, "no link ran a command");
   });
