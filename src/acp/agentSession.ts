@@ -373,7 +373,7 @@ export class AgentSession {
   private finishTurn(turnId: number, feed: TurnFeed, stopReason: StopReason, usage?: Record<string, unknown>): void {
     this.cancelOpenPermissions();
     this.log.append(...this.mapper.endTurn(), { kind: "turn_end", turnId, stopReason, ...(usage ? { usage } : {}) });
-    feed.finish(summariseTurn(feed.events, this.sessionId, turnId, stopReason, usage));
+    feed.finish(summariseTurn(this.log.turn(turnId), feed.count, this.sessionId, turnId, stopReason, usage));
   }
 
   /** Cancels the running turn if it is `turnId` (or any running turn when omitted). */

@@ -5,7 +5,7 @@
  */
 import { Emitter } from "../core/emitter";
 import type { ContentBlock, SessionAbilities, ThoughtEvent } from "../shared/events";
-import { ThoughtStream, TurnError, TurnFeed, type StreamOptions } from "../core/thoughtStream";
+import { ThoughtStream, TurnError, TurnFeed, type StreamOptions, type TurnResult } from "../core/thoughtStream";
 import { AgentConnection, type ConnectOptions } from "./agentConnection";
 import type { SessionToContinue } from "../shared/viewModel";
 import { AgentError, userMessage } from "./agentError";
@@ -98,12 +98,24 @@ export class SessionManager {
   /** Runs a prompt turn; the stream exists at once, the agent starts behind it if needed. */
   stream(prompt: string | ContentBlock[], options: StreamOptions = {}): ThoughtStream {
     const feed = new TurnFeed();
+    const cancel = this.start(feed, prompt, options);
+    return new ThoughtStream(feed, { ...(options.include ? { include: options.include } : {}), cancel });
+  }
+
+  /**
+   * Runs a prompt turn for a caller that reads only how it ended (the panel's prompt box, commands):
+   * as `stream`, without keeping the turn's events a second time (the session's log has them).
+   */
+  run(prompt: string | ContentBlock[], options: Omit<StreamOptions, "include"> = {}): Promise<TurnResult> {
+    const feed = new TurnFeed(false);
+    this.start(feed, prompt, options);
+    return feed.result;
+  }
+
+  /** Starts a turn reporting into `feed`; returns the function that cancels it. */
+  private start(feed: TurnFeed, prompt: string | ContentBlock[], options: StreamOptions): () => void {
     let cancel: (() => void) | undefined;
     let cancelled = false;
-    const stream = new ThoughtStream(feed, {
-      ...(options.include ? { include: options.include } : {}),
-      cancel: () => { cancelled = true; cancel?.(); },
-    });
     void (async () => {
       try {
         const existing = options.sessionId ? this.sessionById(options.sessionId) : undefined;
@@ -129,7 +141,7 @@ export class SessionManager {
         feed.fail(err instanceof Error ? err : new TurnError(message));
       }
     })();
-    return stream;
+    return () => { cancelled = true; cancel?.(); };
   }
 
   /** The agent's current session, starting the agent or a new session when needed. */

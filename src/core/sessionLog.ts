@@ -192,6 +192,19 @@ export class SessionLog {
     return this.events;
   }
 
+  /** The kept events of one turn, in order (searched back from the end to the turn's start). */
+  turn(turnId: number): ThoughtEvent[] {
+    const all = this.all();
+    const out: ThoughtEvent[] = [];
+    for (let i = all.length - 1; i >= 0; i--) {
+      const e = all[i]!;
+      if (e.turnId !== turnId) continue;
+      out.push(e);
+      if (e.kind === "turn_start") break;
+    }
+    return out.reverse();
+  }
+
   /** The last event kept (a run of chunks joined so far). */
   last(): ThoughtEvent | undefined {
     if (this.run && this.run.index === this.events.length - 1) this.materialise(this.run);

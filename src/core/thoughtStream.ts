@@ -55,17 +55,23 @@ export class TurnError extends Error {
 
 /**
  * The producer side of one turn: the session pushes the turn's events and then settles it.
- * Consumers read through `ThoughtStream`s.
+ * Consumers read through `ThoughtStream`s, each from the turn's first event, so a feed for streams
+ * keeps every event until the turn is dropped. A feed for a caller that reads only the result
+ * (`SessionManager.run`: the panel, commands) keeps none: the session log has them, compacted
+ * (kept here too, a 200,000-chunk turn held some 50 MB of the extension host's heap until it ended).
  */
 export class TurnFeed {
+  /** The turn's events, for `ThoughtStream`s; none when the feed does not keep them. */
   readonly events: ThoughtEvent[] = [];
+  /** Events pushed, kept or not. */
+  count = 0;
   private settled: { ok: true; result: TurnResult } | { ok: false; error: Error } | undefined;
   private wakers: (() => void)[] = [];
   readonly result: Promise<TurnResult>;
   private resolveResult!: (r: TurnResult) => void;
   private rejectResult!: (e: Error) => void;
 
-  constructor() {
+  constructor(readonly keeps = true) {
     this.result = new Promise<TurnResult>((resolve, reject) => {
       this.resolveResult = resolve;
       this.rejectResult = reject;
@@ -80,6 +86,8 @@ export class TurnFeed {
 
   push(event: ThoughtEvent): void {
     if (this.settled) return;
+    this.count++;
+    if (!this.keeps) return;
     this.events.push(event);
     this.wake();
   }
@@ -134,6 +142,7 @@ export class ThoughtStream implements AsyncIterable<ThoughtEvent> {
   private readonly accept: (e: ThoughtEvent) => boolean;
 
   constructor(private readonly feed: TurnFeed, private readonly options: ThoughtStreamOptions = {}) {
+    if (!feed.keeps) throw new Error("a ThoughtStream reads a feed that keeps its events");
     this.accept = matcher(options.include);
   }
 
@@ -202,8 +211,12 @@ export class ThoughtStream implements AsyncIterable<ThoughtEvent> {
   }
 }
 
-/** Folds a turn's events into its result. */
-export function summariseTurn(events: readonly ThoughtEvent[], sessionId: string, turnId: number, stopReason: StopReason, usage?: Record<string, unknown>): TurnResult {
+/**
+ * Folds a turn's events into its result. `events` may be the turn's events as they came or as the
+ * session log keeps them (runs of text chunks joined): the result is the same; `eventCount` is
+ * how many came.
+ */
+export function summariseTurn(events: readonly ThoughtEvent[], eventCount: number, sessionId: string, turnId: number, stopReason: StopReason, usage?: Record<string, unknown>): TurnResult {
   let text = "";
   let thoughts = "";
   const tools = new Map<string, ToolCallSummary>();
@@ -226,5 +239,5 @@ export function summariseTurn(events: readonly ThoughtEvent[], sessionId: string
       default: break;
     }
   }
-  return { sessionId, turnId, stopReason, text, thoughts, toolCalls: [...tools.values()], eventCount: events.length, ...(usage ? { usage } : {}) };
+  return { sessionId, turnId, stopReason, text, thoughts, toolCalls: [...tools.values()], eventCount, ...(usage ? { usage } : {}) };
 }

@@ -72,10 +72,10 @@ export function registerSessionCommands(manager: SessionManager, registry: Agent
   const question = (title: string): Thenable<string | undefined> => vscode.window.showInputBox({ title, prompt: "What should the agent do with it?", placeHolder: "e.g. Explain this, or: add error handling", ignoreFocusOut: true });
   /** A turn started from a command: shows the panel, reports failures as an error message. */
   const ask = async (prompt: string | ContentBlock[]): Promise<TurnResult | undefined> => {
-    const turn = manager.stream(prompt);
+    const result = manager.run(prompt);
     if (!ui.anyVisible) void ui.reveal();
     try {
-      return await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `${registry.defaultName()} is working…` }, () => turn.result);
+      return await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `${registry.defaultName()} is working…` }, () => result);
     } catch (err) {
       showError(err, ui);
       return undefined;

@@ -715,8 +715,8 @@ export class ThoughtPanelController implements vscode.Disposable {
         // Chips alone make a prompt; an empty one (no text, every mention left out) is not sent.
         if (!m.text.trim() && extra.length === 0) throw new Error("nothing to send: the prompt has no text and none of its mentions could be read (see the log)");
         const prompt = extra.length ? [...(m.text.trim() ? [{ type: "text" as const, text: m.text }] : []), ...extra] : m.text;
-        const turn = this.manager.stream(prompt, same ? { sessionId: shown.sessionId } : { newSession: true });
-        turn.result.catch(() => undefined); // failures are shown as events/banners
+        // Failures are shown as events/banners.
+        this.manager.run(prompt, same ? { sessionId: shown.sessionId } : { newSession: true }).catch(() => undefined);
         return;
       }
       case "mentionQuery": {

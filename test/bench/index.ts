@@ -169,7 +169,8 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   const started = Date.now();
   let session: string | undefined;
   for (let t = 0; t < turns; t++) {
-    const r = await a.stream(`turn ${t}`, session ? { sessionId: session } : { agent: "Huge", newSession: true }).result;
+    // As the panel's prompt box sends a turn (an API stream would keep every event of its turn for its cursors).
+    const r = await a._test.manager.run(`turn ${t}`, session ? { sessionId: session } : { agent: "Huge", newSession: true });
     session = r.sessionId;
   }
   await waitFor((n: number) => document.querySelectorAll("[data-entry-type]").length > 0 && document.body.textContent?.includes(`Turn ${n - 1} done.`), turns, { timeoutMs: 120_000, view: "sidebar", what: "the last turn" });
