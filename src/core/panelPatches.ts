@@ -5,18 +5,27 @@
  */
 import { boundEvent } from "../shared/bound";
 import type { ThoughtEvent } from "../shared/events";
-import { joinRuns, type ChunkEvent } from "./sessionLog";
+import { joinRuns, RunQueue, type ChunkEvent, type RunRules } from "./sessionLog";
 import type { HostMessage } from "../shared/protocol";
 import { reduce, type ViewState } from "../shared/viewModel";
 
 export type PatchMessage = Extract<HostMessage, { type: "patch" }>;
 
-/** Merges runs of text chunks (same session, turn, kind, message) into one event, its text joined once. */
+/** The panel's runs of text chunks: same session, turn, kind and message; one event with the first chunk's fields. */
+export const PANEL_RUNS: RunRules = {
+  starts: (e): e is ChunkEvent => e.kind === "thought" || e.kind === "message",
+  continues: (first, next): next is ChunkEvent => next.kind === first.kind && next.sessionId === first.sessionId && next.turnId === first.turnId && (next.kind !== "message" || next.messageId === first.messageId),
+  joined: (first, _last, text) => ({ ...first, text, content: { type: "text", text } }),
+};
+
+/** Merges runs of text chunks (PANEL_RUNS) into one event, its text joined once. */
 export function coalesce(events: readonly ThoughtEvent[]): ThoughtEvent[] {
-  return joinRuns(events,
-    (e): e is ChunkEvent => e.kind === "thought" || e.kind === "message",
-    (first, next): next is ChunkEvent => next.kind === first.kind && next.sessionId === first.sessionId && next.turnId === first.turnId && (next.kind !== "message" || next.messageId === first.messageId),
-    (first, _last, text) => ({ ...first, text, content: { type: "text", text } }));
+  return joinRuns(events, PANEL_RUNS);
+}
+
+/** Events waiting for the next patch, their runs joined as they come (see RunQueue). */
+export function patchQueue(): RunQueue {
+  return new RunQueue(PANEL_RUNS);
 }
 
 /**
@@ -42,22 +51,20 @@ const TEXT_KINDS: ReadonlySet<ThoughtEvent["kind"]> = new Set<ThoughtEvent["kind
  * call, a question, the end of its turn) lets its held text go first.
  */
 export class HeldText {
-  /** Per session, its held events in order (sessions in the order they first held something). */
-  private readonly held = new Map<string, ThoughtEvent[]>();
+  /** Per session, its held events in order, runs joined (sessions in the order they first held something). */
+  private readonly held = new Map<string, RunQueue>();
 
-  /** How many events are held. */
-  get size(): number {
-    let n = 0;
-    for (const list of this.held.values()) n += list.length;
-    return n;
+  /** How many sessions have text held. */
+  get sessions(): number {
+    return this.held.size;
   }
 
   /** What of `e` may go to the panel now, in order: nothing (held), or the session's held events and then `e`. */
   take(e: ThoughtEvent, shown: string | undefined): ThoughtEvent[] {
     if (e.sessionId !== shown && TEXT_KINDS.has(e.kind)) {
-      const list = this.held.get(e.sessionId);
-      if (list) list.push(e);
-      else this.held.set(e.sessionId, [e]);
+      let queue = this.held.get(e.sessionId);
+      if (!queue) this.held.set(e.sessionId, queue = patchQueue());
+      queue.push(e);
       return [];
     }
     return this.held.has(e.sessionId) ? [...this.release(e.sessionId), e] : [e];
@@ -66,12 +73,12 @@ export class HeldText {
   /** The held events of `sessionId`, in order, no longer held; undefined: every session's, one session after another. */
   release(sessionId?: string): ThoughtEvent[] {
     if (sessionId !== undefined) {
-      const list = this.held.get(sessionId) ?? [];
+      const events = this.held.get(sessionId)?.take() ?? [];
       this.held.delete(sessionId);
-      return list;
+      return events;
     }
     const out: ThoughtEvent[] = [];
-    for (const list of this.held.values()) for (const e of list) out.push(e);
+    for (const queue of this.held.values()) for (const e of queue.take()) out.push(e);
     this.held.clear();
     return out;
   }

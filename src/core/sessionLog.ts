@@ -51,44 +51,83 @@ function sameRun(a: ChunkEvent, b: ChunkEvent): boolean {
 }
 
 /**
- * `events` with each run of text chunks joined into one event with their text, made by `joined`
- * from the run's first and last chunk: a run starts at an event `starts` accepts and goes on while
- * `continues(first, next)`. The log's transcript lines and the panel's patches join runs this way.
+ * How runs of text chunks are joined: a run starts at an event `starts` accepts and goes on while
+ * `continues(first, next)`; `joined` makes its one event from its first and last chunk and text.
  */
-export function joinRuns(
-  events: readonly ThoughtEvent[],
-  starts: (e: ThoughtEvent) => e is ChunkEvent,
-  continues: (first: ChunkEvent, next: ThoughtEvent) => next is ChunkEvent,
-  joined: (first: ChunkEvent, last: ChunkEvent, text: string) => ThoughtEvent,
-): ThoughtEvent[] {
-  const out: ThoughtEvent[] = [];
-  for (let i = 0; i < events.length; ) {
-    const first = events[i]!;
-    i++;
-    if (!starts(first)) {
-      out.push(first);
-      continue;
-    }
-    const parts = [first.text];
-    let last = first;
-    for (let next = events[i]; next !== undefined && continues(first, next); next = events[++i]) {
-      parts.push(next.text);
-      last = next;
-    }
-    out.push(last === first ? first : joined(first, last, parts.join("")));
-  }
-  return out;
+export interface RunRules {
+  starts(e: ThoughtEvent): e is ChunkEvent;
+  continues(first: ChunkEvent, next: ThoughtEvent): next is ChunkEvent;
+  joined(first: ChunkEvent, last: ChunkEvent, text: string): ThoughtEvent;
+}
+
+/** `events` with each run of text chunks joined into one event, by `rules`. The log's transcript lines and the panel's patches join runs this way. */
+export function joinRuns(events: readonly ThoughtEvent[], rules: RunRules): ThoughtEvent[] {
+  const queue = new RunQueue(rules);
+  for (const e of events) queue.push(e);
+  return queue.take();
 }
 
 /**
- * `events` with each run of text chunks (as the log keeps them: one kind, message and turn, plain
- * text) joined into one event: the first chunk's time, the last chunk's sequence number.
+ * Events waiting to be handed on (the next transcript write, the next panel patch), joined by
+ * `rules` as they come: of a run of text chunks only its first and last chunk and the texts are
+ * kept, and the chunk events die at once. Queued whole for a frame or longer (the transcript for
+ * 200 ms), a flood's chunk events outlived the young generation: the extension host's old space
+ * grew 6.5 MB a second at 20,000 chunks a second, 2 MB with runs joined as they come.
  */
+export class RunQueue {
+  private done: ThoughtEvent[] = [];
+  private first: ChunkEvent | undefined;
+  private last: ChunkEvent | undefined;
+  private texts: string[] = [];
+
+  constructor(private readonly rules: RunRules) {}
+
+  get isEmpty(): boolean {
+    return this.first === undefined && this.done.length === 0;
+  }
+
+  push(e: ThoughtEvent): void {
+    if (this.first && this.rules.continues(this.first, e)) {
+      this.texts.push(e.text);
+      this.last = e;
+      return;
+    }
+    this.close();
+    if (this.rules.starts(e)) {
+      this.first = this.last = e;
+      this.texts = [e.text];
+    } else {
+      this.done.push(e);
+    }
+  }
+
+  /** Everything queued, runs joined, in order; the queue is empty after. */
+  take(): ThoughtEvent[] {
+    this.close();
+    const out = this.done;
+    this.done = [];
+    return out;
+  }
+
+  private close(): void {
+    const { first, last } = this;
+    if (!first || !last) return;
+    this.done.push(last === first ? first : this.rules.joined(first, last, this.texts.join("")));
+    this.first = this.last = undefined;
+    this.texts = [];
+  }
+}
+
+/** Runs as the log keeps them: one kind, message and turn, plain text; the first chunk's time, the last chunk's sequence number. */
+export const LOG_RUNS: RunRules = {
+  starts: (e): e is ChunkEvent => isChunk(e) && plainChunk(e),
+  continues: (first, next): next is ChunkEvent => isChunk(next) && plainChunk(next) && sameRun(first, next),
+  joined: (first, last, text) => ({ ...first, text, content: { type: "text", text }, seq: last.seq }),
+};
+
+/** `events` with each run of text chunks joined as the log keeps them (LOG_RUNS). */
 export function joinChunkRuns(events: readonly ThoughtEvent[]): ThoughtEvent[] {
-  return joinRuns(events,
-    (e): e is ChunkEvent => isChunk(e) && plainChunk(e),
-    (first, next): next is ChunkEvent => isChunk(next) && plainChunk(next) && sameRun(first, next),
-    (first, last, text) => ({ ...first, text, content: { type: "text", text }, seq: last.seq }));
+  return joinRuns(events, LOG_RUNS);
 }
 
 export class SessionLog {

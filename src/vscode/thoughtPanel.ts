@@ -19,7 +19,7 @@ import type { Logger } from "../acp/ports";
 import type { PermissionBroker } from "./permissionBroker";
 import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
-import { coalesce, HeldText, nextPatch, patchHeldUntil, type ViewProgress } from "../core/panelPatches";
+import { coalesce, HeldText, nextPatch, patchHeldUntil, patchQueue, type ViewProgress } from "../core/panelPatches";
 import { QuestionSight } from "../core/questionSight";
 import { TimeSlice } from "../core/sleep";
 import type { AgentLinks } from "./links";
@@ -109,7 +109,7 @@ class OutOfStateMessage extends Error {}
 
 export class ThoughtPanelController implements vscode.Disposable {
   private state: ViewState = EMPTY_STATE;
-  private pending: ThoughtEvent[] = [];
+  private readonly pending = patchQueue();
   private timer: NodeJS.Timeout | undefined;
   /** When the last patch went out: the next one follows at least a frame later (a lone event goes at once). */
   private flushedAt = 0;
@@ -313,10 +313,9 @@ export class ThoughtPanelController implements vscode.Disposable {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.holding = false;
-    const next = nextPatch(this.state, this.pending);
+    const next = nextPatch(this.state, this.pending.take());
     if (!next) return;
     this.flushedAt = performance.now();
-    this.pending = [];
     this.state = next.state;
     this.stats.patches++;
     this.stats.eventsPosted += next.patch.events.length;

@@ -19,7 +19,7 @@ import { z } from "zod";
 import type { ThoughtEvent } from "../shared/events";
 import type { SavedSession } from "../shared/viewModel";
 import { Emitter } from "../core/emitter";
-import { joinChunkRuns } from "../core/sessionLog";
+import { LOG_RUNS, RunQueue } from "../core/sessionLog";
 import { TimeSlice } from "../core/sleep";
 import { emptySaved, eventFromLine, noteEvent, transcriptLine } from "../core/transcriptLines";
 import type { Logger } from "../acp/ports";
@@ -70,8 +70,8 @@ interface OnDisk { name: string; bytes: number; at: number; modified: number }
 
 export class TranscriptStore implements vscode.Disposable {
   private readonly streams = new Map<string, fs.WriteStream>();
-  /** Events waiting for the next flush, per session (written with runs of text chunks joined). */
-  private readonly pending = new Map<string, ThoughtEvent[]>();
+  /** Events waiting for the next flush, per session, runs of text chunks joined (as the log keeps them). */
+  private readonly pending = new Map<string, RunQueue>();
   private timer: NodeJS.Timeout | undefined;
   /** Sessions deleted (Delete Session). */
   private readonly removed = new Set<string>();
@@ -133,22 +133,22 @@ export class TranscriptStore implements vscode.Disposable {
       this.index.set(e.sessionId, saved);
     }
     noteEvent(saved, e);
-    const events = this.pending.get(e.sessionId);
-    if (events) events.push(e);
-    else this.pending.set(e.sessionId, [e]);
+    let queue = this.pending.get(e.sessionId);
+    if (!queue) this.pending.set(e.sessionId, queue = new RunQueue(LOG_RUNS));
+    queue.push(e);
     this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
 
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const [sessionId, events] of this.pending) {
+    for (const [sessionId, queue] of this.pending) {
       const file = this.fileOf(sessionId);
       if (!file) continue;
       let s = this.streams.get(sessionId);
       // One line per event, a run of text chunks as one (a thought streamed as thousands of chunks
       // is a few lines, not thousands); any depth: a value nested 10,000 deep is saved whole.
-      let text = joinChunkRuns(events).map((e) => transcriptLine(e)).join("\n") + "\n";
+      let text = queue.take().map((e) => transcriptLine(e)).join("\n") + "\n";
       if (!s) {
         if (this.streams.size >= OPEN_STREAMS) {
           const [oldest, stream] = this.streams.entries().next().value as [string, fs.WriteStream];

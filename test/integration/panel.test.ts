@@ -554,10 +554,14 @@ describe("the thought panel", function () {
     assert.ok(seen.frames > 100, `${seen.frames} drawn states watched`);
     assert.ok(seen.firstChanges <= Math.ceil((total - 150) / 25) + 1, `the first entry changed ${seen.firstChanges} times for ${total} entries`);
     assert.equal(seen.spinners, 1, "the footer's spinner was one element all through the turn (a new one restarts its turn)");
-    const shown = await evaluate(() => [...document.querySelectorAll(".turn")].pop()?.querySelectorAll(".entries > .entry").length ?? 0, undefined, "sidebar");
+    // The turn's result can come before the panel has drawn its last patch: wait until it shows every entry the host has (shown + hidden).
+    const shown = await waitFor((all: number) => {
+      const turn = [...document.querySelectorAll(".turn")].pop();
+      const shown = turn?.querySelectorAll(".entries > .entry").length ?? 0;
+      const label = turn?.querySelector(".entries > .show-earlier .label")?.textContent ?? "";
+      return label === `Show ${Math.min(150, all - shown)} earlier (${all - shown} hidden)` ? shown : 0;
+    }, total, { view: "sidebar", what: `the panel to show all ${total} entries of the turn (shown + hidden)` });
     assert.ok(shown > 125 && shown <= 150, `${shown} entries shown at the end`);
-    const label = await evaluate(() => [...document.querySelectorAll(".turn")].pop()?.querySelector(".entries > .show-earlier .label")?.textContent ?? "", undefined, "sidebar");
-    assert.equal(label, `Show ${Math.min(150, total - shown)} earlier (${total - shown} hidden)`);
     await click(".turn:last-of-type .entries > .show-earlier", "sidebar");
     const more = await waitFor((n: number) => {
       const c = [...document.querySelectorAll(".turn")].pop()?.querySelectorAll(".entries > .entry").length ?? 0;

@@ -75,20 +75,20 @@ describe("panel patches", () => {
     assert.deepEqual(go(ev({ kind: "thought", ...text("b") }, 1, "other")), [], "another's is held");
     assert.deepEqual(go(ev({ kind: "message", ...text("c") }, 1, "other")), []);
     assert.deepEqual(go(ev({ kind: "thought", ...text("q") }, 1, "quiet")), []);
-    assert.equal(held.size, 3);
+    assert.equal(held.sessions, 2);
     // A tool call of the other session: its held text first, in order; the quiet one's stays held.
     assert.deepEqual(go(ev({ kind: "tool_start", toolCallId: "t1", announced: true, title: "read" }, 1, "other")), ["other:thought:b", "other:message:c", "other:tool_start"]);
     assert.deepEqual(go(ev({ kind: "tool_update", toolCallId: "t1", status: "completed" }, 1, "other")), [], "a tool's output is text too");
     assert.deepEqual(go(ev({ kind: "turn_end", turnId: 1, stopReason: "end_turn" }, 1, "other")), ["other:tool_update", "other:turn_end"]);
     // Shown now: its held text is released (and only its).
     assert.deepEqual(held.release("quiet").map((x) => texts([x])[0]), ["thought:q"]);
-    assert.equal(held.size, 0);
+    assert.equal(held.sessions, 0);
     assert.deepEqual(held.release("quiet"), []);
     go(ev({ kind: "thought", ...text("x") }, 1, "a"));
     go(ev({ kind: "thought", ...text("y") }, 1, "b"));
     go(ev({ kind: "thought", ...text("z") }, 1, "a"));
-    assert.deepEqual(held.release().map((x) => `${x.sessionId}:${texts([x])[0]}`), ["a:thought:x", "a:thought:z", "b:thought:y"], "all of it, each session's in the order it came, one session after another (a run to join)");
-    assert.equal(held.size, 0);
+    assert.deepEqual(held.release().map((x) => `${x.sessionId}:${texts([x])[0]}`), ["a:thought:xz", "b:thought:y"], "all of it, each session's in the order it came (its run joined), one session after another");
+    assert.equal(held.sessions, 0);
     // Folded in the order released, the panel ends where the host does.
     const order = [ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "go" }] }, 1, "o"), ev({ kind: "thought", ...text("1") }, 1, "o"), ev({ kind: "tool_start", toolCallId: "t9", announced: true, title: "t" }, 1, "o"), ev({ kind: "thought", ...text("2") }, 1, "o")];
     const sent = [...order.flatMap((e) => held.take(e, "shown")), ...held.release()];

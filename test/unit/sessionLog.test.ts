@@ -1,6 +1,29 @@
 /** The session log: dense sequence numbers, receipt times, turn attribution, ordered listeners. */
 import * as assert from "node:assert/strict";
-import { SessionLog } from "../../src/core/sessionLog";
+import { joinChunkRuns, LOG_RUNS, RunQueue, SessionLog, type ChunkEvent } from "../../src/core/sessionLog";
+import { PANEL_RUNS } from "../../src/core/panelPatches";
+import type { ThoughtEvent } from "../../src/shared/events";
+
+/** Runs joined the plain way (a list scanned once), to check RunQueue against. */
+function reference(events: readonly ThoughtEvent[], rules: typeof LOG_RUNS): ThoughtEvent[] {
+  const out: ThoughtEvent[] = [];
+  for (let i = 0; i < events.length; ) {
+    const first = events[i++]!;
+    if (!rules.starts(first)) {
+      out.push(first);
+      continue;
+    }
+    const parts = [first.text];
+    let last: ChunkEvent = first;
+    while (i < events.length && rules.continues(first, events[i]!)) {
+      const next = events[i++] as ChunkEvent;
+      parts.push(next.text);
+      last = next;
+    }
+    out.push(last === first ? first : rules.joined(first, last, parts.join("")));
+  }
+  return out;
+}
 
 describe("SessionLog", () => {
   it("stamps seq, time, session and turn; keeps everything in order", () => {
@@ -79,5 +102,43 @@ describe("SessionLog", () => {
     log.append({ kind: "turn_start", turnId: 1, prompt: [] });
     log.append({ kind: "user_message", text: "A", content: { type: "text", text: "A" } }, { kind: "user_message", text: "B", content: { type: "text", text: "B" } });
     assert.deepEqual(log.all().filter((e) => e.kind === "user_message").map((e) => (e.kind === "user_message" ? e.text : "")), ["A", "B"]);
+  });
+
+  it("a RunQueue hands on what joining the same events at once gives, however its takes fall, for the log's runs and the panel's", () => {
+    let seed = 7;
+    const rand = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    for (const rules of [LOG_RUNS, PANEL_RUNS]) {
+      for (let round = 0; round < 200; round++) {
+        const log = new SessionLog(`s${rand(2)}`, () => round);
+        const events: ThoughtEvent[] = [];
+        log.subscribe((e) => events.push(e));
+        for (let i = 0; i < 60; i++) {
+          const text = "abcdefgh"[rand(8)]!;
+          const r = rand(12);
+          if (r < 4) log.append({ kind: "thought", text, content: { type: "text", text } });
+          else if (r < 8) log.append({ kind: "message", text, content: { type: "text", text }, ...(rand(3) === 0 ? { messageId: `m${rand(2)}` } : {}) });
+          else if (r === 8) log.append({ kind: "message", text: "", content: { type: "image", mimeType: "image/png", data: "AA==" } });
+          else if (r === 9) log.append({ kind: "turn_start", turnId: i, prompt: [] });
+          else if (r === 10) log.sessionId = `s${rand(2)}`;
+          else log.append({ kind: "tool_start", toolCallId: `t${i}`, announced: true, title: "read" });
+        }
+        const queue = new RunQueue(rules);
+        const got: ThoughtEvent[] = [];
+        const want: ThoughtEvent[] = [];
+        let from = 0;
+        for (let i = 0; i < events.length; i++) {
+          queue.push(events[i]!);
+          if (rand(10) === 0 || i === events.length - 1) {
+            got.push(...queue.take());
+            want.push(...reference(events.slice(from, i + 1), rules));
+            from = i + 1;
+            assert.ok(queue.isEmpty);
+          }
+        }
+        assert.deepEqual(got, want);
+        assert.ok(got.length < events.length, "some runs were joined");
+      }
+    }
+    assert.deepEqual(joinChunkRuns([]), []);
   });
 });
