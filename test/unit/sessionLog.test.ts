@@ -105,8 +105,10 @@ describe("SessionLog", () => {
   });
 
   it("a RunQueue hands on what joining the same events at once gives, however its takes fall, for the log's runs and the panel's", () => {
+    // Park-Miller: exact in doubles (48271 × 2^31 < 2^53), so every branch below comes up.
     let seed = 7;
-    const rand = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    const rand = (n: number): number => (seed = (seed * 48271) % 2147483647) % n;
+    const kinds = new Set<string>();
     for (const rules of [LOG_RUNS, PANEL_RUNS]) {
       for (let round = 0; round < 200; round++) {
         const log = new SessionLog(`s${rand(2)}`, () => round);
@@ -137,8 +139,10 @@ describe("SessionLog", () => {
         }
         assert.deepEqual(got, want);
         assert.ok(got.length < events.length, "some runs were joined");
+        for (const e of events) kinds.add(`${e.kind}:${e.sessionId}`);
       }
     }
+    assert.deepEqual([...kinds].sort(), ["message:s0", "message:s1", "thought:s0", "thought:s1", "tool_start:s0", "tool_start:s1", "turn_start:s0", "turn_start:s1"], "every kind of event came, in both sessions");
     assert.deepEqual(joinChunkRuns([]), []);
   });
 });
