@@ -28,7 +28,7 @@ export async function bigThought(a: AgentThoughtsInternalApi): Promise<void> {
   await phase("streamed as fast as the agent writes until shown", async () => {
     await a.stream("think a lot", { agent: "BigThought", newSession: true }).result;
     await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("big thought over"), undefined, { view: "sidebar", timeoutMs: 120_000, what: "the message after the thought" });
-  });
+  }, undefined, "bigthought-streaming");
   const size = await evaluate(() => {
     const bodies = document.querySelectorAll(".thought-text");
     return bodies[bodies.length - 1]?.textContent?.length ?? 0;
