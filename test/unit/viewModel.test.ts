@@ -1,7 +1,7 @@
 /** The panel's view model reducer: folding, purity (inputs never mutated), identity of untouched parts. */
 import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
-import { EMPTY_STATE, isLoading, markRestored, nextAgent, prependTurns, putSessions, reduce, savedView, sessionFacts, TERMINAL_VIEW_CHARS, toolEntryIn, withTurns, type ViewState } from "../../src/shared/viewModel";
+import { appendedSince, EMPTY_STATE, isLoading, markRestored, nextAgent, prependTurns, putSessions, reduce, savedView, sessionFacts, TERMINAL_VIEW_CHARS, toolEntryIn, withTurns, type Entry, type ViewState } from "../../src/shared/viewModel";
 
 let seq = 0;
 function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {
@@ -266,5 +266,36 @@ describe("view model reducer", () => {
     assert.equal(toolEntryIn(state.sessions.s1!, "same-id")?.title, "Run 5", "a later card of the same id wins");
     assert.equal(state.version, 4);
     assert.equal(prependTurns(state, "nobody", [], true).sessions, state.sessions, "an unknown session: a version step, nothing else");
+  });
+
+  it("tells a renderer what a text grew by since the version it drew, two batches back at most, and nothing it cannot vouch for", () => {
+    let n = 0;
+    const at = (body: ThoughtEventBody): ThoughtEvent => ({ ...ev(body, 1), seq: ++n + 100_000 });
+    const thought = (t: string): ThoughtEvent => at({ kind: "thought", ...text(t) });
+    const last = (st: ViewState): Entry => st.sessions.s1!.turns[0]!.entries.at(-1)!;
+    const textOf = (e: Entry): string => ("text" in e ? e.text : "");
+    const s0 = reduce(EMPTY_STATE, [at({ kind: "turn_start", turnId: 1, prompt: [] }), thought("a")]);
+    const s1 = reduce(s0, [thought("b"), thought("c")]);
+    assert.equal(appendedSince(last(s1), last(s0)), "bc", "one batch of two chunks");
+    assert.equal(appendedSince(last(s1), last(s1)), "", "the same version: nothing");
+    const s2 = reduce(s1, [thought("d")]);
+    assert.equal(appendedSince(last(s2), last(s0)), "bcd", "two batches back");
+    assert.equal(appendedSince(last(s2), last(s1)), "d");
+    assert.equal(appendedSince(last(s1), last(s2)), undefined, "a later version is not an earlier one");
+    const s3 = reduce(s2, [thought("e")]);
+    assert.equal(appendedSince(last(s3), last(s0)), undefined, "three back is not kept");
+    assert.equal(appendedSince(last(s3), last(s1)), "de");
+    assert.equal(textOf(last(s1)) + appendedSince(last(s3), last(s1)), textOf(last(s3)), "the earlier text and what it grew by make the later one");
+    // A version made another way (a snapshot read back) is not vouched for.
+    const copy = JSON.parse(JSON.stringify(s3)) as ViewState;
+    const s4 = reduce(copy, [thought("f")]);
+    assert.equal(appendedSince(last(s4), last(s3)), undefined, "the snapshot's entry is another object");
+    assert.equal(appendedSince(last(s4), last(copy)), "f");
+    // Messages grow the same way; a thought closed by one is a copy with no new text.
+    const s5 = reduce(s4, [at({ kind: "message", ...text("m") })]);
+    const s6 = reduce(s5, [at({ kind: "message", ...text("n") }), at({ kind: "message", ...text("o") })]);
+    assert.equal(appendedSince(last(s6), last(s5)), "no");
+    const closed = s6.sessions.s1!.turns[0]!.entries.find((e) => e.type === "thought")!;
+    assert.equal(appendedSince(closed, last(s4)), undefined);
   });
 });

@@ -4,7 +4,7 @@
  * returns at once when handed the same object again — the reducer keeps untouched entries
  * identical — so a frame only costs what changed. A streaming thought grows by `appendData`.
  */
-import { agentIdOf, type Entry } from "../../shared/viewModel";
+import { agentIdOf, appendedSince, type Entry } from "../../shared/viewModel";
 import { pairSafeEnd } from "../../shared/utf16";
 import { button, cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
 import { IncrementalMarkdown } from "../markdown";
@@ -90,6 +90,17 @@ class LeadingBlankLines {
     this.scanned = i;
     return this.start === 0 ? full : full.slice(this.start);
   }
+
+  /** Whether `full` is the text last stripped and its blank lines are behind: text appended to it is all text. */
+  settledOn(full: string): boolean {
+    return this.done && this.raw === full;
+  }
+
+  /** `full` is the text it settled on with text appended (see settledOn). */
+  follow(full: string): void {
+    this.raw = full;
+    this.scanned = full.length;
+  }
 }
 
 class ThoughtComp implements EntryComp, Ticker {
@@ -101,7 +112,8 @@ class ThoughtComp implements EntryComp, Ticker {
   private readonly inner: HTMLElement;
   private seg: Text | undefined;
   private segLen = 0;
-  private src = "";
+  /** The drawn text without its leading blank lines, when made (see `src`). */
+  private srcText: string | undefined = "";
   /** The markdown view while the thought is short enough (see THOUGHT_MARKDOWN_MAX). */
   private md: IncrementalMarkdown | undefined;
   private plain = false;
@@ -138,14 +150,39 @@ class ThoughtComp implements EntryComp, Ticker {
     this.version = ctx.version;
   }
 
+  /** The drawn text without its leading blank lines (made when asked after `grow`: slicing a long growing text copies all of it). */
+  private get src(): string {
+    return this.srcText ??= this.lead.strip(this.entry.text);
+  }
+
   update(entry: Entry, ctx: RenderCtx): void {
     if (entry.type !== "thought" || (entry === this.entry && ctx.version === this.version)) return;
+    const drawn = this.entry;
     this.entry = entry;
     this.ctx = ctx;
     this.version = ctx.version;
-    const text = this.lead.strip(entry.text);
-    if (text !== this.src) this.syncText(text);
+    if (!this.grow(drawn, entry)) {
+      // What is drawn, made now if a grow left it unmade (before the blank-line scan moves on to the new text).
+      this.srcText ??= this.lead.strip(drawn.text);
+      const text = this.lead.strip(entry.text);
+      if (text !== this.srcText) this.syncText(text);
+    }
     this.syncOpen();
+  }
+
+  /**
+   * Plain text that grew by what was appended since `drawn` gets just that, the text itself not
+   * read (see appendedSince); false when that is not known or the text is drawn another way.
+   * Plain stays plain as text grows: it is long (and only gets longer) or has not been opened.
+   */
+  private grow(drawn: Of<"thought">, entry: Of<"thought">): boolean {
+    if (entry === drawn || !this.plain || !this.lead.settledOn(drawn.text)) return false;
+    const added = appendedSince(entry, drawn);
+    if (added === undefined) return false;
+    this.lead.follow(entry.text);
+    this.append(added);
+    this.srcText = undefined;
+    return true;
   }
 
   /** `text` is the thought without its leading blank lines (see LeadingBlankLines). */
@@ -157,7 +194,7 @@ class ThoughtComp implements EntryComp, Ticker {
       this.md = undefined;
       this.inner.replaceChildren();
       this.seg = undefined;
-      this.src = "";
+      this.srcText = "";
       this.body.classList.toggle("plain", plain);
     }
     if (!this.plain) {
@@ -173,7 +210,7 @@ class ThoughtComp implements EntryComp, Ticker {
       this.seg = undefined;
       this.append(text);
     }
-    this.src = text;
+    this.srcText = text;
   }
 
   private append(raw: string): void {
