@@ -472,7 +472,6 @@ function withChip(list: Attachment[] | undefined, chip: Attachment): Attachment[
   return list && list.length >= MAX_ATTACHMENTS ? list : [...(list ?? []), chip];
 }
 
-/** Appends streamed text to the turn's last entry (which the caller checked is a text entry). */
 /**
  * Text appended to an entry by the batch that made it: `from` is the entry it grew from (the state
  * before) and `added` what came after `from`'s text. A renderer that drew `from` draws only this:
@@ -483,6 +482,13 @@ function withChip(list: Attachment[] | undefined, chip: Attachment): Attachment[
  */
 interface Growth { from: object | undefined; added: string[] }
 const growth = new WeakMap<object, Growth>();
+/** Only the webview draws from these (the host does not keep them: each keeps earlier versions' texts alive). */
+let trackingGrowth = false;
+
+/** Records what text entries grow by from now on, in this process (the webview, at its start). */
+export function trackTextGrowth(): void {
+  trackingGrowth = true;
+}
 /** How many steps back `appendedSince` looks (the chain is cut beyond two, see appendText). */
 const GROWTH_STEPS = 2;
 
@@ -500,16 +506,22 @@ export function appendedSince(entry: object, drawn: object): string | undefined 
   return out;
 }
 
+/** `c` (a copy of `last`, or `last` itself when this batch made it) grows by `text`. */
+function recordGrowth(c: object, last: object, text: string): void {
+  if (c === last) {
+    growth.get(c)?.added.push(text);
+    return;
+  }
+  const before = growth.get(last);
+  const older = before?.from && growth.get(before.from);
+  if (older) older.from = undefined;
+  growth.set(c, { from: last, added: [text] });
+}
+
+/** Appends streamed text to the turn's last entry (which the caller checked is a text entry). */
 function appendText(d: Draft, t: TurnView, last: Extract<Entry, { text: string }>, text: string): void {
   const c = d.own(last);
-  if (c !== last) {
-    const before = growth.get(last);
-    const older = before?.from && growth.get(before.from);
-    if (older) older.from = undefined;
-    growth.set(c, { from: last, added: [text] });
-  } else {
-    growth.get(c)?.added.push(text);
-  }
+  if (trackingGrowth) recordGrowth(c, last, text);
   c.text += text;
   t.entries[t.entries.length - 1] = c;
 }
@@ -518,6 +530,8 @@ function closeThought(d: Draft, t: TurnView, at: number): void {
   const last = lastEntry(t);
   if (last?.type === "thought" && last.endedAt === undefined) {
     const c = d.own(last);
+    // A finished thought grows no more: its record (and the earlier versions it keeps alive) goes.
+    growth.delete(c);
     c.endedAt = at;
     t.entries[t.entries.length - 1] = c;
   }

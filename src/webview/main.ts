@@ -22,6 +22,7 @@
  */
 import type { HostInfo, HostMessage, WebviewMessage } from "../shared/protocol";
 import { apply, EMPTY_REPLICA, type Replica } from "../shared/replica";
+import { trackTextGrowth } from "../shared/viewModel";
 import { connect } from "./bridge";
 import { h } from "./dom";
 import { Panel } from "./render/panel";
@@ -44,6 +45,8 @@ const ui = new UiState(bridge);
 const root = document.getElementById("root") ?? document.body.appendChild(h("div", { id: "root" }));
 
 let replica: Replica = EMPTY_REPLICA;
+// Long thoughts are drawn from what each patch appended (see appendedSince).
+trackTextGrowth();
 let askedAt = 0;
 let retry: ReturnType<typeof setTimeout> | undefined;
 let frame = 0;

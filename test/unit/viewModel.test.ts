@@ -1,7 +1,7 @@
 /** The panel's view model reducer: folding, purity (inputs never mutated), identity of untouched parts. */
 import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
-import { appendedSince, EMPTY_STATE, isLoading, markRestored, nextAgent, prependTurns, putSessions, reduce, savedView, sessionFacts, TERMINAL_VIEW_CHARS, toolEntryIn, withTurns, type Entry, type ViewState } from "../../src/shared/viewModel";
+import { appendedSince, EMPTY_STATE, trackTextGrowth, isLoading, markRestored, nextAgent, prependTurns, putSessions, reduce, savedView, sessionFacts, TERMINAL_VIEW_CHARS, toolEntryIn, withTurns, type Entry, type ViewState } from "../../src/shared/viewModel";
 
 let seq = 0;
 function ev(body: ThoughtEventBody, turnId?: number, sessionId = "s1"): ThoughtEvent {
@@ -269,6 +269,7 @@ describe("view model reducer", () => {
   });
 
   it("tells a renderer what a text grew by since the version it drew, two batches back at most, and nothing it cannot vouch for", () => {
+    trackTextGrowth();
     let n = 0;
     const at = (body: ThoughtEventBody): ThoughtEvent => ({ ...ev(body, 1), seq: ++n + 100_000 });
     const thought = (t: string): ThoughtEvent => at({ kind: "thought", ...text(t) });
@@ -297,5 +298,14 @@ describe("view model reducer", () => {
     assert.equal(appendedSince(last(s6), last(s5)), "no");
     const closed = s6.sessions.s1!.turns[0]!.entries.find((e) => e.type === "thought")!;
     assert.equal(appendedSince(closed, last(s4)), undefined);
+    // A thought closed in the batch that grew it keeps no record (nor the versions before it).
+    const at2 = (body: ThoughtEventBody): ThoughtEvent => ({ ...ev(body, 2), seq: ++n + 100_000 });
+    const t0 = reduce(s6, [at({ kind: "turn_end", turnId: 1, stopReason: "end_turn" }), at2({ kind: "turn_start", turnId: 2, prompt: [] })]);
+    const lastOf2 = (st: ViewState): Entry => st.sessions.s1!.turns.at(-1)!.entries.at(-1)!;
+    const t1 = reduce(t0, [at2({ kind: "thought", ...text("x") })]);
+    const t2 = reduce(t1, [at2({ kind: "thought", ...text("y") }), at2({ kind: "message", ...text("z") })]);
+    const thoughtOf2 = t2.sessions.s1!.turns.at(-1)!.entries.find((e) => e.type === "thought")!;
+    assert.equal(textOf(thoughtOf2), "xy");
+    assert.equal(appendedSince(thoughtOf2, lastOf2(t1)), undefined, "closed: drawn from its text");
   });
 });
