@@ -63,8 +63,7 @@ export class TurnError extends Error {
 export class TurnFeed {
   /** The turn's events, for `ThoughtStream`s; none when the feed does not keep them. */
   readonly events: ThoughtEvent[] = [];
-  /** Events pushed, kept or not. */
-  count = 0;
+  private pushed = 0;
   private settled: { ok: true; result: TurnResult } | { ok: false; error: Error } | undefined;
   private wakers: (() => void)[] = [];
   readonly result: Promise<TurnResult>;
@@ -80,13 +79,18 @@ export class TurnFeed {
     this.result.catch(() => undefined);
   }
 
+  /** Events pushed, kept or not. */
+  get count(): number {
+    return this.pushed;
+  }
+
   get isSettled(): boolean {
     return this.settled !== undefined;
   }
 
   push(event: ThoughtEvent): void {
     if (this.settled) return;
-    this.count++;
+    this.pushed++;
     if (!this.keeps) return;
     this.events.push(event);
     this.wake();

@@ -489,14 +489,15 @@ let trackingGrowth = false;
 export function trackTextGrowth(): void {
   trackingGrowth = true;
 }
-/** How many steps back `appendedSince` looks (the chain is cut beyond two, see appendText). */
-const GROWTH_STEPS = 2;
 
-/** What was appended to `entry`'s text since it was `drawn` (an earlier version of it), or undefined when that is not known here. */
+/**
+ * What was appended to `entry`'s text since it was `drawn` (an earlier version of it), or
+ * undefined when that is not known here. The walk back ends where recordGrowth cut the chain.
+ */
 export function appendedSince(entry: object, drawn: object): string | undefined {
   const steps: string[][] = [];
   for (let cur: object | undefined = entry; cur !== drawn; ) {
-    const g: Growth | undefined = cur !== undefined && steps.length < GROWTH_STEPS ? growth.get(cur) : undefined;
+    const g: Growth | undefined = cur === undefined ? undefined : growth.get(cur);
     if (!g) return undefined;
     steps.push(g.added);
     cur = g.from;
@@ -506,7 +507,7 @@ export function appendedSince(entry: object, drawn: object): string | undefined 
   return out;
 }
 
-/** `c` (a copy of `last`, or `last` itself when this batch made it) grows by `text`. */
+/** `c` (a copy of `last`, or `last` itself when this batch made it) grows by `text`; the record two steps back forgets where it came from. */
 function recordGrowth(c: object, last: object, text: string): void {
   if (c === last) {
     growth.get(c)?.added.push(text);
