@@ -519,12 +519,13 @@ describe("the thought panel", function () {
     // Watches every drawn state of the last turn while it streams: the most entries it showed, how
     // often its first entry changed, and how many spinner elements its footer had.
     await evaluate(() => {
-      type W = Window & { __atWindow?: { max: number; firstChanges: number; spinners: number; frames: number; stop: () => void } };
+      type W = Window & { __atWindow?: { max: number; firstChanges: number; spinners: number; frames: number; transitions: number; stop: () => void } };
       const box = document.getElementById("transcript");
       if (!box) throw new Error("no transcript");
       let first: Element | null | undefined;
       const spinners = new WeakSet<Element>();
-      const seen = { max: 0, firstChanges: 0, spinners: 0, frames: 0, stop: () => obs.disconnect() };
+      const transitions = new WeakSet<Animation>();
+      const seen = { max: 0, firstChanges: 0, spinners: 0, frames: 0, transitions: 0, stop: () => obs.disconnect() };
       const obs = new MutationObserver(() => {
         const turns = box.querySelectorAll(".turn");
         const turn = turns[turns.length - 1];
@@ -536,24 +537,27 @@ describe("the thought panel", function () {
         first = entries[0] ?? null;
         const spin = turn.querySelector(".turn-footer .codicon-modifier-spin");
         if (spin && !spinners.has(spin)) { spinners.add(spin); seen.spinners++; }
+        for (const t of document.getAnimations()) if (t instanceof CSSTransition && !transitions.has(t)) { transitions.add(t); seen.transitions++; }
       });
       obs.observe(box, { childList: true, subtree: true, attributes: true, characterData: true });
       (window as W).__atWindow = seen;
     }, undefined, "sidebar");
     const { sessionId, turnId } = await a.stream("a long turn", { agent: "Mix", newSession: true }).result;
     const seen = await evaluate(() => {
-      const w = (window as Window & { __atWindow?: { max: number; firstChanges: number; spinners: number; frames: number; stop: () => void } }).__atWindow;
+      const w = (window as Window & { __atWindow?: { max: number; firstChanges: number; spinners: number; frames: number; transitions: number; stop: () => void } }).__atWindow;
       w?.stop();
-      return w && { max: w.max, firstChanges: w.firstChanges, spinners: w.spinners, frames: w.frames };
+      return w && { max: w.max, firstChanges: w.firstChanges, spinners: w.spinners, frames: w.frames, transitions: w.transitions };
     }, undefined, "sidebar");
     const total = a._test.controller.viewState.sessions[sessionId]?.turns.find((t) => t.turnId === turnId)?.entries.length ?? 0;
     assert.ok(total > 400 && seen, `${total} entries streamed`);
-    log(`mix turn: ${total} entries; drawn states ${seen.frames}, first entry changed ${seen.firstChanges} times, at most ${seen.max} entries shown, ${seen.spinners} spinner element(s)`);
+    log(`mix turn: ${total} entries; drawn states ${seen.frames}, first entry changed ${seen.firstChanges} times, at most ${seen.max} entries shown, ${seen.spinners} spinner element(s), ${seen.transitions} transition(s)`);
     // At most 150 shown; the first moves 25 at a time (ENTRY_WINDOW, WINDOW_STEP in transcript.ts), not on each new entry.
     assert.ok(seen.max <= 150, `${seen.max} entries shown at once`);
     assert.ok(seen.frames > 100, `${seen.frames} drawn states watched`);
     assert.ok(seen.firstChanges <= Math.ceil((total - 150) / 25) + 1, `the first entry changed ${seen.firstChanges} times for ${total} entries`);
     assert.equal(seen.spinners, 1, "the footer's spinner was one element all through the turn (a new one restarts its turn)");
+    // Entries the stream opens and closes turn their chevrons at once (each turning one is an animation for the browser to run, frame after frame).
+    assert.ok(seen.transitions <= 3, `${seen.transitions} transitions ran while the turn streamed (one may be under the pointer)`);
     // The turn's result can come before the panel has drawn its last patch: wait until it shows every entry the host has (shown + hidden).
     const shown = await waitFor((all: number) => {
       const turn = [...document.querySelectorAll(".turn")].pop();
