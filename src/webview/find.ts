@@ -107,13 +107,36 @@ export class PieceScan<P> {
     }
     if (!q) return 0;
     const lastEnd = kept > 0 ? (this.ends[kept - 1] ?? 0) : 0;
-    const start = Math.max(lastEnd, keep - q.length + 1, 0);
-    const text = foldCase(this.text(start, at, read));
-    for (let i = text.indexOf(q); i >= 0; i = text.indexOf(q, i + q.length)) {
-      this.starts.push(start + i);
-      this.ends.push(start + i + q.length);
-    }
+    this.scan(Math.max(lastEnd, keep - q.length + 1, 0), read, q);
     return kept;
+  }
+
+  /**
+   * Finds the matches from offset `from` on, a piece at a time with the end of the one before (so
+   * a match across a seam is found): no copy of the whole text, which for a 5 MB thought was two
+   * strings of 5 MB (joined, then folded) for the garbage collector on each new query.
+   */
+  private scan(from: number, read: PieceReader<P>, q: string): void {
+    let carry = "";
+    // Where `carry` starts in the whole text, and where the next match may start (matches do not overlap).
+    let carryAt = from;
+    let next = from;
+    for (let i = 0; i < this.pieces.length; i++) {
+      const o = this.offsets[i] ?? 0;
+      const len = this.lens[i] ?? 0;
+      if (o + len <= from) continue;
+      const lo = Math.max(0, from - o);
+      const text = carry + foldCase(read.slice(this.pieces[i] as P, lo, len));
+      for (let k = text.indexOf(q, Math.max(0, next - carryAt)); k >= 0; k = text.indexOf(q, k + q.length)) {
+        this.starts.push(carryAt + k);
+        this.ends.push(carryAt + k + q.length);
+        next = carryAt + k + q.length;
+      }
+      // The last q.length - 1 characters may begin a match that ends in the next piece.
+      const keepChars = Math.min(text.length, q.length - 1);
+      carry = text.slice(text.length - keepChars);
+      carryAt = o + len - keepChars;
+    }
   }
 
   /** The piece holding an offset and the offset inside it; `end` picks the earlier piece at a boundary. */
@@ -132,18 +155,6 @@ export class PieceScan<P> {
     while (!end && lo < offs.length - 1 && (offs[lo] ?? 0) + (this.lens[lo] ?? 0) <= offset) lo++;
     const p = this.pieces[lo];
     return p === undefined ? undefined : [p, offset - (offs[lo] ?? 0)];
-  }
-
-  private text(from: number, to: number, read: PieceReader<P>): string {
-    const parts: string[] = [];
-    for (let i = 0; i < this.pieces.length; i++) {
-      const o = this.offsets[i] ?? 0;
-      const len = this.lens[i] ?? 0;
-      if (o + len <= from) continue;
-      if (o >= to) break;
-      parts.push(read.slice(this.pieces[i] as P, Math.max(0, from - o), Math.min(len, to - o)));
-    }
-    return parts.join("");
   }
 }
 

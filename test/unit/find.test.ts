@@ -117,6 +117,28 @@ describe("find", () => {
       assert.equal(s.count, 0);
     });
 
+    it("finds in pieces cut anywhere (empty ones too) just what a search of the whole text finds", () => {
+      let seed = 7;
+      const rand = (n: number): number => (seed = (seed * 16807) % 2147483647) % n;
+      for (const q of ["aa", "aba", "abab", "a", "ΣΑ"]) {
+        for (let round = 0; round < 60; round++) {
+          let whole = "";
+          for (let i = 0; i < 40 + rand(80); i++) whole += "abAB σΣς"[rand(8)];
+          const pieces: Piece[] = [];
+          for (let at = 0; at < whole.length;) {
+            const len = rand(5) === 0 ? 0 : 1 + rand(6);
+            pieces.push(new Piece(whole.slice(at, at + len)));
+            at += len;
+          }
+          const folded = foldCase(whole);
+          const want: [number, number][] = [];
+          const fq = foldQuery(q);
+          for (let i = folded.indexOf(fq); i >= 0; i = folded.indexOf(fq, i + fq.length)) want.push([i, i + fq.length]);
+          assert.deepEqual(fresh(pieces, fq), want, `"${q}" in "${whole}" cut as ${JSON.stringify(pieces.map((p) => p.text))}`);
+        }
+      }
+    });
+
     it("streams: many small appends find what one scan of the whole text finds", () => {
       const words = ["Foo", "bar ", "fo", "o", " ", "f", "oo", "FOO", "\n", "afoofoo", "o"];
       const a = new Piece("");
