@@ -62,13 +62,25 @@ export class PieceScan<P> {
   /** Offset of each piece in the concatenated text. */
   private offsets: number[] = [];
   private q = "";
+  /** How far into the text the matches are all found: a scan its time ran out on goes on from here. */
+  private scannedTo = 0;
 
   get count(): number {
     return this.starts.length;
   }
 
-  /** Rescans after a change; returns how many of the earlier matches still stand (first in order). */
-  update(pieces: readonly P[], read: PieceReader<P>, q: string): number {
+  /** Whether every match is found (false after a scan `due` cut short, until an update finishes it). */
+  get done(): boolean {
+    const last = this.offsets.length - 1;
+    return last < 0 || this.scannedTo >= (this.offsets[last] ?? 0) + (this.lens[last] ?? 0);
+  }
+
+  /**
+   * Rescans after a change, or goes on with a scan cut short; returns how many of the earlier
+   * matches still stand (first in order). `due` ends the scan early (after a piece): `done` says
+   * whether it got to the end.
+   */
+  update(pieces: readonly P[], read: PieceReader<P>, q: string, due?: () => boolean): number {
     let same = 0;
     let keep = 0;
     if (q === this.q && q) {
@@ -82,7 +94,9 @@ export class PieceScan<P> {
         keep = (this.offsets[same] ?? 0) + old;
         if (len > old) break;
       }
-      if (same === pieces.length && same === this.pieces.length) return this.count;
+      if (same === pieces.length && same === this.pieces.length && this.done) return this.count;
+      // What a scan cut short did not reach is not known yet, changed or not.
+      keep = Math.min(keep, this.scannedTo);
     } else {
       this.q = q;
     }
@@ -105,18 +119,22 @@ export class PieceScan<P> {
       this.seams.push(read.slice(p, Math.max(0, len - SEAM), len));
       at += len;
     }
-    if (!q) return 0;
+    if (!q) {
+      this.scannedTo = at;
+      return 0;
+    }
     const lastEnd = kept > 0 ? (this.ends[kept - 1] ?? 0) : 0;
-    this.scan(Math.max(lastEnd, keep - q.length + 1, 0), read, q);
+    this.scan(Math.max(lastEnd, keep - q.length + 1, 0), read, q, due);
     return kept;
   }
 
   /**
    * Finds the matches from offset `from` on, a piece at a time with the end of the one before (so
    * a match across a seam is found): no copy of the whole text, which for a 5 MB thought was two
-   * strings of 5 MB (joined, then folded) for the garbage collector on each new query.
+   * strings of 5 MB (joined, then folded) for the garbage collector on each new query. Stops
+   * after a piece once `due` says so, where the next update goes on.
    */
-  private scan(from: number, read: PieceReader<P>, q: string): void {
+  private scan(from: number, read: PieceReader<P>, q: string, due: (() => boolean) | undefined): void {
     let carry = "";
     // Where `carry` starts in the whole text, and where the next match may start (matches do not overlap).
     let carryAt = from;
@@ -136,7 +154,15 @@ export class PieceScan<P> {
       const keepChars = Math.min(text.length, q.length - 1);
       carry = text.slice(text.length - keepChars);
       carryAt = o + len - keepChars;
+      // Past where it went on from (it starts q.length - 1 back, for a match across that seam).
+      if (i < this.pieces.length - 1 && o + len >= from + q.length && due?.()) {
+        // Matches are all found up to this piece's end (one across the seam is found on going on).
+        this.scannedTo = o + len;
+        return;
+      }
     }
+    const last = this.offsets.length - 1;
+    this.scannedTo = last < 0 ? 0 : (this.offsets[last] ?? 0) + (this.lens[last] ?? 0);
   }
 
   /** The piece holding an offset and the offset inside it; `end` picks the earlier piece at a boundary. */

@@ -139,6 +139,31 @@ describe("find", () => {
       }
     });
 
+    it("a scan cut short goes on where it stopped, also when the text grows or changes meanwhile", () => {
+      const pieces = ["foo bar f", "oo ", "", "fo", "o foo", "xfoo", "f", "o", "o"].map((t) => new Piece(t));
+      const s = new PieceScan<Piece>();
+      const always = (): boolean => true;
+      s.update(pieces, READ, "foo", always);
+      assert.equal(s.done, false, "one piece a call");
+      assert.deepEqual(spans(s), [[0, 3]]);
+      let calls = 1;
+      while (!s.done && calls < 50) {
+        if (calls === 3) pieces[pieces.length - 1]!.text += " foo"; // the last piece grows meanwhile
+        if (calls === 5) pieces[1]!.text = "oo!"; // one already scanned is rewritten in place
+        s.update(pieces, READ, "foo", always);
+        calls++;
+      }
+      assert.ok(s.done && calls > 8, `done after ${calls} calls`);
+      assert.deepEqual(spans(s), fresh(pieces, "foo"));
+      assert.equal(s.update(pieces, READ, "foo"), s.count, "nothing changed: every match stands");
+      // A new query starts over, and a scan not cut short is done at once.
+      s.update(pieces, READ, "o", always);
+      assert.equal(s.done, false);
+      s.update(pieces, READ, "o");
+      assert.ok(s.done);
+      assert.deepEqual(spans(s), fresh(pieces, "o"));
+    });
+
     it("streams: many small appends find what one scan of the whole text finds", () => {
       const words = ["Foo", "bar ", "fo", "o", " ", "f", "oo", "FOO", "\n", "afoofoo", "o"];
       const a = new Piece("");

@@ -63,8 +63,13 @@ interface DomSite {
 }
 
 const SITE_SELECTOR = ".turn-prompt, [data-entry-id]";
-/** Counting from entries' text yields after this long, and goes on in the next task. */
+/** Counting from entries' text, and scanning a long drawn one, yield after this long and go on in the next task. */
 const BUDGET_MS = 8;
+
+/** Says when a slice that ends at `deadline` is over. */
+function sliceDue(deadline = performance.now() + BUDGET_MS): () => boolean {
+  return () => performance.now() > deadline;
+}
 /** A site with at most this many matches is highlighted whole when near the view… */
 const SMALL_SITE = 64;
 /** …a longer one from its first match above the view to its last below, at most this many. */
@@ -161,7 +166,10 @@ export class Finder {
   private readonly dom = new Map<string, DomSite>();
   private readonly model = new Map<string, { of: Entry | string; n: number }>();
   private readonly dirty = new Set<Element>();
+  /** Drawn sites whose scan ran out of time (a long thought): scanned on in the next slices. */
+  private readonly scanning = new Set<string>();
   private requery = true;
+  /** Whether every site not on the page is counted (see `counted` for all of them). */
   private complete = true;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private current: { key: string; k: number } | undefined;
@@ -185,7 +193,7 @@ export class Finder {
     }
     this.observer = new MutationObserver((records) => {
       if (!this.q) return;
-      this.syncDom(records);
+      this.syncDom(records, sliceDue());
       this.publish();
     });
     this.nearby = new IntersectionObserver((entries) => {
@@ -220,8 +228,11 @@ export class Finder {
     }
     this.session = session;
     this.buildSites(session, ctx);
-    this.syncDom(this.observer.takeRecords());
-    this.countModel(performance.now() + BUDGET_MS);
+    const deadline = performance.now() + BUDGET_MS;
+    const due = sliceDue(deadline);
+    this.syncDom(this.observer.takeRecords(), due);
+    this.scanOn(due);
+    this.countModel(deadline);
     this.navigate(session, ctx);
     this.publish();
   }
@@ -267,6 +278,7 @@ export class Finder {
     this.dom.clear();
     this.model.clear();
     this.dirty.clear();
+    this.scanning.clear();
     this.all?.clear();
     this.cur?.clear();
     this.nearby.disconnect();
@@ -355,12 +367,32 @@ export class Finder {
   private countMore(): void {
     this.timer = undefined;
     if (!this.q) return;
-    if (this.countModel(performance.now() + BUDGET_MS)) this.hooks.invalidate();
+    const deadline = performance.now() + BUDGET_MS;
+    this.scanOn(sliceDue(deadline));
+    if (this.countModel(deadline) && this.counted()) this.hooks.invalidate();
     this.publish();
   }
 
-  /** Rescans the drawn sites that changed (or all after a structural change), and drops the ones gone. */
-  private syncDom(records: readonly MutationRecord[]): void {
+  /** Whether every site is counted: those on the page scanned to their end, the others from their text. */
+  private counted(): boolean {
+    return this.complete && this.scanning.size === 0;
+  }
+
+  /** Goes on with the scans that ran out of time, until `due`; what is left goes on in the next slice. */
+  private scanOn(due: () => boolean): void {
+    for (const key of [...this.scanning]) {
+      const d = this.dom.get(key);
+      if (!d) this.scanning.delete(key);
+      else if (!due()) this.rescan(key, d, due);
+    }
+    if (this.scanning.size > 0) this.timer ??= setTimeout(() => this.countMore(), 0);
+  }
+
+  /**
+   * Rescans the drawn sites that changed (or all after a structural change), and drops the ones
+   * gone; a scan still going when `due` says so goes on in the next slice (`scanOn`).
+   */
+  private syncDom(records: readonly MutationRecord[], due?: () => boolean): void {
     for (const r of records) {
       const t = r.target;
       const site = (t instanceof Element ? t : t.parentElement)?.closest(SITE_SELECTOR);
@@ -384,8 +416,8 @@ export class Finder {
         d = { el, scan: new PieceScan<Node>(), lo: 0, ranges: [], paintedOf: 0, extra: 0, extraOf: undefined };
         this.dom.set(key, d);
         this.nearby.observe(el);
-        this.rescan(key, d);
-      } else if (this.dirty.has(el)) this.rescan(key, d);
+        this.rescan(key, d, due);
+      } else if (this.dirty.has(el)) this.rescan(key, d, due);
       if (el.dataset.entryType === "tool") this.countToolBody(key, d);
     }
     for (const [key, d] of this.dom) {
@@ -394,15 +426,19 @@ export class Finder {
       this.nearby.unobserve(d.el);
       this.near.delete(d.el);
       this.dom.delete(key);
+      this.scanning.delete(key);
     }
     this.dirty.clear();
+    if (this.scanning.size > 0) this.timer ??= setTimeout(() => this.countMore(), 0);
   }
 
-  private rescan(key: string, d: DomSite): void {
+  private rescan(key: string, d: DomSite, due?: () => boolean): void {
     const type = d.el.dataset.entryType as Entry["type"] | undefined;
     const selector = type ? REGIONS[type] : PROMPT_REGION;
     if (!selector) return;
-    const kept = d.scan.update(piecesOf(d.el, selector), READ, this.q);
+    const kept = d.scan.update(piecesOf(d.el, selector), READ, this.q, due);
+    if (d.scan.done) this.scanning.delete(key);
+    else this.scanning.add(key);
     // Highlights of matches from `kept` on may point at text that is gone.
     if (d.lo + d.ranges.length > kept) {
       for (const r of d.ranges.splice(Math.max(0, kept - d.lo))) this.all?.delete(r);
@@ -570,7 +606,7 @@ export class Finder {
   }
 
   private navigate(session: SessionView, ctx: RenderCtx): void {
-    if (!this.complete || this.want === undefined) return;
+    if (!this.counted() || this.want === undefined) return;
     const want = this.want;
     this.want = undefined;
     this.announce = want !== "here";
@@ -672,7 +708,7 @@ export class Finder {
   private publish(): void {
     let index = -1;
     let total = 0;
-    const pending = this.q !== "" && !this.complete;
+    const pending = this.q !== "" && !this.counted();
     if (this.q && !pending) {
       const c = this.current;
       for (const g of this.groups) {
