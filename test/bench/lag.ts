@@ -9,7 +9,7 @@
 //
 // AGENT_THOUGHTS_BENCH_SHAPES=lines,paragraph,markdown,cjk,mix (default all); AGENT_THOUGHTS_BENCH_CHUNKS
 // (default 5,000); AGENT_THOUGHTS_BENCH_RATE updates/s (default 1,000); AGENT_THOUGHTS_BENCH_PROFILE=<dir>
-// writes a CPU profile of the renderer per shape, AGENT_THOUGHTS_BENCH_TRACE=<dir> a performance trace
+// writes a CPU profile of the renderer and of the extension host per shape, AGENT_THOUGHTS_BENCH_TRACE=<dir> a performance trace
 // (style, layout, paint; open either in Chrome DevTools).
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -19,7 +19,7 @@ import type { ViewState } from "../../src/shared/viewModel";
 import { isShape, SHAPES, shapeUpdates, unitsOf, type Shape } from "../fixtures/agents/shapes";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
-import { fmt, percentile, rendererCapture, useScenario } from "./util";
+import { fmt, percentile, profileHost, rendererCapture, useScenario } from "./util";
 
 const P95_TARGET = 33;
 const MAX_TARGET = 100;
@@ -99,6 +99,7 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   let total = 0;
   for (const u of updates) need.push((total += unitsOf(u)));
   const capture = await rendererCapture(`lag-${shape}`);
+  const hostProfile = await profileHost(`lag-${shape}-host`);
   // When the extension host has each update (its event), to tell the agent → host part of the lag from host → drawn.
   const hostSamples: [number, number][] = [];
   const posts = watchPatches(a, session);
@@ -115,6 +116,7 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   await waitFor(lastUnitsAtLeast, total, { view: "sidebar", timeoutMs: 120_000, what: `all of ${shape} drawn` });
   posts.stop();
   await capture();
+  const hostFile = await hostProfile.stop();
   const got = await evaluate(readProbe, undefined, "sidebar");
   const times = JSON.parse(fs.readFileSync(timesFile, "utf8")) as number[];
   const lags = lagsTo(got.samples, times, updates, need);
@@ -131,6 +133,7 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   log(`    of which agent write → extension host has it: ${stage(toHost)}`);
   log(`             agent write → extension host posted the patch with it: ${stage(toPosted)} (${posts.samples.length} patches)`);
   log(`             agent write → the patch in the webview, not yet drawn: ${stage(toWebview)}`);
+  if (hostFile) log(`    extension host CPU profile: ${hostFile}`);
   log(`    renderer long tasks (> 50 ms): ${figures.longTasks}${figures.longTasks ? `, longest ${fmt(figures.longest)}` : ""}; DOM elements ${got.dom.toLocaleString("en")}; last text on screen: ${shown ? "yes" : "NO"}`);
   return figures;
 }
