@@ -11,12 +11,12 @@
 export function foldCase(s: string): string {
   let low = s.toLowerCase();
   if (low.length !== s.length) {
-    // A few characters lower-case to two (İ → i̇): keep those as they are.
+    // A few characters lower-case to more (İ → i̇): keep those as they are. By character, so a
+    // capital outside the basic plane (two UTF-16 units) still folds.
     const out: string[] = [];
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charAt(i);
+    for (const c of s) {
       const l = c.toLowerCase();
-      out.push(l.length === 1 ? l : c);
+      out.push(l.length === c.length ? l : c);
     }
     low = out.join("");
   }

@@ -92,5 +92,22 @@ export async function bigThought(a: AgentThoughtsInternalApi): Promise<void> {
     await fill("#search", "lorem", "sidebar");
     await waitFor((n: string) => new RegExp(`^\\d+ of ${n}$`).test(document.querySelector(".match-count")?.textContent ?? ""), String(CHUNKS), { view: "sidebar", timeoutMs: 60_000, what: `k of ${CHUNKS}` });
   }, TARGET_MS, "bigthought-frequent");
+  // Counted in slices: the highlights are the matches around the view, not those the last slice found.
+  const lit = await waitFor(() => {
+    const bodies = document.querySelectorAll<HTMLElement>(".thought-text");
+    const box = bodies[bodies.length - 1]?.getBoundingClientRect();
+    if (!box) return undefined;
+    let seen = 0;
+    for (const range of CSS.highlights.get("find-match") ?? []) {
+      const live = document.createRange();
+      live.setStart(range.startContainer, range.startOffset);
+      live.setEnd(range.endContainer, range.endOffset);
+      const r = live.getBoundingClientRect();
+      if (r.height > 0 && r.bottom > box.top && r.top < box.bottom) seen++;
+    }
+    return seen > 0 ? seen : undefined;
+  }, undefined, { view: "sidebar", timeoutMs: 10_000, what: "highlighted matches in the thought's box" }).catch(() => 0);
+  log(`    highlighted matches in the thought's box after counting: ${lit || "NONE"}`);
+  if (!lit) throw new Error("no highlighted match in view after counting the frequent text");
   await fill("#search", "", "sidebar");
 }

@@ -33,6 +33,11 @@ describe("find", () => {
       assert.equal(foldCase("İstanbul İS"), "İstanbul İs");
     });
 
+    it("folds a capital outside the basic plane also in a text holding a character it keeps", () => {
+      assert.equal(foldCase("İ𐐀A"), "İ𐐨a");
+      assert.equal(countIn(foldCase("İ 𐐀"), foldQuery("𐐀")), 1);
+    });
+
     it("folds final sigma like sigma, so a slice folds as the whole text does", () => {
       const word = "ΟΔΟΣ";
       assert.equal(foldCase(word), foldCase(`${word} x`).slice(0, 4));

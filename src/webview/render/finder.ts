@@ -178,6 +178,8 @@ export class Finder {
    * reader types), or only make it current ("here": a search restored after a reload, another session).
    */
   private want: 1 | -1 | "near" | "here" | undefined;
+  /** A step replaced a "near" still waiting for the count: it steps from the match nearest the view. */
+  private stepFromNear = false;
   /** The match to scroll to at the end of this frame. */
   private scrollTo: { key: string; k: number } | undefined;
   private announce = false;
@@ -265,6 +267,8 @@ export class Finder {
 
   /** Next (1) or previous (-1) match. */
   step(dir: 1 | -1): void {
+    // Stepped before the count was done that was to go to the match nearest the view: step from that one.
+    if (this.want === "near") this.stepFromNear = true;
     this.want = dir;
     this.hooks.invalidate();
   }
@@ -290,6 +294,7 @@ export class Finder {
     this.current = undefined;
     this.scrollTo = undefined;
     this.want = !q ? undefined : typed ? "near" : "here";
+    this.stepFromNear = false;
     this.complete = true;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -436,6 +441,7 @@ export class Finder {
     const type = d.el.dataset.entryType as Entry["type"] | undefined;
     const selector = type ? REGIONS[type] : PROMPT_REGION;
     if (!selector) return;
+    const wasScanning = this.scanning.has(key);
     const kept = d.scan.update(piecesOf(d.el, selector), READ, this.q, due);
     if (d.scan.done) this.scanning.delete(key);
     else this.scanning.add(key);
@@ -443,7 +449,9 @@ export class Finder {
     if (d.lo + d.ranges.length > kept) {
       for (const r of d.ranges.splice(Math.max(0, kept - d.lo))) this.all?.delete(r);
     }
-    this.paint(d, false);
+    // A scan going on slice by slice is not text growing at its end: its highlights are those
+    // around the view (measured again as it goes, and once it is done), not those it found last.
+    this.paint(d, wasScanning || !d.scan.done);
     if (this.current?.key === key) this.paintCurrent();
   }
 
@@ -608,7 +616,9 @@ export class Finder {
   private navigate(session: SessionView, ctx: RenderCtx): void {
     if (!this.counted() || this.want === undefined) return;
     const want = this.want;
+    const fromNear = this.stepFromNear;
     this.want = undefined;
+    this.stepFromNear = false;
     this.announce = want !== "here";
     const { sites, counts } = this.flat();
     const total = counts.reduce((a, b) => a + b, 0);
@@ -629,6 +639,7 @@ export class Finder {
         return;
       }
     } else {
+      if (fromNear) this.current = this.nearest(sites, counts);
       const at = this.indexOf(sites, counts, want);
       const pos = siteOf(counts, stepIndex(at, total, want));
       const s = pos && sites[pos.site];
