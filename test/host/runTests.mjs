@@ -293,6 +293,10 @@ try {
       case "fill": await (await webviewFrame(req.view)).fill(req.selector, req.text, { timeout: 10_000 }); return {};
       case "press": await (await webviewFrame(req.view)).press(req.selector, req.key, { timeout: 10_000 }); return {};
       case "keyboard": await page.keyboard.press(req.key); return {};
+      // The pointer over an element (it stays there until moved again).
+      case "hover": await (await webviewFrame(req.view)).hover(req.selector, { timeout: 10_000 }); return {};
+      // The page's media features, such as { reducedMotion: "reduce" } (null puts one back).
+      case "media": await page.emulateMedia(req.media); return {};
       // Real key presses into an element, one character at a time (keydown, keypress, input, keyup), `delay` ms apart.
       case "type": await (await webviewFrame(req.view)).locator(req.selector).pressSequentially(req.text, { delay: req.delay ?? 0, timeout: 60_000 }); return {};
       // The browser window's size (the workbench lays itself out again).

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { harnessRequest, log, screenshot } from "./index";
-import { click, evaluate, fill, lastThoughtHolds, press, viewport, waitFor } from "./webview";
+import { click, emulateMedia, evaluate, fill, hover, lastThoughtHolds, press, viewport, waitFor } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
 
 
@@ -490,6 +490,33 @@ describe("the thought panel", function () {
     const newest = a._test.controller.viewState.order.at(-1)!;
     assert.equal(a._test.controller.viewState.sessions[newest]!.agentName, "Demo");
     await vscode.commands.executeCommand("agentThoughts.cancel");
+  });
+
+  it("a chevron turns smoothly only under the pointer, and not at all when the system asks for reduced motion", async () => {
+    await useAgent("Thinker", { turns: [[{ thought: "first, look around" }, { message: "done looking" }]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await a.stream("look", { agent: "Thinker", newSession: true }).result;
+    await waitFor(() => (document.body.textContent ?? "").includes("done looking"), undefined, { view: "sidebar", what: "the answer" });
+    const head = ".turn:last-of-type .entry-thought .thought-head";
+    const duration = (sel: string): string => {
+      const c = document.querySelector(`${sel} .chevron`);
+      return c ? getComputedStyle(c).transitionDuration : "no chevron";
+    };
+    // Away from the pointer (the stream opens and closes entries): no animation to run.
+    await hover("#search", "sidebar");
+    assert.equal(await evaluate(duration, head, "sidebar"), "0s");
+    await hover(head, "sidebar");
+    assert.equal(await evaluate(duration, head, "sidebar"), "0.1s", "under the pointer it turns smoothly");
+    await emulateMedia({ reducedMotion: "reduce" });
+    try {
+      assert.equal(await waitFor((sel: string) => {
+        const c = document.querySelector(`${sel} .chevron`);
+        return c && matchMedia("(prefers-reduced-motion: reduce)").matches ? getComputedStyle(c).transitionDuration : undefined;
+      }, head, { view: "sidebar", what: "reduced motion in the webview" }), "0s", "reduced motion: it turns at once, under the pointer too");
+    } finally {
+      await emulateMedia({ reducedMotion: null });
+    }
   });
 
   it("never posts more than one message per 8 ms to a view while the agent floods", async () => {

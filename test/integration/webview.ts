@@ -18,6 +18,16 @@ export async function click(selector: string, view?: View): Promise<void> {
   assert.ok(await harnessRequest({ op: "click", selector, view }));
 }
 
+/** Moves the pointer over an element (it stays there until moved again). */
+export async function hover(selector: string, view?: View): Promise<void> {
+  assert.ok(await harnessRequest({ op: "hover", selector, view }));
+}
+
+/** Emulates the page's media features, such as `{ reducedMotion: "reduce" }` (null puts one back). */
+export async function emulateMedia(media: { reducedMotion?: "reduce" | "no-preference" | null }): Promise<void> {
+  assert.ok(await harnessRequest({ op: "media", media }));
+}
+
 /** Types into an input or textarea (replacing its value). */
 export async function fill(selector: string, text: string, view?: View): Promise<void> {
   assert.ok(await harnessRequest({ op: "fill", selector, text, view }));
