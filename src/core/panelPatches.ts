@@ -29,13 +29,15 @@ export function patchQueue(): RunQueue {
 }
 
 /**
- * Folds the events pending since the last patch into `state`. The panel gets bounded events
- * (huge or deeply nested raw data, plans, lists are cut with a marker); the session log, the
- * transcript and exports keep the whole ones. Undefined when nothing is pending.
+ * Folds the events pending since the last patch (their runs already joined by the queue) into
+ * `state`, and empties the queue. The panel gets bounded events (huge or deeply nested raw data,
+ * plans, lists are cut with a marker); the session log, the transcript and exports keep the whole
+ * ones. Undefined when nothing is pending.
  */
-export function nextPatch(state: ViewState, pending: readonly ThoughtEvent[]): { state: ViewState; patch: PatchMessage } | undefined {
-  if (pending.length === 0) return undefined;
-  const events = coalesce(pending).map(boundEvent);
+export function nextPatch(state: ViewState, pending: RunQueue): { state: ViewState; patch: PatchMessage } | undefined {
+  const taken = pending.take();
+  if (taken.length === 0) return undefined;
+  const events = taken.map(boundEvent);
   const next = reduce(state, events);
   return { state: next, patch: { type: "patch", from: state.version, to: next.version, events } };
 }

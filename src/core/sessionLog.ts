@@ -82,10 +82,6 @@ export class RunQueue {
 
   constructor(private readonly rules: RunRules) {}
 
-  get isEmpty(): boolean {
-    return this.first === undefined && this.done.length === 0;
-  }
-
   push(e: ThoughtEvent): void {
     if (this.first && this.rules.continues(this.first, e)) {
       this.texts.push(e.text);

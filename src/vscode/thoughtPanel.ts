@@ -313,7 +313,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.holding = false;
-    const next = nextPatch(this.state, this.pending.take());
+    const next = nextPatch(this.state, this.pending);
     if (!next) return;
     this.flushedAt = performance.now();
     this.state = next.state;

@@ -1,7 +1,7 @@
 /** The panel's patches: text chunks coalesced per session, turn, kind and message; versions carried from old to new. */
 import * as assert from "node:assert/strict";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
-import { coalesce, HeldText, nextPatch, patchHeldUntil } from "../../src/core/panelPatches";
+import { coalesce, HeldText, nextPatch, patchHeldUntil, patchQueue } from "../../src/core/panelPatches";
 import { EMPTY_STATE, reduce } from "../../src/shared/viewModel";
 import { TITLE_TEXT } from "../../src/shared/bound";
 
@@ -46,7 +46,7 @@ describe("panel patches", () => {
   });
 
   it("has no patch when nothing is pending", () => {
-    assert.equal(nextPatch(EMPTY_STATE, []), undefined);
+    assert.equal(nextPatch(EMPTY_STATE, patchQueue()), undefined);
   });
 
   it("carries the state from its version to the new one, with the coalesced, bounded events", () => {
@@ -57,7 +57,10 @@ describe("panel patches", () => {
       ev({ kind: "thought", ...text("y") }, 1),
       ev({ kind: "tool_start", toolCallId: "t1", announced: true, title: "T".repeat(TITLE_TEXT + 10) }, 1),
     ];
-    const next = nextPatch(start, pending)!;
+    const queue = patchQueue();
+    for (const e of pending) queue.push(e);
+    const next = nextPatch(start, queue)!;
+    assert.deepEqual(queue.take(), [], "the patch empties the queue");
     assert.equal(next.patch.type, "patch");
     assert.equal(next.patch.from, start.version);
     assert.equal(next.patch.to, next.state.version);

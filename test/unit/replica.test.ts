@@ -4,7 +4,14 @@ import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
 import type { HostInfo } from "../../src/shared/protocol";
 import { apply, EMPTY_REPLICA, type Replica } from "../../src/shared/replica";
 import { EMPTY_STATE, prependTurns, putSessions, reduce, savedView } from "../../src/shared/viewModel";
-import { nextPatch } from "../../src/core/panelPatches";
+import { nextPatch, patchQueue } from "../../src/core/panelPatches";
+
+/** Events as the panel queues them for its next patch. */
+function queued(events: ThoughtEvent[]): ReturnType<typeof patchQueue> {
+  const q = patchQueue();
+  for (const e of events) q.push(e);
+  return q;
+}
 
 let seq = 0;
 function ev(body: ThoughtEventBody, turnId?: number): ThoughtEvent {
@@ -37,7 +44,7 @@ describe("webview replica", () => {
   it("folds a patch that starts at its version, as the host did", () => {
     const { state } = start();
     let replica: Replica = apply(EMPTY_REPLICA, { type: "snapshot", version: state.version, state, host }).replica;
-    const next = nextPatch(state, [ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1), ev({ kind: "thought", text: "b", content: { type: "text", text: "b" } }, 1)])!;
+    const next = nextPatch(state, queued([ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1), ev({ kind: "thought", text: "b", content: { type: "text", text: "b" } }, 1)]))!;
     const r = apply(replica, next.patch);
     assert.equal(r.outcome, "applied");
     assert.ok(r.outcome === "applied" && r.events === next.patch.events);
@@ -79,7 +86,7 @@ describe("webview replica", () => {
     replica = earlier.replica;
     assert.equal(replica.version, hostSide.version + 1);
     // A patch after them starts where they left the version.
-    const next = nextPatch(prependTurns(hostSide, "s1", [], true), [ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1)])!;
+    const next = nextPatch(prependTurns(hostSide, "s1", [], true), queued([ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1)]))!;
     assert.equal(apply(replica, next.patch).outcome, "applied");
   });
 
@@ -93,7 +100,7 @@ describe("webview replica", () => {
   it("never changes the replica it is given", () => {
     const { state } = start();
     const replica = Object.freeze(apply(EMPTY_REPLICA, { type: "snapshot", version: state.version, state, host }).replica);
-    const next = nextPatch(state, [ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1)])!;
+    const next = nextPatch(state, queued([ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1)]))!;
     assert.doesNotThrow(() => apply(replica, next.patch));
     assert.equal(replica.version, state.version);
   });
