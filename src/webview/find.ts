@@ -71,8 +71,13 @@ export class PieceScan<P> {
 
   /** Whether every match is found (false after a scan `due` cut short, until an update finishes it). */
   get done(): boolean {
+    return this.scannedTo >= this.length;
+  }
+
+  /** The length of the whole text, as last measured. */
+  private get length(): number {
     const last = this.offsets.length - 1;
-    return last < 0 || this.scannedTo >= (this.offsets[last] ?? 0) + (this.lens[last] ?? 0);
+    return last < 0 ? 0 : (this.offsets[last] ?? 0) + (this.lens[last] ?? 0);
   }
 
   /**
@@ -161,8 +166,7 @@ export class PieceScan<P> {
         return;
       }
     }
-    const last = this.offsets.length - 1;
-    this.scannedTo = last < 0 ? 0 : (this.offsets[last] ?? 0) + (this.lens[last] ?? 0);
+    this.scannedTo = this.length;
   }
 
   /** The piece holding an offset and the offset inside it; `end` picks the earlier piece at a boundary. */

@@ -358,7 +358,7 @@ export class Finder {
         if (this.countOf(s) !== undefined) continue;
         if (performance.now() > deadline) {
           this.complete = false;
-          this.timer ??= setTimeout(() => this.countMore(), 0);
+          this.countLater();
           return false;
         }
         const text = s.entry ? searchableText(s.entry, cwd) : foldCase(shownPrompt(s.prompt));
@@ -390,7 +390,12 @@ export class Finder {
       if (!d) this.scanning.delete(key);
       else if (!due()) this.rescan(key, d, due);
     }
-    if (this.scanning.size > 0) this.timer ??= setTimeout(() => this.countMore(), 0);
+    if (this.scanning.size > 0) this.countLater();
+  }
+
+  /** Counting and scanning go on in the next task (once, however many ask). */
+  private countLater(): void {
+    this.timer ??= setTimeout(() => this.countMore(), 0);
   }
 
   /**
@@ -434,7 +439,7 @@ export class Finder {
       this.scanning.delete(key);
     }
     this.dirty.clear();
-    if (this.scanning.size > 0) this.timer ??= setTimeout(() => this.countMore(), 0);
+    if (this.scanning.size > 0) this.countLater();
   }
 
   private rescan(key: string, d: DomSite, due?: () => boolean): void {
