@@ -13,6 +13,7 @@ import type { SessionToContinue } from "../shared/viewModel";
 import { boundId } from "../core/ids";
 import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";
+import { TURN_UPDATE_LIMIT } from "../core/outputBudget";
 import { AgentSession, describeError, type ContinueFrom, type SessionTransport } from "./agentSession";
 import { ndJsonStream } from "./ndjson";
 import type { AgentSpec, ClientPorts } from "./ports";
@@ -53,7 +54,9 @@ const STDERR_RING_BYTES = 64 * 1024;
 let connectionSerial = 0;
 /** Distinguishes this run from earlier ones, whose transcripts may be restored beside new sessions. */
 const RUN_ID = randomBytes(3).toString("hex");
+/** Updates held for sessions not known yet, at most: this many, and this many characters of JSON in all. */
 const PENDING_UPDATE_LIMIT = 10_000;
+const PENDING_UPDATE_SIZE = TURN_UPDATE_LIMIT;
 /** Longest agent session id kept with a session (in the panel's state and transcript) to continue it. */
 const MAX_KEPT_AGENT_SESSION_ID = 4096;
 const STDERR_LOG_LINES = 200;
@@ -67,8 +70,11 @@ const CONTINUE_HINT = "A prompt in the session starts it again and continues the
 export class AgentConnection {
   private readonly sessions = new Map<string, AgentSession>();
   /** Updates for sessions whose `session/new` answer has not been processed yet (they race it on the wire). */
-  private readonly pendingUpdates = new Map<string, unknown[]>();
+  private readonly pendingUpdates = new Map<string, Array<{ update: unknown; size: number }>>();
   private pendingCount = 0;
+  private pendingSize = 0;
+  /** Updates dropped since the held ones were last taken up (the first one is logged). */
+  private pendingDropped = 0;
   private stderrTail = "";
   private stderrWindow = { start: 0, lines: 0, dropped: 0 };
   private stderrFloodNoticed = false;
@@ -182,7 +188,7 @@ export class AgentConnection {
     });
 
     const stream = ndJsonStream(proc.stdin!, proc.stdout!, {
-      incoming: (m) => this.tap(m),
+      incoming: (m, size) => this.tap(m, size),
       outgoing: (m) => logger.traceEnabled && logger.trace(`→ ${this.spec.name} ${truncate(stringifyJson(m))}`),
       noise: (line, reason) => {
         logger.warn(`[${this.spec.name} stdout] ${reason}: ${truncate(line, 300)}`);
@@ -303,7 +309,7 @@ export class AgentConnection {
   }
 
   /** Sees every incoming message in wire order; maps session updates and permission requests. */
-  private tap(message: AnyMessage): void {
+  private tap(message: AnyMessage, size: number): void {
     const { logger } = this.ports;
     if (logger.traceEnabled) logger.trace(`← ${this.spec.name} ${truncate(stringifyJson(message))}`);
     if (!("method" in message)) return;
@@ -315,9 +321,9 @@ export class AgentConnection {
         return;
       }
       const session = this.sessions.get(sessionId);
-      if (session) session.ingestUpdate(params.update);
+      if (session) session.ingestUpdate(params.update, size);
       else if (this.closedIds.has(sessionId)) logger.debug(`[${this.spec.name}] update for closed session ${sessionId} dropped`);
-      else this.holdUpdate(sessionId, params.update);
+      else this.holdUpdate(sessionId, params.update, size);
     } else if (message.method === acp.methods.client.session.requestPermission && "id" in message && sessionId) {
       this.sessions.get(sessionId)?.ingestPermissionRequest(rpcKey(message.id), params);
     } else if (!("id" in message) && !knownNotification(message.method)) {
@@ -325,15 +331,17 @@ export class AgentConnection {
     }
   }
 
-  private holdUpdate(sessionId: string, update: unknown): void {
-    if (this.pendingCount >= PENDING_UPDATE_LIMIT) {
-      this.ports.logger.warn(`[${this.spec.name}] dropping update for unknown session ${sessionId}: ${truncate(stringifyJson(update), 300)}`);
+  private holdUpdate(sessionId: string, update: unknown, size: number): void {
+    if (this.pendingCount >= PENDING_UPDATE_LIMIT || this.pendingSize + size > PENDING_UPDATE_SIZE) {
+      // Said once per run of drops, without writing out the update (it may be megabytes, and come by the thousand).
+      if (this.pendingDropped++ === 0) this.ports.logger.warn(`[${this.spec.name}] dropping updates for unknown sessions (${count(this.pendingCount, "update")}, ${this.pendingSize} characters held), from one for ${truncate(sessionId, 100)} of ${size} characters`);
       return;
     }
     const list = this.pendingUpdates.get(sessionId) ?? [];
-    list.push(update);
+    list.push({ update, size });
     this.pendingUpdates.set(sessionId, list);
     this.pendingCount++;
+    this.pendingSize += size;
     if (list.length === 1) {
       setTimeout(() => {
         const held = this.pendingUpdates.get(sessionId)?.length;
@@ -536,7 +544,9 @@ export class AgentConnection {
     if (!held) return;
     this.pendingUpdates.delete(agentSessionId);
     this.pendingCount -= held.length;
-    for (const u of held) session.ingestUpdate(u);
+    for (const h of held) this.pendingSize -= h.size;
+    this.pendingDropped = 0;
+    for (const h of held) session.ingestUpdate(h.update, h.size);
   }
 
   private makeSession(key: string, agentSessionId: string, cwd: string, from?: ContinueFrom): AgentSession {

@@ -11,6 +11,7 @@ import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
 import { SessionUpdateMapper } from "../core/updateMapper";
 import { ReplayMerge } from "../core/replayMerge";
+import { megabytes, OutputBudget, TURN_TEXT_LIMIT, TURN_UPDATE_LIMIT } from "../core/outputBudget";
 import { TimeSlice } from "../core/sleep";
 import type { GuardPort, Logger, PermissionPort, ProtectedWriteQuestion } from "./ports";
 import { AgentError } from "./agentError";
@@ -71,9 +72,11 @@ export class AgentSession {
   private replay: ReplayMerge | undefined;
   /** A complete replay not yet added, and what the agent sent after it meanwhile. */
   private replayed: ReplayMerge | undefined;
-  private afterReplay: unknown[] | undefined;
+  private afterReplay: Array<{ update: unknown; size: number }> | undefined;
   private replayTurn: number | undefined;
   /** What the terminals run for this session print, reported as events of the tool calls that show them. */
+  /** What the agent sent since the last prompt, against the limits of one turn. */
+  private readonly budget = new OutputBudget();
   private readonly terminals = new ClientTerminalOutput((body) => { if (!this.ended) this.log.append(body); });
 
   constructor(
@@ -132,17 +135,49 @@ export class AgentSession {
     this.log.append(...events);
   }
 
-  /** A raw `session/update` `update` object, in wire order (kept aside while `session/load` replays, and while its replay is drained). */
-  ingestUpdate(update: unknown): void {
+  /**
+   * A raw `session/update` `update` object, in wire order (kept aside while `session/load` replays,
+   * and while its replay is drained); `size`: the characters of its JSON, as read from the wire.
+   */
+  ingestUpdate(update: unknown, size = stringifyJson(update).length): void {
     if (this.replay) {
-      this.replay.push(update);
+      this.replay.push(update, size);
       return;
     }
     if (this.afterReplay) {
-      this.afterReplay.push(update);
+      this.afterReplay.push({ update, size });
       return;
     }
-    this.map(update);
+    this.take(update, size);
+  }
+
+  /** Maps an update of the agent's while its turn's output is within the limits (see OutputBudget); past them, drops it. */
+  private take(update: unknown, size: number): void {
+    switch (this.budget.take(update, size)) {
+      case "keep":
+        this.map(update);
+        return;
+      case "crossed":
+        this.overBudget();
+        return;
+      case "drop":
+        return;
+    }
+  }
+
+  /** The agent's output in this turn went past a limit: said once, the turn stopped, and the rest of it dropped until the next prompt. */
+  private overBudget(): void {
+    const what = this.budget.crossed === "text" ? `more than ${megabytes(TURN_TEXT_LIMIT)} of text` : `more than ${megabytes(TURN_UPDATE_LIMIT)} of updates`;
+    const running = this.runningTurn !== undefined;
+    this.logger.warn(`${this.agentName} sent ${what} in one turn; the rest is dropped${running ? " and the turn is stopped" : " until the next prompt"}`);
+    this.log.append({
+      kind: "notice", severity: "warning",
+      title: `${this.agentName} sent ${what} in one turn; the rest is not shown`,
+      description: running
+        ? "Agent Thoughts stopped the turn so that the editor stays responsive. What came before is shown and saved."
+        : "What it sends until your next prompt is not shown, so that the editor stays responsive.",
+    });
+    if (running) this.cancelTurn();
   }
 
   private map(update: unknown): void {
@@ -199,7 +234,7 @@ export class AgentSession {
       this.log.replaying = false;
       const later = this.afterReplay ?? [];
       this.afterReplay = undefined;
-      for (const u of later) this.map(u);
+      for (const u of later) this.take(u.update, u.size);
     }
     return { added: r.added, skipped: r.skipped, overflow: r.overflow };
   }
@@ -295,6 +330,8 @@ export class AgentSession {
     }
     this.runningTurn = turnId;
     this.cancelRequested = false;
+    if (this.budget.dropped > 0) this.logger.info(`${this.agentName}: ${this.budget.dropped} updates past the limit of one turn were dropped`);
+    this.budget.reset();
     const sub = this.log.subscribe((e) => { if (e.turnId === turnId) feed.push(e); });
     const onAbort = (): void => this.cancelTurn(turnId);
     try {

@@ -10,6 +10,9 @@
  * (commands, mode, config options, title, usage) always apply: they are the agent's current state.
  */
 
+import { stringifyJson } from "./json";
+import { OutputBudget, TURN_TEXT_LIMIT, TURN_UPDATE_LIMIT } from "./outputBudget";
+
 /** `session/update` kinds that describe the session, not a turn's content. */
 const SESSION_LEVEL: ReadonlySet<string> = new Set([
   "available_commands_update", "current_mode_update", "config_option_update", "session_info_update", "usage_update",
@@ -17,6 +20,8 @@ const SESSION_LEVEL: ReadonlySet<string> = new Set([
 
 /** Replayed updates kept for one load; beyond this the rest is dropped (and counted). */
 export const MAX_REPLAY_UPDATES = 200_000;
+/** A replay is a whole conversation: it may bring this many turns' worth of output (see OutputBudget) before the rest is dropped. */
+const REPLAY_TURNS = 4;
 
 /** Characters of a prompt compared when lining the replay up. */
 const COMPARE_CHARS = 200;
@@ -51,7 +56,8 @@ function samePrompt(replayed: string, shown: string): boolean {
 
 export class ReplayMerge {
   private readonly updates: unknown[] = [];
-  /** Updates dropped beyond MAX_REPLAY_UPDATES. */
+  private readonly budget = new OutputBudget(REPLAY_TURNS * TURN_TEXT_LIMIT, REPLAY_TURNS * TURN_UPDATE_LIMIT);
+  /** Updates dropped beyond MAX_REPLAY_UPDATES or the budget. */
   overflow = 0;
   /** Turns added (beyond the shown ones) and replayed updates dropped as already shown. */
   added = 0;
@@ -60,8 +66,9 @@ export class ReplayMerge {
   /** `shownPrompts`: the prompts of the turns the panel shows, oldest first. */
   constructor(private readonly shownPrompts: readonly string[]) {}
 
-  push(update: unknown): void {
-    if (this.updates.length >= MAX_REPLAY_UPDATES) this.overflow++;
+  /** A replayed update; `size`: the characters of its JSON (as read from the wire). */
+  push(update: unknown, size = stringifyJson(update).length): void {
+    if (this.updates.length >= MAX_REPLAY_UPDATES || this.budget.take(update, size) !== "keep") this.overflow++;
     else this.updates.push(update);
   }
 

@@ -82,10 +82,9 @@ function round(i: number): Step[] {
 }
 
 export async function hostileFlood(a: AgentThoughtsInternalApi): Promise<void> {
-  const steps: Step[] = [];
-  for (let i = 0; i < ROUNDS; i++) steps.push(...round(i));
-  steps.push({ message: "hostile flood over" });
-  await useScenario("Hostile", { turns: [[{ message: "ready" }], steps] });
+  // Two turns of half the rounds each: one turn may bring 64 MB of updates (OutputBudget), and the ten rounds are ~69 MB.
+  const half = (from: number, last: string): Step[] => [...Array.from({ length: ROUNDS / 2 }, (_, k) => round(from + k)).flat(), { message: last }];
+  await useScenario("Hostile", { turns: [[{ message: "ready" }], half(0, "first half over"), half(ROUNDS / 2, "hostile flood over")] });
   const session = (await a.stream("warm up", { agent: "Hostile", newSession: true }).result).sessionId;
   await evaluate(installLongTasks, undefined, "sidebar");
   const workbench = await harnessRequest<{ value: boolean }>({ op: "workbench", fn: installLongTasks.toString() });
@@ -93,7 +92,10 @@ export async function hostileFlood(a: AgentThoughtsInternalApi): Promise<void> {
   const profile = process.env.AGENT_THOUGHTS_BENCH_PROFILE;
   if (profile) await harnessRequest({ op: "profileStart" });
   const t0 = Date.now();
-  await a.stream("flood", { sessionId: session }).result;
+  for (const prompt of ["flood", "flood more"]) {
+    const r = await a.stream(prompt, { sessionId: session }).result;
+    if (r.stopReason !== "end_turn") throw new Error(`hostile flood: the turn "${prompt}" ended ${r.stopReason}`);
+  }
   const hostDone = Date.now() - t0;
   await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("hostile flood over"), undefined, { timeoutMs: 300_000, view: "sidebar", what: "the last message" });
   const shown = Date.now() - t0;
@@ -102,7 +104,7 @@ export async function hostileFlood(a: AgentThoughtsInternalApi): Promise<void> {
   const pageTasks = workbench?.value ? (await harnessRequest<{ value: number[] }>({ op: "workbench", fn: readLongTasks.toString() }))?.value : undefined;
   const dom = await evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
   const bytes = ROUNDS * (RAW_OUTPUT_BYTES + WIDE_ENTRIES * 25 + DEPTH * 2 + PLAN_ENTRIES * 70);
-  log(`  Hostile flood: ${ROUNDS} rounds of a tool call (raw input ${DEPTH.toLocaleString("en")} deep + ${WIDE_ENTRIES.toLocaleString("en")} entries wide, raw output ${mb(RAW_OUTPUT_BYTES)}, 600-character id) and a ${PLAN_ENTRIES.toLocaleString("en")}-entry plan; ~${mb(bytes)} on the wire`);
+  log(`  Hostile flood: ${ROUNDS} rounds (in two turns) of a tool call (raw input ${DEPTH.toLocaleString("en")} deep + ${WIDE_ENTRIES.toLocaleString("en")} entries wide, raw output ${mb(RAW_OUTPUT_BYTES)}, 600-character id) and a ${PLAN_ENTRIES.toLocaleString("en")}-entry plan; ~${mb(bytes)} on the wire`);
   log(`    turn over on the host after ${fmt(hostDone)}; last message shown after ${fmt(shown)}; panel DOM ${dom.toLocaleString("en")} elements; extension host heap ${mb(process.memoryUsage().heapUsed)}`);
   report("workbench page main thread", pageTasks);
   report("panel webview frame", webviewTasks);

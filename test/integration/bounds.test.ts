@@ -14,7 +14,7 @@ import type { ThoughtEvent } from "../../src/shared/events";
 import { joinChunkRuns } from "../../src/core/sessionLog";
 import { eventFromLine } from "../../src/core/transcriptLines";
 import type { Scenario } from "../fixtures/agents/scenario";
-import { api, scriptedAgent, transcriptHas as shows, until } from "./helpers";
+import { api, scriptedAgent, sendFromPanel, transcriptHas as shows, until } from "./helpers";
 import { log } from "./index";
 import { click, evaluate, waitFor } from "./webview";
 
@@ -187,6 +187,37 @@ describe("Hostile input: one bad message cannot break the panel or lose the tran
     assert.equal(plan?.kind === "plan" && plan.entries.length, PLAN, "the plan is saved with all its entries");
     assert.ok(events.some((e) => e.kind === "permission_outcome" && e.outcome.outcome === "selected" && e.by === "user"), "the user's answer is saved");
     assert.ok(events.some((e) => e.kind === "message" && e.text.includes("odd text: \ufffd")), "the odd text is saved (as U+FFFD)");
+  });
+
+  it("an agent that floods past 8 MB of text in one turn: the turn stops, the panel says why, stays small and answers, and the next turn works", async function () {
+    this.timeout(120_000);
+    const a = await api();
+    // 24 thought chunks of 1 MB: the 8th takes the turn past the limit (after "before", 6 characters).
+    const chunk = { rawUpdate: '{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"{{T}}"}}', expand: { T: { text: "flooding ".repeat(114).slice(0, 1024), times: 1024 } } };
+    await configure([scriptedAgent("Flooder", { turns: [
+      [{ message: "before" }, ...Array.from({ length: 24 }, () => chunk), { message: "AFTER-THE-LIMIT" }, { waitForCancel: true, timeoutMs: 60_000 }],
+      [{ message: "the next turn" }],
+    ] })], "Flooder");
+    await openSidebar();
+    const r = await a.stream("go", { agent: "Flooder", newSession: true }).result;
+    assert.equal(r.stopReason, "cancelled", "the agent was told to stop");
+    assert.equal(r.thoughts.length, 7 * 1024 * 1024);
+    const title = "Flooder sent more than 8 MB of text in one turn; the rest is not shown";
+    const seen = await waitFor((t: string) => {
+      const notice = [...document.querySelectorAll(".entry-notice .notice-title")].find((n) => n.textContent === t);
+      const turn = [...document.querySelectorAll("#transcript .turn")].at(-1);
+      return notice && turn?.textContent?.includes("Cancelled") ? { dom: document.getElementsByTagName("*").length, after: document.body.textContent?.includes("AFTER-THE-LIMIT") ?? true } : undefined;
+    }, title, { view: "sidebar", what: "the notice and the cancelled turn", timeoutMs: 60_000 });
+    assert.ok(seen, "the notice and the cancelled turn");
+    log(`    flood notice shown; panel DOM ${seen.dom} elements`);
+    assert.equal(seen.after, false, "nothing after the limit is shown");
+    // A long thought is drawn as 2 KB blocks in groups (about 600 elements a megabyte): 7 MB of it, under 5,000.
+    assert.ok(seen.dom < 5_000, `the panel's DOM stays bounded (${seen.dom})`);
+    // The panel still answers: a prompt typed in it runs the next turn in the same session, shown in full.
+    await sendFromPanel("again");
+    await waitFor(() => document.body.textContent?.includes("the next turn") ?? false, undefined, { view: "sidebar", what: "the next turn's message", timeoutMs: 30_000 });
+    const session = a._test.manager.sessionById(r.sessionId)!;
+    assert.ok(session.log.all().some((e) => e.kind === "message" && e.text === "the next turn" && e.turnId === 2), "in the same session, as its second turn");
   });
 
   it("a panel listener that throws loses no transcript event, and the panel keeps showing new messages", async function () {
