@@ -13,7 +13,7 @@ import type { SessionToContinue } from "../shared/viewModel";
 import { boundId } from "../core/ids";
 import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";
-import { TURN_UPDATE_LIMIT } from "../core/outputBudget";
+import { jsonWeight, TURN_UPDATE_LIMIT } from "../core/outputBudget";
 import { AgentSession, describeError, type ContinueFrom, type SessionTransport } from "./agentSession";
 import { ndJsonStream } from "./ndjson";
 import type { AgentSpec, ClientPorts } from "./ports";
@@ -54,9 +54,9 @@ const STDERR_RING_BYTES = 64 * 1024;
 let connectionSerial = 0;
 /** Distinguishes this run from earlier ones, whose transcripts may be restored beside new sessions. */
 const RUN_ID = randomBytes(3).toString("hex");
-/** Updates held for sessions not known yet, at most: this many, and this many characters of JSON in all. */
+/** Updates held for sessions not known yet, at most: this many, and this much weight in all (see jsonWeight). */
 const PENDING_UPDATE_LIMIT = 10_000;
-const PENDING_UPDATE_SIZE = TURN_UPDATE_LIMIT;
+const PENDING_UPDATE_WEIGHT = TURN_UPDATE_LIMIT;
 /** Longest agent session id kept with a session (in the panel's state and transcript) to continue it. */
 const MAX_KEPT_AGENT_SESSION_ID = 4096;
 const STDERR_LOG_LINES = 200;
@@ -70,9 +70,9 @@ const CONTINUE_HINT = "A prompt in the session starts it again and continues the
 export class AgentConnection {
   private readonly sessions = new Map<string, AgentSession>();
   /** Updates for sessions whose `session/new` answer has not been processed yet (they race it on the wire). */
-  private readonly pendingUpdates = new Map<string, Array<{ update: unknown; size: number }>>();
+  private readonly pendingUpdates = new Map<string, Array<{ update: unknown; weight: number }>>();
   private pendingCount = 0;
-  private pendingSize = 0;
+  private pendingWeight = 0;
   /** Updates dropped since the held ones were last taken up (the first one is logged). */
   private pendingDropped = 0;
   private stderrTail = "";
@@ -188,12 +188,12 @@ export class AgentConnection {
     });
 
     const stream = ndJsonStream(proc.stdin!, proc.stdout!, {
-      incoming: (m, size) => this.tap(m, size),
+      incoming: (m, line) => this.tap(m, line),
       outgoing: (m) => logger.traceEnabled && logger.trace(`→ ${this.spec.name} ${truncate(stringifyJson(m))}`),
       noise: (line, reason) => {
         logger.warn(`[${this.spec.name} stdout] ${reason}: ${truncate(line, 300)}`);
         for (const s of this.sessions.values()) {
-          if (s.busy) s.record({ kind: "unknown", what: "stdout", reason: `agent wrote a line that is ${reason}`, raw: truncate(line, 2000) });
+          if (s.busy) s.recordFromAgent({ kind: "unknown", what: "stdout", reason: `agent wrote a line that is ${reason}`, raw: truncate(line, 2000) });
         }
       },
     });
@@ -205,7 +205,7 @@ export class AgentConnection {
         return await handler(ctx);
       } catch (err) {
         const message = describeError(err).message;
-        this.sessions.get(ctx.params.sessionId)?.record({ kind: "notice", severity: "warning", title: `${this.spec.name} could not ${truncate(what(ctx.params), 300)}`, description: message });
+        this.sessions.get(ctx.params.sessionId)?.recordFromAgent({ kind: "notice", severity: "warning", title: `${this.spec.name} could not ${truncate(what(ctx.params), 300)}`, description: message });
         if (err instanceof acp.RequestError) throw err;
         throw acp.RequestError.internalError(undefined, message);
       }
@@ -276,7 +276,7 @@ export class AgentConnection {
     }
     const what = params.mode === "form" ? "outside a session" : `in ${truncate(String(params.mode), 40)} mode`;
     this.ports.logger.warn(`[${this.spec.name}] elicitation/create ${what} declined`);
-    s?.record({ kind: "notice", severity: "warning", title: `${this.spec.name} asked for input ${what}, which Agent Thoughts does not support; it was declined`, description: truncate(typeof params.message === "string" ? params.message : "", 2000) });
+    s?.recordFromAgent({ kind: "notice", severity: "warning", title: `${this.spec.name} asked for input ${what}, which Agent Thoughts does not support; it was declined`, description: truncate(typeof params.message === "string" ? params.message : "", 2000) });
     return { action: "decline" };
   }
 
@@ -309,7 +309,7 @@ export class AgentConnection {
   }
 
   /** Sees every incoming message in wire order; maps session updates and permission requests. */
-  private tap(message: AnyMessage, size: number): void {
+  private tap(message: AnyMessage, line: string): void {
     const { logger } = this.ports;
     if (logger.traceEnabled) logger.trace(`← ${this.spec.name} ${truncate(stringifyJson(message))}`);
     if (!("method" in message)) return;
@@ -321,27 +321,27 @@ export class AgentConnection {
         return;
       }
       const session = this.sessions.get(sessionId);
-      if (session) session.ingestUpdate(params.update, size);
+      if (session) session.ingestUpdate(params.update, line);
       else if (this.closedIds.has(sessionId)) logger.debug(`[${this.spec.name}] update for closed session ${sessionId} dropped`);
-      else this.holdUpdate(sessionId, params.update, size);
+      else this.holdUpdate(sessionId, params.update, jsonWeight(line));
     } else if (message.method === acp.methods.client.session.requestPermission && "id" in message && sessionId) {
-      this.sessions.get(sessionId)?.ingestPermissionRequest(rpcKey(message.id), params);
+      this.sessions.get(sessionId)?.ingestPermissionRequest(rpcKey(message.id), params, jsonWeight(line));
     } else if (!("id" in message) && !knownNotification(message.method)) {
       logger.debug(`[${this.spec.name}] ignoring notification ${message.method}`);
     }
   }
 
-  private holdUpdate(sessionId: string, update: unknown, size: number): void {
-    if (this.pendingCount >= PENDING_UPDATE_LIMIT || this.pendingSize + size > PENDING_UPDATE_SIZE) {
+  private holdUpdate(sessionId: string, update: unknown, weight: number): void {
+    if (this.pendingCount >= PENDING_UPDATE_LIMIT || this.pendingWeight + weight > PENDING_UPDATE_WEIGHT) {
       // Said once per run of drops, without writing out the update (it may be megabytes, and come by the thousand).
-      if (this.pendingDropped++ === 0) this.ports.logger.warn(`[${this.spec.name}] dropping updates for unknown sessions (${count(this.pendingCount, "update")}, ${this.pendingSize} characters held), from one for ${truncate(sessionId, 100)} of ${size} characters`);
+      if (this.pendingDropped++ === 0) this.ports.logger.warn(`[${this.spec.name}] dropping updates for unknown sessions (${count(this.pendingCount, "update")} of weight ${this.pendingWeight} held), from one for ${truncate(sessionId, 100)} of weight ${weight}`);
       return;
     }
     const list = this.pendingUpdates.get(sessionId) ?? [];
-    list.push({ update, size });
+    list.push({ update, weight });
     this.pendingUpdates.set(sessionId, list);
     this.pendingCount++;
-    this.pendingSize += size;
+    this.pendingWeight += weight;
     if (list.length === 1) {
       setTimeout(() => {
         const held = this.pendingUpdates.get(sessionId)?.length;
@@ -544,9 +544,9 @@ export class AgentConnection {
     if (!held) return;
     this.pendingUpdates.delete(agentSessionId);
     this.pendingCount -= held.length;
-    for (const h of held) this.pendingSize -= h.size;
+    for (const h of held) this.pendingWeight -= h.weight;
     this.pendingDropped = 0;
-    for (const h of held) session.ingestUpdate(h.update, h.size);
+    for (const h of held) session.ingestUpdate(h.update, h.weight);
   }
 
   private makeSession(key: string, agentSessionId: string, cwd: string, from?: ContinueFrom): AgentSession {
@@ -765,10 +765,18 @@ export class AgentConnection {
       s.end(reason);
       this.ports.terminal.releaseSession(s.sessionId);
     }
+    this.dropHeldUpdates();
     this.rejectDead(reason);
     this.deaths.fire(reason);
     // The agent itself is usually gone already; what it started (its group) must go with it.
     void this.group.terminate();
+  }
+
+  /** The agent is gone: updates held for sessions it never made will never be taken up (a stopped connection may be kept a while). */
+  private dropHeldUpdates(): void {
+    this.pendingUpdates.clear();
+    this.pendingCount = 0;
+    this.pendingWeight = 0;
   }
 
   /** A session's turn is answered (or failed): a stop of it no longer raises the agent's share. */
@@ -792,6 +800,7 @@ export class AgentConnection {
       s.end(reason);
       this.ports.terminal.releaseSession(s.sessionId);
     }
+    this.dropHeldUpdates();
     this.rejectDead(reason);
     // Signalled before its stdin closes: an agent exiting on EOF would orphan the helpers it
     // started in sessions of their own before they could be found as its descendants.

@@ -11,7 +11,7 @@ import { SessionLog } from "../core/sessionLog";
 import { ThoughtStream, TurnError, TurnFeed, summariseTurn, type EventFilter } from "../core/thoughtStream";
 import { SessionUpdateMapper } from "../core/updateMapper";
 import { ReplayMerge } from "../core/replayMerge";
-import { megabytes, OutputBudget, TURN_TEXT_LIMIT, TURN_UPDATE_LIMIT } from "../core/outputBudget";
+import { jsonWeight, OutputBudget, pastLimit, type BudgetVerdict } from "../core/outputBudget";
 import { TimeSlice } from "../core/sleep";
 import type { GuardPort, Logger, PermissionPort, ProtectedWriteQuestion } from "./ports";
 import { AgentError } from "./agentError";
@@ -72,7 +72,7 @@ export class AgentSession {
   private replay: ReplayMerge | undefined;
   /** A complete replay not yet added, and what the agent sent after it meanwhile. */
   private replayed: ReplayMerge | undefined;
-  private afterReplay: Array<{ update: unknown; size: number }> | undefined;
+  private afterReplay: unknown[] | undefined;
   private replayTurn: number | undefined;
   /** What the terminals run for this session print, reported as events of the tool calls that show them. */
   /** What the agent sent since the last prompt, against the limits of one turn. */
@@ -137,37 +137,46 @@ export class AgentSession {
 
   /**
    * A raw `session/update` `update` object, in wire order (kept aside while `session/load` replays,
-   * and while its replay is drained); `size`: the characters of its JSON, as read from the wire.
+   * and while its replay is drained); `line`: its JSON as read from the wire, or its weight (see
+   * OutputBudget.take).
    */
-  ingestUpdate(update: unknown, size = stringifyJson(update).length): void {
+  ingestUpdate(update: unknown, line: string | number = stringifyJson(update)): void {
     if (this.replay) {
-      this.replay.push(update, size);
+      this.replay.push(update, line);
       return;
     }
     if (this.afterReplay) {
-      this.afterReplay.push({ update, size });
+      // Measured as it comes (the agent decides how long the drain takes); mapped once the replay is in.
+      if (this.admit(this.budget.take(update, line))) this.afterReplay.push(update);
       return;
     }
-    this.take(update, size);
+    if (this.admit(this.budget.take(update, line))) this.map(update);
   }
 
-  /** Maps an update of the agent's while its turn's output is within the limits (see OutputBudget); past them, drops it. */
-  private take(update: unknown, size: number): void {
-    switch (this.budget.take(update, size)) {
+  /**
+   * Something the agent caused that is kept as an event (a line of noise, a request that failed):
+   * recorded while its turn's output is within the limits.
+   */
+  recordFromAgent(body: ThoughtEventBody): void {
+    if (this.admit(this.budget.takeOther(jsonWeight(stringifyJson(body))))) this.log.append(body);
+  }
+
+  /** True to keep what the budget measured; past the limit, says so once (and stops the turn). */
+  private admit(verdict: BudgetVerdict): boolean {
+    switch (verdict) {
       case "keep":
-        this.map(update);
-        return;
+        return true;
       case "crossed":
         this.overBudget();
-        return;
+        return false;
       case "drop":
-        return;
+        return false;
     }
   }
 
   /** The agent's output in this turn went past a limit: said once, the turn stopped, and the rest of it dropped until the next prompt. */
   private overBudget(): void {
-    const what = this.budget.crossed === "text" ? `more than ${megabytes(TURN_TEXT_LIMIT)} of text` : `more than ${megabytes(TURN_UPDATE_LIMIT)} of updates`;
+    const what = pastLimit(this.budget.crossed ?? "other");
     const running = this.runningTurn !== undefined;
     this.logger.warn(`${this.agentName} sent ${what} in one turn; the rest is dropped${running ? " and the turn is stopped" : " until the next prompt"}`);
     this.log.append({
@@ -178,6 +187,8 @@ export class AgentSession {
         : "What it sends until your next prompt is not shown, so that the editor stays responsive.",
     });
     if (running) this.cancelTurn();
+    // Nothing more of this turn is asked either.
+    this.cancelOpenPermissions();
   }
 
   private map(update: unknown): void {
@@ -234,7 +245,7 @@ export class AgentSession {
       this.log.replaying = false;
       const later = this.afterReplay ?? [];
       this.afterReplay = undefined;
-      for (const u of later) this.take(u.update, u.size);
+      for (const u of later) this.map(u);
     }
     return { added: r.added, skipped: r.skipped, overflow: r.overflow };
   }
@@ -267,9 +278,10 @@ export class AgentSession {
     this.terminals.exited(terminalId, exit);
   }
 
-  /** A raw `session/request_permission`, in wire order (see SessionPermissions). */
-  ingestPermissionRequest(rpcKey: string, params: { toolCall?: unknown; options?: unknown }): void {
-    this.permissions.fromAgent(rpcKey, params);
+  /** A raw `session/request_permission`, in wire order (see SessionPermissions); past its turn's limits, answered cancelled unseen. */
+  ingestPermissionRequest(rpcKey: string, params: { toolCall?: unknown; options?: unknown }, weight = jsonWeight(stringifyJson(params))): void {
+    if (this.admit(this.budget.takeOther(weight))) this.permissions.fromAgent(rpcKey, params);
+    else this.permissions.refuse(rpcKey);
   }
 
   /** The answer owed to the agent's permission request with this JSON-RPC id. */
@@ -447,7 +459,8 @@ export class AgentSession {
   /** Sets a config option (model, thought level…); records the agent's updated options. */
   async setConfigOption(configId: string, value: string | boolean): Promise<void> {
     const options = await this.transport.setConfigOption(this.agentSessionId, configId, value);
-    this.ingestUpdate({ sessionUpdate: "config_option_update", configOptions: options });
+    // The agent's answer to the user's change, not something it sent on its own: recorded whatever its turn's output.
+    this.map({ sessionUpdate: "config_option_update", configOptions: options });
   }
 
   /**

@@ -13,8 +13,8 @@ import { wellFormedJson } from "../core/json";
 import { agentIngest, type IngestScheduler, type IngestSource } from "./ingest";
 
 export interface NdJsonHooks {
-  /** Every parsed message from the agent, in wire order, before the SDK sees it; `size`: the characters of its line. */
-  incoming(message: AnyMessage, size: number): void;
+  /** Every parsed message from the agent, in wire order, before the SDK sees it, and its line. */
+  incoming(message: AnyMessage, line: string): void;
   /** Every message we send. */
   outgoing(message: AnyMessage): void;
   /** A line that is not a JSON-RPC message (log noise, truncated JSON, too large). */
@@ -66,7 +66,7 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
           return;
         }
         if (closed) return;
-        hooks.incoming(parsed, trimmed.length);
+        hooks.incoming(parsed, trimmed);
         // session/update notifications are mapped by the tap (in wire order, unknown kinds kept);
         // the SDK would only validate them again, twice, with zod: a third of the host's CPU under load.
         if (isUpdateNotification(parsed)) return;

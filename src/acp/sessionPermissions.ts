@@ -39,6 +39,8 @@ const MAX_APPROVED_EDITS = 20;
 export class SessionPermissions {
   /** Agent requests entered from the wire, by JSON-RPC id, until their handler takes them. */
   private readonly held = new Map<string, Entry>();
+  /** Agent requests refused unseen (see `refuse`), by JSON-RPC id, until their handler answers them. */
+  private readonly refused = new Set<string>();
   /** Aborted to cancel every open request (turn end, cancel, session end); renewed after. */
   private abort = new AbortController();
   /** Diffs of protected files the user allowed by hand: the matching write needs no second question. */
@@ -71,10 +73,19 @@ export class SessionPermissions {
     this.held.set(rpcKey, this.enter(params, undefined));
   }
 
+  /** An agent's request that is not shown (its turn went past its limits): answered cancelled, unasked. */
+  refuse(rpcKey: string): void {
+    if (this.refused.size < MAX_HELD) this.refused.add(rpcKey);
+  }
+
   /** Asks the agent's request with this JSON-RPC id; resolves with the answer it is sent. */
   reply(rpcKey: string): Promise<PermissionOutcome> {
     const entry = this.held.get(rpcKey);
     this.held.delete(rpcKey);
+    if (this.refused.delete(rpcKey)) {
+      this.logger.debug(`${this.session.agentName}'s permission request ${rpcKey} came past its turn's limits: answered cancelled, not asked`);
+      return Promise.resolve(CANCELLED);
+    }
     if (!entry) {
       this.logger.warn(`No permission request ${rpcKey} of ${this.session.agentName} was seen; answered cancelled`);
       return Promise.resolve(CANCELLED);

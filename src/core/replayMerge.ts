@@ -11,7 +11,7 @@
  */
 
 import { stringifyJson } from "./json";
-import { OutputBudget, TURN_TEXT_LIMIT, TURN_UPDATE_LIMIT } from "./outputBudget";
+import { OutputBudget, TURN_ENTRY_LIMIT, TURN_TEXT_LIMIT, TURN_UPDATE_LIMIT } from "./outputBudget";
 
 /** `session/update` kinds that describe the session, not a turn's content. */
 const SESSION_LEVEL: ReadonlySet<string> = new Set([
@@ -56,7 +56,7 @@ function samePrompt(replayed: string, shown: string): boolean {
 
 export class ReplayMerge {
   private readonly updates: unknown[] = [];
-  private readonly budget = new OutputBudget(REPLAY_TURNS * TURN_TEXT_LIMIT, REPLAY_TURNS * TURN_UPDATE_LIMIT);
+  private readonly budget = new OutputBudget(REPLAY_TURNS * TURN_TEXT_LIMIT, REPLAY_TURNS * TURN_UPDATE_LIMIT, REPLAY_TURNS * TURN_ENTRY_LIMIT);
   /** Updates dropped beyond MAX_REPLAY_UPDATES or the budget. */
   overflow = 0;
   /** Turns added (beyond the shown ones) and replayed updates dropped as already shown. */
@@ -66,9 +66,9 @@ export class ReplayMerge {
   /** `shownPrompts`: the prompts of the turns the panel shows, oldest first. */
   constructor(private readonly shownPrompts: readonly string[]) {}
 
-  /** A replayed update; `size`: the characters of its JSON (as read from the wire). */
-  push(update: unknown, size = stringifyJson(update).length): void {
-    if (this.updates.length >= MAX_REPLAY_UPDATES || this.budget.take(update, size) !== "keep") this.overflow++;
+  /** A replayed update; `line`: its JSON as read from the wire, or its weight (see OutputBudget.take). */
+  push(update: unknown, line: string | number = stringifyJson(update)): void {
+    if (this.updates.length >= MAX_REPLAY_UPDATES || this.budget.take(update, line) !== "keep") this.overflow++;
     else this.updates.push(update);
   }
 
