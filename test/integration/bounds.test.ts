@@ -199,8 +199,10 @@ describe("Hostile input: one bad message cannot break the panel or lose the tran
       [{ message: "the next turn" }],
     ] })], "Flooder");
     await openSidebar();
+    const t0 = Date.now();
     const r = await a.stream("go", { agent: "Flooder", newSession: true }).result;
-    assert.equal(r.stopReason, "cancelled", "the agent was told to stop");
+    assert.equal(r.stopReason, "cancelled");
+    assert.ok(Date.now() - t0 < 30_000, "the agent was told to stop: it ends the turn on session/cancel, or after 60 s");
     assert.equal(r.thoughts.length, 7 * 1024 * 1024);
     const title = "Flooder sent more than 8 MB of text in one turn; the rest is not shown";
     const seen = await waitFor((t: string) => {
