@@ -310,6 +310,8 @@ export class AgentConnection {
 
   /** Sees every incoming message in wire order; maps session updates and permission requests. */
   private tap(message: AnyMessage, line: string): void {
+    // What is still buffered (or written by what the agent left running) after it died or was stopped is not taken up.
+    if (this.deathReason || this.disposed) return;
     const { logger } = this.ports;
     if (logger.traceEnabled) logger.trace(`← ${this.spec.name} ${truncate(stringifyJson(message))}`);
     if (!("method" in message)) return;
@@ -323,7 +325,7 @@ export class AgentConnection {
       const session = this.sessions.get(sessionId);
       if (session) session.ingestUpdate(params.update, line);
       else if (this.closedIds.has(sessionId)) logger.debug(`[${this.spec.name}] update for closed session ${sessionId} dropped`);
-      else this.holdUpdate(sessionId, params.update, jsonWeight(line));
+      else this.holdUpdate(sessionId, params.update, line);
     } else if (message.method === acp.methods.client.session.requestPermission && "id" in message && sessionId) {
       this.sessions.get(sessionId)?.ingestPermissionRequest(rpcKey(message.id), params, jsonWeight(line));
     } else if (!("id" in message) && !knownNotification(message.method)) {
@@ -331,10 +333,12 @@ export class AgentConnection {
     }
   }
 
-  private holdUpdate(sessionId: string, update: unknown, weight: number): void {
+  private holdUpdate(sessionId: string, update: unknown, line: string): void {
+    // Full already: not even weighed (a flood of them would pay the scan on each).
+    const weight = this.pendingCount >= PENDING_UPDATE_LIMIT || this.pendingWeight >= PENDING_UPDATE_WEIGHT ? Infinity : jsonWeight(line);
     if (this.pendingCount >= PENDING_UPDATE_LIMIT || this.pendingWeight + weight > PENDING_UPDATE_WEIGHT) {
       // Said once per run of drops, without writing out the update (it may be megabytes, and come by the thousand).
-      if (this.pendingDropped++ === 0) this.ports.logger.warn(`[${this.spec.name}] dropping updates for unknown sessions (${count(this.pendingCount, "update")} of weight ${this.pendingWeight} held), from one for ${truncate(sessionId, 100)} of weight ${weight}`);
+      if (this.pendingDropped++ === 0) this.ports.logger.warn(`[${this.spec.name}] dropping updates for unknown sessions (${count(this.pendingCount, "update")} of weight ${this.pendingWeight} held), from one for ${truncate(sessionId, 100)} of weight ${Number.isFinite(weight) ? weight : "(not measured)"}`);
       return;
     }
     const list = this.pendingUpdates.get(sessionId) ?? [];
@@ -777,6 +781,7 @@ export class AgentConnection {
     this.pendingUpdates.clear();
     this.pendingCount = 0;
     this.pendingWeight = 0;
+    this.pendingDropped = 0;
   }
 
   /** A session's turn is answered (or failed): a stop of it no longer raises the agent's share. */

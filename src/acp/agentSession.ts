@@ -147,7 +147,7 @@ export class AgentSession {
     }
     if (this.afterReplay) {
       // Measured as it comes (the agent decides how long the drain takes); mapped once the replay is in.
-      if (this.admit(this.budget.take(update, line))) this.afterReplay.push(update);
+      if (this.admit(this.budget.take(update, line, true))) this.afterReplay.push(update);
       return;
     }
     if (this.admit(this.budget.take(update, line))) this.map(update);

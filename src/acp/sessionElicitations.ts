@@ -6,6 +6,7 @@
  * the agent gets accept with the checked content, decline, or cancel.
  */
 import type { SessionLog } from "../core/sessionLog";
+import type { ThoughtEventBody } from "../shared/events";
 import { boundMessage, normaliseForm, openableUrl, validateAnswer, type ElicitContent, type ElicitForm } from "../shared/elicitation";
 import type { Logger } from "./ports";
 
@@ -16,6 +17,8 @@ export interface ElicitationSession {
   readonly log: SessionLog;
   /** True when nothing may be asked now (the session ended, its turn is being cancelled, or it is stuck). */
   readonly closed: boolean;
+  /** Records something the agent caused, within its turn's output limits (see AgentSession). */
+  recordFromAgent(body: ThoughtEventBody): void;
 }
 
 export type ElicitationReply = { action: "accept"; content: ElicitContent } | { action: "decline" } | { action: "cancel" };
@@ -60,7 +63,7 @@ export class SessionElicitations {
   async ask(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown; url?: unknown; elicitationId?: unknown }): Promise<ElicitationReply> {
     const page = params.url !== undefined ? openableUrl(params.url) : undefined;
     if (params.url !== undefined && (!page || typeof params.elicitationId !== "string" || params.elicitationId.length > 500)) {
-      this.session.log.append({ kind: "notice", severity: "warning", title: `${this.session.agentName} asked you to open a page Agent Thoughts does not open (only http and https, without a user name in it); it was declined`, description: typeof params.url === "string" ? params.url.slice(0, 300) : "" });
+      this.session.recordFromAgent({ kind: "notice", severity: "warning", title: `${this.session.agentName} asked you to open a page Agent Thoughts does not open (only http and https, without a user name in it); it was declined`, description: typeof params.url === "string" ? params.url.slice(0, 300) : "" });
       return { action: "decline" };
     }
     if (this.session.closed) return { action: "cancel" };

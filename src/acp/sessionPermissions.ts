@@ -61,6 +61,8 @@ export class SessionPermissions {
    * has accepted the request.
    */
   fromAgent(rpcKey: string, params: RawRequest): void {
+    // An id refused before and never answered (a request the SDK rejected) is this request's now.
+    this.refused.delete(rpcKey);
     if (this.held.has(rpcKey)) {
       this.logger.warn(`${this.session.agentName} reused the JSON-RPC id of an open permission request (${rpcKey}); the second request is not shown`);
       return;
@@ -82,7 +84,7 @@ export class SessionPermissions {
   reply(rpcKey: string): Promise<PermissionOutcome> {
     const entry = this.held.get(rpcKey);
     this.held.delete(rpcKey);
-    if (this.refused.delete(rpcKey)) {
+    if (!entry && this.refused.delete(rpcKey)) {
       this.logger.debug(`${this.session.agentName}'s permission request ${rpcKey} came past its turn's limits: answered cancelled, not asked`);
       return Promise.resolve(CANCELLED);
     }

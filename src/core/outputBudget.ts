@@ -22,7 +22,14 @@ export const TURN_UPDATE_LIMIT = 64 * 1024 * 1024;
 /** Entries one turn may make: runs of text and tool calls. */
 export const TURN_ENTRY_LIMIT = 20_000;
 /** What an event costs beyond its update's weight (the event object and its place in the log). */
-export const EVENT_OVERHEAD = 128;
+export const EVENT_OVERHEAD = 96;
+/** What a chunk that goes on a run costs beyond its text (an API stream keeps each chunk's event; a flood of empty ones must cost something). */
+export const JOINED_CHUNK_COST = 32;
+/**
+ * The JSON-RPC envelope of a `session/update` line (`jsonrpc`, `method`, `params`, `sessionId`),
+ * which is not kept: taken off a line's weight (a line is never weighed below nothing).
+ */
+export const ENVELOPE_WEIGHT = 160;
 
 /** Weight of a container and of an element in it, beyond its characters: a parsed `[{},{},…]` took about 19 times its text's size in V8. */
 const CONTAINER_WEIGHT = 32;
@@ -30,30 +37,40 @@ const ELEMENT_WEIGHT = 16;
 
 /**
  * What a JSON text weighs when parsed, roughly: its length, plus CONTAINER_WEIGHT for each object
- * or array and ELEMENT_WEIGHT for each comma outside strings. One pass, no allocation.
+ * or array and ELEMENT_WEIGHT for each comma outside strings. Strings are skipped with indexOf (a
+ * text-heavy line costs little more than finding its quotes); no allocation.
  */
 export function jsonWeight(text: string): number {
   let containers = 0;
   let elements = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 /* { */ || c === 91 /* [ */) containers++;
+    if (c === 34 /* " */) {
+      // To the closing quote: one not preceded by an odd number of backslashes.
+      let end = text.indexOf('"', i + 1);
+      for (;;) {
+        if (end < 0) return text.length + containers * CONTAINER_WEIGHT + elements * ELEMENT_WEIGHT;
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 92 /* \ */) slashes++;
+        if (slashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      i = end;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) containers++;
     else if (c === 44 /* , */) elements++;
   }
   return text.length + containers * CONTAINER_WEIGHT + elements * ELEMENT_WEIGHT;
 }
 
-/** A text chunk the update mapper takes as it is (plain text, a string message id or none): its kind, text and message. */
+/**
+ * A text chunk of the agent's that the update mapper takes as it is (plain text, a string message
+ * id or none) and the log joins to a run: its kind, text and message. (The user's chunks never join.)
+ */
 function plainChunk(update: unknown): { kind: string; text: string; messageId: string | undefined } | undefined {
   if (typeof update !== "object" || update === null) return undefined;
   const u = update as { sessionUpdate?: unknown; content?: unknown; messageId?: unknown };
   const kind = u.sessionUpdate;
-  if (kind !== "agent_thought_chunk" && kind !== "agent_message_chunk" && kind !== "user_message_chunk") return undefined;
+  if (kind !== "agent_thought_chunk" && kind !== "agent_message_chunk") return undefined;
   const c = u.content as { type?: unknown; text?: unknown } | null | undefined;
   if (typeof c !== "object" || c === null || c.type !== "text" || typeof c.text !== "string") return undefined;
   if (u.messageId !== undefined && u.messageId !== null && typeof u.messageId !== "string") return undefined;
@@ -103,20 +120,23 @@ export class OutputBudget {
   }
 
   /**
-   * Counts an update of the agent's: `line` is its JSON text, weighed only when the update does not
-   * go on a run of text (see `jsonWeight`), or its weight. The one that takes a measure past its
+   * Counts an update of the agent's: `line` is its `session/update` line, weighed only when the
+   * update does not go on a run of text (see `jsonWeight`; its envelope is not kept, so not
+   * counted), or its weight. `held`: the update is kept whole as it came for a while (while a
+   * replay drains), so it never counts as going on a run. The one that takes a measure past its
    * limit is the first not kept.
    */
-  take(update: unknown, line: string | number): BudgetVerdict {
+  take(update: unknown, line: string | number, held = false): BudgetVerdict {
     if (this.over) {
       this.dropped++;
       return "drop";
     }
     const chunk = plainChunk(update);
-    if (chunk && this.run && chunk.kind === this.run.kind && chunk.messageId === this.run.messageId) {
+    if (!held && chunk && this.run && chunk.kind === this.run.kind && chunk.messageId === this.run.messageId) {
       this.text += chunk.text.length;
+      this.other += JOINED_CHUNK_COST;
     } else {
-      const weight = typeof line === "number" ? line : jsonWeight(line);
+      const weight = typeof line === "number" ? line : Math.max(0, jsonWeight(line) - ENVELOPE_WEIGHT);
       this.other += Math.max(0, weight - (chunk?.text.length ?? 0)) + EVENT_OVERHEAD;
       if (chunk) {
         this.text += chunk.text.length;

@@ -1,5 +1,6 @@
 /** An agent's form question: its schema becomes bounded plain fields, and answers are checked against them (hostile schemas included). */
 import * as assert from "node:assert/strict";
+import type { ThoughtEventBody } from "../../src/shared/events";
 import { MAX_CHOICES, MAX_FIELDS, MAX_LABEL, defaultsOf, normaliseForm, openableUrl, validateAnswer } from "../../src/shared/elicitation";
 import { SessionElicitations } from "../../src/acp/sessionElicitations";
 import { SessionLog } from "../../src/core/sessionLog";
@@ -99,7 +100,7 @@ describe("a session's questions (SessionElicitations)", () => {
   const quiet = { traceEnabled: false, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
   function make() {
     const log = new SessionLog("s1");
-    const session = { sessionId: "s1", agentName: "Agent", log, closed: false };
+    const session = { sessionId: "s1", agentName: "Agent", log, closed: false, recordFromAgent: (body: ThoughtEventBody) => { log.append(body); } };
     return { log, session, q: new SessionElicitations(session, quiet) };
   }
   const form = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };

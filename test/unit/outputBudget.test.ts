@@ -5,7 +5,7 @@
  * is the first one dropped, and the next turn starts afresh. A replay is bounded the same way.
  */
 import * as assert from "node:assert/strict";
-import { EVENT_OVERHEAD, jsonWeight, OutputBudget, TURN_TEXT_LIMIT } from "../../src/core/outputBudget";
+import { EVENT_OVERHEAD, JOINED_CHUNK_COST, jsonWeight, OutputBudget, TURN_TEXT_LIMIT } from "../../src/core/outputBudget";
 import { ReplayMerge } from "../../src/core/replayMerge";
 
 const thought = (text: string, messageId?: unknown): unknown => ({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text }, ...(messageId !== undefined ? { messageId } : {}) });
@@ -18,6 +18,9 @@ describe("OutputBudget", () => {
   it("weighs JSON by its characters, and more for each object, array and element outside strings", () => {
     assert.equal(jsonWeight('"a, b {c} [d]"'), 14, "inside a string nothing counts");
     assert.equal(jsonWeight('"say \\"{,}\\" ok"'), 16, "escaped quotes do not end the string");
+    assert.equal(jsonWeight('["a\\\\",1]'), 9 + 32 + 16, "an escaped backslash before a quote: the quote ends the string");
+    assert.equal(jsonWeight('["\\u0022,",{}]'), 14 + 2 * 32 + 16, "an escaped quote as \\u0022 is inside the string");
+    assert.equal(jsonWeight('"unterminated, {'), 16, "a string that never ends (never parsed JSON): its length");
     assert.equal(jsonWeight("[1,2]"), 5 + 32 + 16);
     const empties = `[${Array.from({ length: 1000 }, () => "{}").join(",")}]`;
     assert.ok(jsonWeight(empties) > 15 * empties.length, "a list of empty objects weighs far more than its text");
@@ -28,8 +31,8 @@ describe("OutputBudget", () => {
   it("a chunk that goes on the run before it costs only its text; one that starts a run costs its envelope and an entry", () => {
     const b = new OutputBudget(100, 10_000, 3);
     const exact = new OutputBudget(100, 1_000);
-    assert.equal(exact.take(thought("abcd"), 1_000 - EVENT_OVERHEAD + 4), "keep", "weight - text + overhead: exactly the limit");
-    assert.equal(exact.take(thought("abcd"), 1_000_000), "keep", "joined: its weight does not count");
+    assert.equal(exact.take(thought("abcd"), 1_000 - EVENT_OVERHEAD + 4 - JOINED_CHUNK_COST), "keep", "weight - text + overhead");
+    assert.equal(exact.take(thought("abcd"), 1_000_000), "keep", "joined: its weight does not count, only JOINED_CHUNK_COST (exactly the limit now)");
     assert.equal(exact.take(tool("t"), 1), "crossed");
     assert.equal(b.take(thought("abcd", "m1"), 100), "keep", "a run's first chunk: 100 - 4 + EVENT_OVERHEAD");
     for (let i = 0; i < 20; i++) assert.equal(b.take(thought("ab", "m1"), weigh(thought("ab", "m1"))), "keep", "joined: text only");
@@ -38,6 +41,24 @@ describe("OutputBudget", () => {
     assert.equal(b.take(thought("z", "m2"), weigh(thought("z", "m2"))), "keep", "a run of another message: the third entry");
     assert.equal(b.take(thought("z", "m3"), 50), "crossed", "the fourth entry is one too many");
     assert.equal(b.crossed, "entries");
+  });
+
+  it("the user's chunks never join (the log keeps each), and a joined chunk costs something even when empty; an update held whole never joins", () => {
+    const users = new OutputBudget(1_000_000, 100 * EVENT_OVERHEAD, 1_000_000);
+    let n = 0;
+    while (users.take(user(""), 60) === "keep") n++;
+    assert.ok(n < 100, `empty user chunks: each weighed (${n} kept)`);
+    const empties = new OutputBudget(1_000_000, 1_000 * JOINED_CHUNK_COST, 1_000_000);
+    let k = 0;
+    while (empties.take(thought("", "m"), 60) === "keep") k++;
+    assert.ok(k > 900 && k < 1_000, `empty chunks of one run: JOINED_CHUNK_COST each (${k} kept)`);
+    const held = new OutputBudget(1_000_000, 1_000_000, 1_000_000);
+    held.take(thought("a", "m"), 100, true);
+    for (let i = 0; i < 9; i++) held.take(thought("a", "m"), 100, true);
+    const live = new OutputBudget(1_000_000, 1_000_000, 1_000_000);
+    for (let i = 0; i < 10; i++) live.take(thought("a", "m"), 100);
+    assert.equal(held.take(tool("x"), 999_000), "crossed", "ten held chunks cost ten events");
+    assert.equal(live.take(tool("x"), 999_000), "keep", "ten live chunks of a run cost one event and nine joins");
   });
 
   it("keeps text up to the limit exactly; the chunk that goes past it is the first dropped, and all after it", () => {
@@ -91,8 +112,7 @@ describe("OutputBudget", () => {
 describe("ReplayMerge: a replay is bounded by size, not only by count", () => {
   it("a replay that brings more than four turns' worth of text keeps what came before and counts the rest as overflow", () => {
     const m = new ReplayMerge([]);
-    // The user's words count as text too ("first": 5 characters).
-    const big = "x".repeat(TURN_TEXT_LIMIT - 2);
+    const big = "x".repeat(TURN_TEXT_LIMIT);
     m.push(user("first"), 100);
     for (let i = 0; i < 4; i++) m.push(thought(big), big.length + 100);
     assert.equal(m.overflow, 0, "four turns' worth is kept");
