@@ -20,6 +20,15 @@ import { isInside } from "../core/paths";
 export const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
 /** The most an agent may ask to keep per terminal: its buffer lives in the extension host. */
 export const MAX_OUTPUT_BYTE_LIMIT = 16 * 1024 * 1024;
+/**
+ * Terminals a session may hold unreleased, and the output they may keep in all (the sum of their
+ * limits): each one's buffer lives in the extension host, and an agent that creates terminals
+ * without releasing them would otherwise grow it without end. A terminal past the sum gets what is
+ * left of it (at least MIN_OUTPUT_BYTE_LIMIT), else is refused.
+ */
+export const MAX_SESSION_TERMINALS = 32;
+export const SESSION_OUTPUT_BYTES = 64 * 1024 * 1024;
+const MIN_OUTPUT_BYTE_LIMIT = 64 * 1024;
 /** What a command left running when its shell exited gets this long after SIGTERM before SIGKILL. */
 export const LEFTOVER_GRACE_MS = 1000;
 /** After that, how long its output pipes may stay open without output (held by a process outside the group). */
@@ -156,6 +165,19 @@ export class NodeTerminals implements TerminalPort {
 
   async create(req: TerminalCreateRequest): Promise<string> {
     const { logger } = this.options;
+    let held = 0;
+    let kept = 0;
+    for (const t of this.terms.values()) {
+      if (t.sessionId !== req.sessionId) continue;
+      held++;
+      kept += t.limit;
+    }
+    const room = SESSION_OUTPUT_BYTES - kept;
+    if (held >= MAX_SESSION_TERMINALS || room < MIN_OUTPUT_BYTE_LIMIT) {
+      const why = held >= MAX_SESSION_TERMINALS ? `${held} terminals not released` : `terminals not released that keep ${Math.round(kept / 1048576)} MB of output`;
+      logger?.warn(`Refused terminal/create "${req.command.slice(0, 200)}": the session has ${why}`);
+      throw new Error(`this session has ${why}; release one (terminal/release) before creating another`);
+    }
     let cwd: string;
     try {
       cwd = await resolveTerminalCwd(req.cwd, req.sessionCwd, this.options.allowedRoots?.() ?? []);
@@ -172,7 +194,7 @@ export class NodeTerminals implements TerminalPort {
     const group = new ProcessGroup(proc);
     const term: Term = {
       sessionId: req.sessionId, proc, group, chunks: [], bytes: 0, truncated: false, lastOutputAt: 0,
-      limit: Math.min(req.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT, MAX_OUTPUT_BYTE_LIMIT),
+      limit: Math.min(req.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT, MAX_OUTPUT_BYTE_LIMIT, room),
       exited: new Promise<TerminalExit>((resolve) => {
         let done = false;
         let status: TerminalExit | undefined;

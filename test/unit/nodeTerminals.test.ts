@@ -46,6 +46,31 @@ describe("NodeTerminals", () => {
     }
   });
 
+  it("a session holds at most 32 unreleased terminals and 64 MB of their output in all; releasing one makes room", async () => {
+    const t = new NodeTerminals();
+    const limitOf = (id: string): number => (t as unknown as { terms: Map<string, { limit: number }> }).terms.get(id)!.limit;
+    try {
+      const big: string[] = [];
+      for (let i = 0; i < 3; i++) big.push(await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: "true", outputByteLimit: 16 * 1024 * 1024 }));
+      const fourth = await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: "true", outputByteLimit: 16 * 1024 * 1024 });
+      assert.equal(limitOf(fourth), 16 * 1024 * 1024, "four of 16 MB fill the 64 MB");
+      await assert.rejects(t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: "true" }), /this session has terminals not released that keep 64 MB of output; release one/);
+      const other = await t.create({ sessionId: "other", sessionCwd: os.tmpdir(), command: "true" });
+      assert.equal(limitOf(other), 1024 * 1024, "another session has room of its own");
+      await t.release("s", big[0]!);
+      const after = await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: "true", outputByteLimit: 16 * 1024 * 1024 });
+      assert.equal(limitOf(after), 16 * 1024 * 1024, "released: room again");
+      for (const id of [...big.slice(1), fourth, after]) await t.release("s", id);
+      const ids: string[] = [];
+      for (let i = 0; i < 32; i++) ids.push(await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: "true", outputByteLimit: 1024 }));
+      await assert.rejects(t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: "true" }), /this session has 32 terminals not released/);
+      await t.release("s", ids[0]!);
+      await t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: "true" });
+    } finally {
+      t.dispose();
+    }
+  });
+
   it("kill ends a running command (and its children); release frees the id", async () => {
     const seen: string[] = [];
     const t = new NodeTerminals();
