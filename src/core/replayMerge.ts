@@ -55,8 +55,20 @@ function samePrompt(replayed: string, shown: string): boolean {
 }
 
 export class ReplayMerge {
-  private readonly updates: unknown[] = [];
+  /** What will be mapped, in order: session-level updates and the turns the panel does not show. */
+  private readonly kept: ReplayStep[] = [];
   private readonly budget = new OutputBudget(REPLAY_TURNS * TURN_TEXT_LIMIT, REPLAY_TURNS * TURN_UPDATE_LIMIT, REPLAY_TURNS * TURN_ENTRY_LIMIT);
+  private readonly shown: string[];
+  /** The replayed turn the updates now belong to (0: before the first user message). */
+  private turn = 0;
+  private lastWasUser = false;
+  /** Leading replayed turns that matched the shown prompts in order; whether the lining up is over (a turn did not match). */
+  private matched = 0;
+  private lined = false;
+  /** The last replayed turn the panel shows already (its updates are not kept), decided as each turn starts. */
+  private known = 0;
+  /** The last added turn that has a step yet (its first one starts it). */
+  private started = 0;
   /** Updates dropped beyond MAX_REPLAY_UPDATES or the budget. */
   overflow = 0;
   /** Turns added (beyond the shown ones) and replayed updates dropped as already shown. */
@@ -64,57 +76,64 @@ export class ReplayMerge {
   skipped = 0;
 
   /** `shownPrompts`: the prompts of the turns the panel shows, oldest first. */
-  constructor(private readonly shownPrompts: readonly string[]) {}
+  constructor(shownPrompts: readonly string[]) {
+    this.shown = shownPrompts.map(norm);
+  }
 
-  /** A replayed update; `line`: its JSON as read from the wire, or its weight (see OutputBudget.take). */
+  /**
+   * A replayed update; `line`: its JSON as read from the wire, or its weight (see
+   * OutputBudget.take). Whether its turn is one the panel shows is decided as the turn starts (the
+   * lining up goes by each turn's first user text), so an update of a shown turn is not kept at
+   * all, and the limits fall on what is added.
+   */
   push(update: unknown, line: string | number = stringifyJson(update)): void {
-    if (this.updates.length >= MAX_REPLAY_UPDATES || this.budget.take(update, line) !== "keep") this.overflow++;
-    else this.updates.push(update);
+    const kind = kindOf(update);
+    const sessionLevel = kind !== undefined && SESSION_LEVEL.has(kind);
+    if (!sessionLevel) {
+      const user = kind === "user_message_chunk";
+      if (user && !this.lastWasUser) this.startTurn(userText(update));
+      this.lastWasUser = user;
+      // Before the first user message, or a turn the panel shows: already there.
+      if (this.turn <= this.known) {
+        this.skipped++;
+        return;
+      }
+    }
+    if (this.kept.length >= MAX_REPLAY_UPDATES || this.budget.take(update, line) !== "keep") {
+      this.overflow++;
+      return;
+    }
+    const newTurn = !sessionLevel && this.turn > this.started;
+    if (newTurn) {
+      this.started = this.turn;
+      this.added++;
+    }
+    this.kept.push({ update, newTurn });
+  }
+
+  /**
+   * A replayed turn starts with this first user text. Shown turns are the leading replayed turns
+   * that match the shown prompts in order; when the first does not match (an agent that rewrites
+   * prompts), the first turns are taken as the shown ones by count.
+   */
+  private startTurn(first: string): void {
+    const t = ++this.turn;
+    if (this.lined || t > this.shown.length) {
+      this.lined = true;
+      return;
+    }
+    if (samePrompt(first, this.shown[t - 1]!)) {
+      this.matched = t;
+      this.known = t;
+      return;
+    }
+    this.lined = true;
+    // None matched: as many turns as the panel shows are its turns, by count.
+    if (this.matched === 0) this.known = this.shown.length;
   }
 
   /** What to map, in order, once the replay is complete. */
   steps(): ReplayStep[] {
-    // Cut into turns: index of each turn's first update.
-    const turnOf: number[] = [];
-    const firstText: string[] = [];
-    let turn = 0;
-    let lastWasUser = false;
-    for (const u of this.updates) {
-      const kind = kindOf(u);
-      if (kind !== undefined && SESSION_LEVEL.has(kind)) {
-        turnOf.push(-1);
-        continue;
-      }
-      const user = kind === "user_message_chunk";
-      if (user && !lastWasUser) firstText[++turn] = userText(u);
-      lastWasUser = user;
-      turnOf.push(turn);
-    }
-    const shown = this.shownPrompts.map(norm);
-    // Line up by text: shown turns are the leading replayed turns that match the prompts in order.
-    let matched = 0;
-    while (matched < shown.length && matched + 1 <= turn && samePrompt(firstText[matched + 1]!, shown[matched]!)) matched++;
-    const known = matched > 0 || shown.length === 0 ? matched : Math.min(shown.length, turn);
-    const out: ReplayStep[] = [];
-    let started = 0;
-    this.updates.forEach((u, i) => {
-      const t = turnOf[i]!;
-      if (t === -1) {
-        out.push({ update: u, newTurn: false });
-        return;
-      }
-      // Before the first user message, or a turn the panel shows: already there.
-      if (t <= known) {
-        this.skipped++;
-        return;
-      }
-      const newTurn = t > started;
-      if (newTurn) {
-        started = t;
-        this.added++;
-      }
-      out.push({ update: u, newTurn });
-    });
-    return out;
+    return this.kept;
   }
 }

@@ -121,4 +121,20 @@ describe("ReplayMerge: a replay is bounded by size, not only by count", () => {
     assert.equal(m.overflow, 2);
     assert.equal(m.steps().length, 5);
   });
+
+  it("turns the panel shows already are not kept and do not count: a long history's newest turn still comes through", () => {
+    const shown = Array.from({ length: 6 }, (_, t) => `question ${t}`);
+    const m = new ReplayMerge(shown);
+    const big = "y".repeat(TURN_TEXT_LIMIT);
+    for (const prompt of shown) {
+      m.push(user(prompt), 100);
+      m.push(thought(big), big.length + 100);
+    }
+    m.push(user("asked in the agent's own CLI"), 100);
+    m.push(said("its answer"), 100);
+    assert.equal(m.overflow, 0, "six turns of 8 MB each, all shown: nothing counted against the replay's limits");
+    assert.equal(m.skipped, 12);
+    assert.deepEqual(m.steps().map((x) => [x.newTurn, (x.update as { sessionUpdate: string }).sessionUpdate]), [[true, "user_message_chunk"], [false, "agent_message_chunk"]]);
+    assert.equal(m.added, 1);
+  });
 });
