@@ -142,6 +142,8 @@ export interface NodeTerminalsOptions {
 
 export class NodeTerminals implements TerminalPort {
   private readonly terms = new Map<string, Term>();
+  /** How often each session's terminals were all released (its end): a create under way when it happens is refused. */
+  private readonly releases = new Map<string, number>();
   private readonly listeners = new Set<TerminalListener>();
   private next = 1;
 
@@ -165,6 +167,17 @@ export class NodeTerminals implements TerminalPort {
 
   async create(req: TerminalCreateRequest): Promise<string> {
     const { logger } = this.options;
+    const released = this.releases.get(req.sessionId) ?? 0;
+    let cwd: string;
+    try {
+      cwd = await resolveTerminalCwd(req.cwd, req.sessionCwd, this.options.allowedRoots?.() ?? []);
+    } catch (err) {
+      logger?.warn(`Refused terminal/create "${req.command.slice(0, 200)}": ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+    // From here to the terminal's entry nothing waits: requests handled at once (the SDK does not
+    // wait for one to end before the next) cannot all pass the check on the same count.
+    if ((this.releases.get(req.sessionId) ?? 0) !== released) throw new Error("the session ended while the terminal was being created");
     let held = 0;
     let kept = 0;
     for (const t of this.terms.values()) {
@@ -178,13 +191,8 @@ export class NodeTerminals implements TerminalPort {
       logger?.warn(`Refused terminal/create "${req.command.slice(0, 200)}": the session has ${why}`);
       throw new Error(`this session has ${why}; release one (terminal/release) before creating another`);
     }
-    let cwd: string;
-    try {
-      cwd = await resolveTerminalCwd(req.cwd, req.sessionCwd, this.options.allowedRoots?.() ?? []);
-    } catch (err) {
-      logger?.warn(`Refused terminal/create "${req.command.slice(0, 200)}": ${err instanceof Error ? err.message : String(err)}`);
-      throw err;
-    }
+    const asked = req.outputByteLimit;
+    const wanted = asked !== undefined && Number.isFinite(asked) ? Math.max(0, asked) : DEFAULT_OUTPUT_BYTE_LIMIT;
     const env = mergeTerminalEnv(this.options.baseEnv ?? process.env, req.env ?? [], (m) => logger?.info(`terminal/create "${req.command.slice(0, 200)}": ${m}`));
     const terminalId = `term-${this.next++}`;
     // Some agents send one full shell string and no args: run it through the shell.
@@ -194,7 +202,7 @@ export class NodeTerminals implements TerminalPort {
     const group = new ProcessGroup(proc);
     const term: Term = {
       sessionId: req.sessionId, proc, group, chunks: [], bytes: 0, truncated: false, lastOutputAt: 0,
-      limit: Math.min(req.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT, MAX_OUTPUT_BYTE_LIMIT, room),
+      limit: Math.min(wanted, MAX_OUTPUT_BYTE_LIMIT, room),
       exited: new Promise<TerminalExit>((resolve) => {
         let done = false;
         let status: TerminalExit | undefined;
@@ -299,6 +307,8 @@ export class NodeTerminals implements TerminalPort {
   }
 
   releaseSession(sessionId: string): void {
+    // A create still resolving its folder for this session adds nothing after this.
+    this.releases.set(sessionId, (this.releases.get(sessionId) ?? 0) + 1);
     for (const [id, term] of this.terms) {
       if (term.sessionId !== sessionId) continue;
       void term.group.terminate();

@@ -60,7 +60,7 @@ describe("ACP client: an agent that sends more than one turn may bring", functio
     const flood: Step[] = Array.from({ length: 10 }, () => bigThought);
     h = await harness({
       turns: [
-        [{ message: "answered" }, { stopThen: { stopReason: "end_turn", then: [...flood, { permission: { toolCall: { toolCallId: "p1", title: "Run rm -rf", kind: "execute", status: "pending" }, options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }] }, onSelected: { allow: [{ message: "ALLOWED" }] }, onCancelled: [{ message: "CANCELLED-ANSWER" }] }] } }],
+        [{ message: "answered" }, { stopThen: { stopReason: "end_turn", then: [...flood, { permission: { toolCall: { toolCallId: "p1", title: "Run rm -rf", kind: "execute", status: "pending" }, options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }] }, onSelected: { allow: [{ message: "ALLOWED" }] }, onCancelled: [] }] } }],
         [{ message: "fresh" }],
       ],
     });

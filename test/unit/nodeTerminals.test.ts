@@ -71,6 +71,22 @@ describe("NodeTerminals", () => {
     }
   });
 
+  it("creates asked all at once are held to the same caps; one under way when its session ends adds nothing", async () => {
+    const t = new NodeTerminals();
+    try {
+      const all = await Promise.allSettled(Array.from({ length: 20 }, () => t.create({ sessionId: "s", sessionCwd: os.tmpdir(), command: "true", outputByteLimit: 16 * 1024 * 1024 })));
+      assert.equal(all.filter((r) => r.status === "fulfilled").length, 4, "four of 16 MB, not twenty");
+      const odd = await t.create({ sessionId: "n", sessionCwd: os.tmpdir(), command: "true", outputByteLimit: Number.NaN });
+      assert.equal((t as unknown as { terms: Map<string, { limit: number }> }).terms.get(odd)!.limit, 1024 * 1024, "a limit that is not a number: the default");
+      const late = t.create({ sessionId: "gone", sessionCwd: os.tmpdir(), command: "true" });
+      t.releaseSession("gone");
+      await assert.rejects(late, /the session ended while the terminal was being created/);
+      assert.ok(![...(t as unknown as { terms: Map<string, { sessionId: string }> }).terms.values()].some((x) => x.sessionId === "gone"));
+    } finally {
+      t.dispose();
+    }
+  });
+
   it("kill ends a running command (and its children); release frees the id", async () => {
     const seen: string[] = [];
     const t = new NodeTerminals();

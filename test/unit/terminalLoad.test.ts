@@ -43,19 +43,22 @@ describe("terminals under load", function () {
     assert.ok(out.output.endsWith("xxxx\nthe real last line 7f3a\n"), JSON.stringify(out.output.slice(-60)));
   });
 
+  /** Four sessions of 25 terminals: a session holds at most 32 unreleased (NodeTerminals). */
+  const sess = (i: number): string => `s${Math.floor(i / 25)}`;
+
   it("100 terminals at once all run and exit with the right output; releasing leaves no process", async () => {
     const t = new NodeTerminals();
     const ids = await Promise.all(Array.from({ length: 100 }, (_, i) =>
-      t.create({ sessionId: "s", sessionCwd: dir, command: `echo $$ > pid-${i}; sleep 0.2 & echo $! > child-${i}; wait; echo result-${i}` })));
+      t.create({ sessionId: sess(i), sessionCwd: dir, command: `echo $$ > pid-${i}; sleep 0.2 & echo $! > child-${i}; wait; echo result-${i}` })));
     assert.equal(new Set(ids).size, 100);
-    const exits = await Promise.all(ids.map((id) => t.waitForExit("s", id)));
+    const exits = await Promise.all(ids.map((id, i) => t.waitForExit(sess(i), id)));
     assert.deepEqual(exits.map((e) => e.exitCode), Array(100).fill(0));
-    const outputs = await Promise.all(ids.map((id) => t.output("s", id)));
+    const outputs = await Promise.all(ids.map((id, i) => t.output(sess(i), id)));
     outputs.forEach((o, i) => assert.equal(o.output, `result-${i}\n`));
     const pids = ids.flatMap((_, i) => [`pid-${i}`, `child-${i}`].map((f) => Number(readFileSync(path.join(dir, f), "utf8"))));
     assert.ok(pids.every((p) => p > 0));
-    await Promise.all(ids.map((id) => t.release("s", id)));
-    for (const id of ids) await assert.rejects(t.output("s", id), /not found/i);
+    await Promise.all(ids.map((id, i) => t.release(sess(i), id)));
+    for (const [i, id] of ids.entries()) await assert.rejects(t.output(sess(i), id), /not found/i);
     assert.deepEqual(await untilGone(pids), [], "no shell and no child outlives its terminal");
     t.dispose();
   });
@@ -63,18 +66,18 @@ describe("terminals under load", function () {
   it("100 long-running terminals at once: releasing them stops every shell and its children", async () => {
     const t = new NodeTerminals();
     const ids = await Promise.all(Array.from({ length: 100 }, (_, i) =>
-      t.create({ sessionId: "s", sessionCwd: dir, command: `echo $$ > pid-${i}; sleep 60 & echo $! > child-${i}; echo started-${i}; wait` })));
-    for (const [i, id] of ids.entries()) await until(async () => (await t.output("s", id)).output.includes(`started-${i}`), `terminal ${i} to start`, 20_000);
+      t.create({ sessionId: sess(i), sessionCwd: dir, command: `echo $$ > pid-${i}; sleep 60 & echo $! > child-${i}; echo started-${i}; wait` })));
+    for (const [i, id] of ids.entries()) await until(async () => (await t.output(sess(i), id)).output.includes(`started-${i}`), `terminal ${i} to start`, 20_000);
     const pids = ids.flatMap((_, i) => [`pid-${i}`, `child-${i}`].map((f) => Number(readFileSync(path.join(dir, f), "utf8"))));
     assert.equal(pids.filter(alive).length, 200, "all 100 shells and their children run");
     // Half released outright, half killed first (the terminal stays valid after kill), then released.
     await Promise.all(ids.map(async (id, i) => {
       if (i % 2) {
-        await t.kill("s", id);
-        const exit = await t.waitForExit("s", id);
+        await t.kill(sess(i), id);
+        const exit = await t.waitForExit(sess(i), id);
         assert.ok(exit.signal !== null || exit.exitCode !== 0, JSON.stringify(exit));
       }
-      await t.release("s", id);
+      await t.release(sess(i), id);
     }));
     assert.deepEqual(await untilGone(pids), [], "nothing outlives release");
     t.dispose();
