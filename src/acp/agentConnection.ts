@@ -335,10 +335,11 @@ export class AgentConnection {
 
   private holdUpdate(sessionId: string, update: unknown, line: string): void {
     // Full already: not even weighed (a flood of them would pay the scan on each).
-    const weight = this.pendingCount >= PENDING_UPDATE_LIMIT || this.pendingWeight >= PENDING_UPDATE_WEIGHT ? Infinity : jsonWeight(line);
-    if (this.pendingCount >= PENDING_UPDATE_LIMIT || this.pendingWeight + weight > PENDING_UPDATE_WEIGHT) {
+    const full = this.pendingCount >= PENDING_UPDATE_LIMIT || this.pendingWeight >= PENDING_UPDATE_WEIGHT;
+    const weight = full ? undefined : jsonWeight(line);
+    if (weight === undefined || this.pendingWeight + weight > PENDING_UPDATE_WEIGHT) {
       // Said once per run of drops, without writing out the update (it may be megabytes, and come by the thousand).
-      if (this.pendingDropped++ === 0) this.ports.logger.warn(`[${this.spec.name}] dropping updates for unknown sessions (${count(this.pendingCount, "update")} of weight ${this.pendingWeight} held), from one for ${truncate(sessionId, 100)} of weight ${Number.isFinite(weight) ? weight : "(not measured)"}`);
+      if (this.pendingDropped++ === 0) this.ports.logger.warn(`[${this.spec.name}] dropping updates for unknown sessions (${count(this.pendingCount, "update")} of weight ${this.pendingWeight} held), from one for ${truncate(sessionId, 100)} of weight ${weight ?? "(not measured)"}`);
       return;
     }
     const list = this.pendingUpdates.get(sessionId) ?? [];
@@ -548,9 +549,11 @@ export class AgentConnection {
     if (!held) return;
     this.pendingUpdates.delete(agentSessionId);
     this.pendingCount -= held.length;
-    for (const h of held) this.pendingWeight -= h.weight;
     this.pendingDropped = 0;
-    for (const h of held) session.ingestUpdate(h.update, h.weight);
+    for (const h of held) {
+      this.pendingWeight -= h.weight;
+      session.ingestUpdate(h.update, h.weight);
+    }
   }
 
   private makeSession(key: string, agentSessionId: string, cwd: string, from?: ContinueFrom): AgentSession {

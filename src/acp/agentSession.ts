@@ -74,9 +74,9 @@ export class AgentSession {
   private replayed: ReplayMerge | undefined;
   private afterReplay: unknown[] | undefined;
   private replayTurn: number | undefined;
-  /** What the terminals run for this session print, reported as events of the tool calls that show them. */
   /** What the agent sent since the last prompt, against the limits of one turn. */
   private readonly budget = new OutputBudget();
+  /** What the terminals run for this session print, reported as events of the tool calls that show them. */
   private readonly terminals = new ClientTerminalOutput((body) => { if (!this.ended) this.log.append(body); });
 
   constructor(
@@ -186,9 +186,9 @@ export class AgentSession {
         ? "Agent Thoughts stopped the turn so that the editor stays responsive. What came before is shown and saved."
         : "What it sends until your next prompt is not shown, so that the editor stays responsive.",
     });
+    // Nothing more of this turn is asked either (a cancel closes the open questions itself).
     if (running) this.cancelTurn();
-    // Nothing more of this turn is asked either.
-    this.cancelOpenPermissions();
+    else this.cancelOpenPermissions();
   }
 
   private map(update: unknown): void {

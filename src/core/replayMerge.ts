@@ -62,10 +62,12 @@ export class ReplayMerge {
   /** The replayed turn the updates now belong to (0: before the first user message). */
   private turn = 0;
   private lastWasUser = false;
-  /** Leading replayed turns that matched the shown prompts in order; whether the lining up is over (a turn did not match). */
-  private matched = 0;
+  /** Whether the lining up is over (a turn did not match, or the shown prompts ran out). */
   private lined = false;
-  /** The last replayed turn the panel shows already (its updates are not kept), decided as each turn starts. */
+  /**
+   * The last replayed turn the panel shows already (its updates are not kept), decided as each
+   * turn starts: while lining up, the leading turns that matched the shown prompts in order.
+   */
   private known = 0;
   /** The last added turn that has a step yet (its first one starts it). */
   private started = 0;
@@ -123,13 +125,12 @@ export class ReplayMerge {
       return;
     }
     if (samePrompt(first, this.shown[t - 1]!)) {
-      this.matched = t;
       this.known = t;
       return;
     }
     this.lined = true;
     // None matched: as many turns as the panel shows are its turns, by count.
-    if (this.matched === 0) this.known = this.shown.length;
+    if (this.known === 0) this.known = this.shown.length;
   }
 
   /** What to map, in order, once the replay is complete. */
