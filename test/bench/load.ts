@@ -225,8 +225,14 @@ const STOPPED = 1;
 /** What the user types into the prompt box while the ten stream, key by key, this far apart. */
 const TYPED = "Refactor the parser so errors carry their line numbers, then add tests";
 const KEY_MS = 15;
-const thoughtTemplate = (agent: number, block: number): string => `a${agent}b${block}:{i} `;
-const messageTemplate = (agent: number): string => `m${agent}:{i} `;
+/**
+ * Each chunk's text is distinct (so order can be checked) and longer than 10 characters, as real
+ * agents' chunks are or else come from a vocabulary: V8's JSON.parse interns every string value of
+ * 10 characters or fewer, so 740,000 distinct ones ("a3b41:131 ") filled its string table, and
+ * each doubling of the table rehashed it in the host's event loop (47-52 ms on a CPU, no GC).
+ */
+const thoughtTemplate = (agent: number, block: number): string => `agent ${agent}, block ${block}: {i} `;
+const messageTemplate = (agent: number): string => `message of agent ${agent}: {i} `;
 
 function loadSteps(agent: number, answeredFile: string): Step[] {
   const steps: Step[] = [];
@@ -276,6 +282,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   const gcs = gcPauses();
+  const blocks = longBlocks(25);
   const cpu0 = process.cpuUsage();
   if (process.env.AGENT_THOUGHTS_BENCH_TRACE) await harnessRequest({ op: "traceStart" });
   else if (process.env.AGENT_THOUGHTS_BENCH_PROFILE) await harnessRequest({ op: "profileStart" });
@@ -320,6 +327,8 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const cpu = process.cpuUsage(cpu0);
   const total = t1 - t0;
   loop.disable();
+  const longest = blocks.stop();
+  const gcEntries = gcs.entries();
   const gc = gcs.stop();
   const profiled = await profile.stop();
   const probe = await evaluate(stopProbe, undefined, "sidebar");
@@ -390,6 +399,12 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   log(`    typing ${TYPED.length} keys into the prompt box (${KEY_MS} ms apart, ${during.typing} streaming, ${fmt(typedMs)}): ${inBox === TYPED ? "none dropped (target: met)" : `DROPPED OR CHANGED — the box holds ${JSON.stringify(inBox.slice(0, 100))}`}`);
   log(`    extension host event loop blocked at most ${vs(loopMax, 50)} (the longest gap between the ticks of a 1 ms timer; gaps p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}); CPU ${fmt((cpu.user + cpu.system) / 1000)} (${((cpu.user + cpu.system) / events).toFixed(0)} µs per event, ${Math.round((100 * (cpu.user + cpu.system)) / 1000 / total)}% of one core)`);
   log(`      of which garbage collection in the extension host: ${gc}`);
+  if (longest.length > 0) {
+    const gcIn = (start: number, ms: number): number => gcEntries.filter((e) => e.startTime < start + ms && e.startTime + e.duration > start).reduce((n, e) => n + e.duration, 0);
+    const ms1 = (v: number): string => (Number.isNaN(v) ? "?" : v.toFixed(1));
+    log(`      the longest gaps, ms (of it the host's main thread on a CPU / waiting for a CPU / garbage collection in it): ${longest.map(([start, ms, run, wait]) => `${ms1(ms)} (${ms1(run)} / ${ms1(wait)} / ${ms1(gcIn(start, ms))})`).join(", ")}`);
+    log(`      the most the main thread was on a CPU in one of them: ${fmt(Math.max(...longest.map(([, , run]) => run)))} (the rest of a gap the CPUs were busy with other processes: the browser, code-server, the ten agents)`);
+  }
   log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length}`);
   if (dir) log(`    transcripts in ${dir}`);
   if (profiled) log(`    extension host CPU profile: ${profiled}`);
@@ -524,8 +539,50 @@ function replayTurns(root: string): Step[][] {
   return turns;
 }
 
-/** The extension host's garbage-collection pauses from now until `stop`, summed up per kind (the longest of each). */
-function gcPauses(): { stop(): string } {
+/**
+ * The longest gaps (over `ms`) of a 1 ms timer chain, the longest eight: [start (performance.now()),
+ * length, of it the main thread on a CPU, of it waiting for one]. The split is Linux's schedstat
+ * of the thread (read at each tick; NaN elsewhere): a gap the thread spent waiting for a CPU is the
+ * machine's other processes (the browser, the agents), not work of the host's.
+ */
+function longBlocks(ms: number): { stop(): [number, number, number, number][] } {
+  const found: [number, number, number, number][] = [];
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync("/proc/thread-self/schedstat", "r");
+  } catch {
+    fd = undefined;
+  }
+  const buf = Buffer.alloc(64);
+  const sched = (): [number, number] => {
+    if (fd === undefined) return [NaN, NaN];
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const [run, wait] = buf.toString("latin1", 0, n).split(" ").map(Number);
+    return [run! / 1e6, wait! / 1e6];
+  };
+  let last = performance.now();
+  let lastSched = sched();
+  let timer: NodeJS.Timeout;
+  const tick = (): void => {
+    const s = sched();
+    const now = performance.now();
+    if (now - last > ms) found.push([last, now - last, s[0] - lastSched[0], s[1] - lastSched[1]]);
+    last = now;
+    lastSched = s;
+    timer = setTimeout(tick, 1);
+  };
+  timer = setTimeout(tick, 1);
+  return {
+    stop() {
+      clearTimeout(timer);
+      if (fd !== undefined) fs.closeSync(fd);
+      return found.sort((x, y) => y[1] - x[1]).slice(0, 8);
+    },
+  };
+}
+
+/** The extension host's garbage-collection pauses from now until `stop`, summed up per kind (the longest of each); `entries` as they are. */
+function gcPauses(): { stop(): string; entries(): PerformanceEntry[] } {
   const entries: PerformanceEntry[] = [];
   const obs = new PerformanceObserver((list) => { entries.push(...list.getEntries()); });
   obs.observe({ entryTypes: ["gc"] });
@@ -534,6 +591,7 @@ function gcPauses(): { stop(): string } {
     [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL, "incremental marking"], [perfConstants.NODE_PERFORMANCE_GC_WEAKCB, "weak callbacks"],
   ];
   return {
+    entries: () => [...entries, ...obs.takeRecords()],
     stop() {
       obs.disconnect();
       const kindOf = (e: PerformanceEntry): number => ((e as PerformanceEntry & { detail?: { kind?: number } }).detail)?.kind ?? 0;
