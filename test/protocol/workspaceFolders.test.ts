@@ -4,6 +4,8 @@
  * `sessionCapabilities.additionalDirectories`, and never when it does not (ACP forbids it).
  */
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { harness, type Harness } from "./harness";
 import { recorded } from "../support/recorded";
@@ -11,13 +13,21 @@ import { recorded } from "../support/recorded";
 describe("workspace folders for the agent", function () {
   this.timeout(30_000);
   let h: Harness | undefined;
-  afterEach(async () => { await h?.cleanup(); h = undefined; });
+  // A folder of the test's own for the agent's record: a file named by the pid outlived its run,
+  // and a later run with the same pid read the earlier run's requests too.
+  let tmp: string;
+  beforeEach(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-dirs-")); });
+  afterEach(async () => {
+    await h?.cleanup();
+    h = undefined;
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
 
   const received = (file: string): { method: string; params: Record<string, unknown> }[] =>
     recorded(file);
 
   it("sends the other folders with every session of an agent that declares additionalDirectories", async () => {
-    const record = path.join((await import("node:os")).tmpdir(), `at-dirs-${process.pid}-1.jsonl`);
+    const record = path.join(tmp, "received.jsonl");
     h = await harness({ recordFile: record, capabilities: { loadSession: true, sessionCapabilities: { additionalDirectories: {}, resume: {} } }, turns: [[{ message: "ok" }]] });
     h.spec.additionalDirectories = ["/work/other-folder", "/work/third"];
     const c = await h.start();
@@ -32,7 +42,7 @@ describe("workspace folders for the agent", function () {
   });
 
   it("sends none to an agent that does not declare it", async () => {
-    const record = path.join((await import("node:os")).tmpdir(), `at-dirs-${process.pid}-2.jsonl`);
+    const record = path.join(tmp, "received.jsonl");
     h = await harness({ recordFile: record, turns: [[{ message: "ok" }]] });
     h.spec.additionalDirectories = ["/work/other-folder"];
     const c = await h.start();
