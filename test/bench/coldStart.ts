@@ -3,13 +3,11 @@
 // time includes starting the agent's process, `initialize`, `session/new`, the prompt and the first
 // thought drawn in the panel (the window itself is already open; activation is measured in
 // `startup`). The prompt goes the way Ask Agent from the command palette sends it (the public API).
-import * as os from "node:os";
-import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
-import { fmt, scriptedAgent, setAgents, spread } from "./util";
+import { benchFile, fmt, scriptedAgent, setAgents, spread } from "./util";
 
 const RUNS = 5;
 
@@ -64,7 +62,7 @@ async function coldOnce(a: AgentThoughtsInternalApi, agent: string, run: number)
 }
 
 export async function coldStart(a: AgentThoughtsInternalApi): Promise<void> {
-  await setAgents([scriptedAgent("Cold", { turns: [[{ thought: "Reading the request first." }, { message: "Done." }]] }, path.join(os.tmpdir(), `at-bench-cold-${process.pid}.json`))]);
+  await setAgents([scriptedAgent("Cold", { turns: [[{ thought: "Reading the request first." }, { message: "Done." }]] }, benchFile("Cold.json"))]);
   await vscode.commands.executeCommand("agentThoughts.panel.focus");
   log(`  Cold start: a prompt with no agent running → its first thought (agent started, initialize, session/new, prompt; ${RUNS} runs each; the window already open, activation ${a._test.activationMs} ms)`);
   for (const agent of ["Demo", "Cold"]) {

@@ -8,7 +8,6 @@
 // (test/bench/startup.ts: saved here, measured after the window reloads).
 // AGENT_THOUGHTS_BENCH=flood,paced,lag,hidden,huge,concurrent,replay,hostile,checkpoint,terminals,find,cold,startup picks scenarios (default: all; `boot` only on request).
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import * as v8 from "node:v8";
 import * as vscode from "vscode";
@@ -25,7 +24,7 @@ import { concurrentSessions, hourReplay } from "./load";
 import { coldStart } from "./coldStart";
 import { prepareStartup } from "./startup";
 import { terminalLoad } from "./terminals";
-import { api, fmt, hostHeap as heldHeap, percentile, sampleHostAllocations, useScenario } from "./util";
+import { api, benchFile, fmt, hostHeap as heldHeap, percentile, removeBenchFiles, sampleHostAllocations, useScenario } from "./util";
 
 const CHUNK = 24;
 
@@ -59,7 +58,7 @@ async function openSidebar(): Promise<void> {
 }
 
 async function flood(a: AgentThoughtsInternalApi, name: string, count: number, paceMs?: number): Promise<void> {
-  const timesFile = path.join(os.tmpdir(), `at-bench-times-${name}-${process.pid}.json`);
+  const timesFile = benchFile(`${name}-times.json`);
   // The first prompt only warms up (agent start + session), so the measurement is the stream, not the spawn.
   await useScenario(name, { turns: [[{ message: "ready" }], [{ flood: { count, timesFile, ...(paceMs ? { paceMs } : {}) } }]] });
   const session = (await a.stream("warm up", { agent: name, newSession: true }).result).sessionId;
@@ -239,22 +238,26 @@ export async function run(): Promise<void> {
   log(`Agent Thoughts benchmark (real VS Code host, scripted flood agent; ${sharedRenderer ? "webviews on the workbench's origin and main thread, as code-server serves them" : "each webview on an origin and in a renderer process of its own, as VS Code serves them"})`);
   const only = process.env.AGENT_THOUGHTS_BENCH?.split(",");
   const want = (k: string): boolean => !only || only.includes(k);
-  if (want("flood")) await flood(a, "Flood", 20_000);
-  if (want("paced")) await flood(a, "Paced", 3_000, 1);
-  if (want("lag")) await lagByShape(a);
-  if (want("hidden")) await hiddenPanel(a);
-  if (want("huge")) await hugeSession(a);
-  if (want("concurrent")) await concurrentSessions(a);
-  const replayed = want("replay") ? await hourReplay(a) : undefined;
-  if (want("checkpoint")) await checkpointCost();
-  if (want("hostile")) await hostileFlood(a);
-  if (want("terminals")) await terminalLoad();
-  if (want("find")) await findBench(a);
-  if (want("bigthought")) await bigThought(a);
-  if (want("cold")) await coldStart(a);
-  // Separate run only: in code-server a second new webview can wait forever for its service worker.
-  if (only?.includes("boot")) await emptyPanelBoot(a);
-  // Last: the harness reloads the window after this run to measure the start (test/bench/reloaded/index.ts).
-  if (want("startup")) await prepareStartup(a, replayed);
+  try {
+    if (want("flood")) await flood(a, "Flood", 20_000);
+    if (want("paced")) await flood(a, "Paced", 3_000, 1);
+    if (want("lag")) await lagByShape(a);
+    if (want("hidden")) await hiddenPanel(a);
+    if (want("huge")) await hugeSession(a);
+    if (want("concurrent")) await concurrentSessions(a);
+    const replayed = want("replay") ? await hourReplay(a) : undefined;
+    if (want("checkpoint")) await checkpointCost();
+    if (want("hostile")) await hostileFlood(a);
+    if (want("terminals")) await terminalLoad();
+    if (want("find")) await findBench(a);
+    if (want("bigthought")) await bigThought(a);
+    if (want("cold")) await coldStart(a);
+    // Separate run only: in code-server a second new webview can wait forever for its service worker.
+    if (only?.includes("boot")) await emptyPanelBoot(a);
+    // Last: the harness reloads the window after this run to measure the start (test/bench/reloaded/index.ts).
+    if (want("startup")) await prepareStartup(a, replayed);
+  } finally {
+    removeBenchFiles();
+  }
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", [], vscode.ConfigurationTarget.Global);
 }

@@ -13,13 +13,12 @@
 // (style, layout, paint; open either in Chrome DevTools).
 import * as fs from "node:fs";
 import * as os from "node:os";
-import * as path from "node:path";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { ViewState } from "../../src/shared/viewModel";
 import { isShape, SHAPES, shapeUpdates, unitsOf, type Shape } from "../fixtures/agents/shapes";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
-import { fmt, percentile, profileHost, rendererCapture, useScenario } from "./util";
+import { benchFile, fmt, percentile, profileHost, rendererCapture, useScenario } from "./util";
 
 const P95_TARGET = 33;
 const MAX_TARGET = 100;
@@ -89,7 +88,7 @@ export interface LagFigures { shape: Shape; p50: number; p95: number; max: numbe
 
 async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, rate: number): Promise<LagFigures> {
   const name = `Lag-${shape}`;
-  const timesFile = path.join(os.tmpdir(), `at-bench-lag-${shape}-${process.pid}.json`);
+  const timesFile = benchFile(`${shape}-times.json`);
   await useScenario(name, { turns: [[{ message: "ready" }], [{ flood: { count, shape, paceMs: 1000 / rate, timesFile } }]] });
   const session = (await a.stream("warm up", { agent: name, newSession: true }).result).sessionId;
   await waitFor(() => document.body.textContent?.includes("ready") ?? false, undefined, { view: "sidebar", what: "the warm-up answer" });

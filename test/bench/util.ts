@@ -35,8 +35,22 @@ export async function setAgents(agents: AgentSetting[]): Promise<void> {
 }
 
 /** Makes `name` the only configured agent, playing `scenario`. */
+let filesDir: string | undefined;
+
+/** A file in a folder of this bench run's own (agents' scripts, write times), which `removeBenchFiles` removes. */
+export function benchFile(name: string): string {
+  filesDir ??= fs.mkdtempSync(path.join(os.tmpdir(), "at-bench-"));
+  return path.join(filesDir, name);
+}
+
+/** Removes the run's files (each run left some 100 KB to 1 MB of them in the temp folder). */
+export function removeBenchFiles(): void {
+  if (filesDir) fs.rmSync(filesDir, { recursive: true, force: true });
+  filesDir = undefined;
+}
+
 export async function useScenario(name: string, scenario: Scenario): Promise<void> {
-  await setAgents([scriptedAgent(name, scenario, path.join(os.tmpdir(), `at-bench-${name}-${process.pid}.json`))]);
+  await setAgents([scriptedAgent(name, scenario, benchFile(`${name}.json`))]);
 }
 
 export function percentile(sorted: readonly number[], p: number): number {
