@@ -26,7 +26,13 @@ import type { Logger } from "../acp/ports";
 
 /** Transcripts beyond this many are deleted, oldest first. */
 export const KEEP_SESSIONS = 200;
-const OPEN_STREAMS = 8;
+/**
+ * Transcripts kept open for appending, the least recently written closed first. Fewer than the
+ * sessions streaming at once made every flush close one and open another (with a synchronous
+ * read of its last byte): with ten agents streaming and 8 open, 30 file operations on the
+ * extension host's thread pool and 10 synchronous reads on its main thread every 200 ms.
+ */
+const OPEN_STREAMS = 32;
 const FLUSH_MS = 200;
 const INDEX_FILE = "index.json";
 /** The index is saved at most this often while sessions are written. */
@@ -146,6 +152,11 @@ export class TranscriptStore implements vscode.Disposable {
       const file = this.fileOf(sessionId);
       if (!file) continue;
       let s = this.streams.get(sessionId);
+      // The most recently written last (a Map keeps insertion order): the first is the one to close.
+      if (s) {
+        this.streams.delete(sessionId);
+        this.streams.set(sessionId, s);
+      }
       // One line per event, a run of text chunks as one (a thought streamed as thousands of chunks
       // is a few lines, not thousands); any depth: a value nested 10,000 deep is saved whole.
       let text = queue.take().map((e) => transcriptLine(e)).join("\n") + "\n";

@@ -402,7 +402,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   if (longest.length > 0) {
     const gcIn = (start: number, ms: number): number => gcEntries.filter((e) => e.startTime < start + ms && e.startTime + e.duration > start).reduce((n, e) => n + e.duration, 0);
     const ms1 = (v: number): string => (Number.isNaN(v) ? "?" : v.toFixed(1));
-    log(`      the longest gaps, ms (of it the host's main thread on a CPU / waiting for a CPU / garbage collection in it): ${longest.map(([start, ms, run, wait]) => `${ms1(ms)} (${ms1(run)} / ${ms1(wait)} / ${ms1(gcIn(start, ms))})`).join(", ")}`);
+    log(`      the longest gaps, ms, at seconds after the ten prompts (of it the host's main thread on a CPU / waiting for a CPU / garbage collection in it): ${longest.map(([start, ms, run, wait]) => `${ms1(ms)} at ${((start - (t0 - performance.timeOrigin)) / 1000).toFixed(2)} s (${ms1(run)} / ${ms1(wait)} / ${ms1(gcIn(start, ms))})`).join(", ")}`);
     log(`      the most the main thread was on a CPU in one of them: ${fmt(Math.max(...longest.map(([, , run]) => run)))} (the rest of a gap the CPUs were busy with other processes: the browser, code-server, the ten agents)`);
   }
   log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length}`);

@@ -114,6 +114,30 @@ describe("transcripts", () => {
     assert.ok(back.every((e, i) => i === 0 || e.seq > back[i - 1]!.seq), "in order");
   });
 
+  it("keeps more sessions streaming at once than it holds open whole and in order (the least recently written is closed)", async () => {
+    const store = new TranscriptStore({ fsPath: root }, quiet);
+    const flush = (): void => (store as unknown as { flush(): void }).flush();
+    // More sessions than transcripts kept open (32), each written in every flush, round after round.
+    const ids = Array.from({ length: 40 }, (_, k) => `many-${k}`);
+    const all = new Map(ids.map((id) => [id, session(id, 3, 4)]));
+    const perTurn = 8;
+    for (let round = 0; round < 3; round++) {
+      for (const id of ids) {
+        const events = all.get(id)!;
+        const from = round === 0 ? 0 : 2 + round * perTurn;
+        for (const e of events.slice(from, 2 + (round + 1) * perTurn)) store.write(e);
+      }
+      flush();
+    }
+    store.dispose();
+    for (const id of ids) {
+      const file = store.fileOf(id)!;
+      const want = joinChunkRuns(all.get(id)!);
+      await until(() => fs.existsSync(file) && fs.readFileSync(file, "utf8").split("\n").filter(Boolean).length === want.length, `the transcript of ${id}`);
+      assert.deepEqual(await store.read(file), want, id);
+    }
+  });
+
   describe("the index of saved sessions", () => {
     it("is kept as events are written, and a new window lists the sessions from it alone", async () => {
       const store = new TranscriptStore({ fsPath: root }, quiet);
