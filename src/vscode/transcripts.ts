@@ -14,6 +14,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { finished } from "node:stream";
 import type * as vscode from "vscode";
 import { z } from "zod";
 import type { ThoughtEvent } from "../shared/events";
@@ -76,6 +77,12 @@ interface OnDisk { name: string; bytes: number; at: number; modified: number }
 
 export class TranscriptStore implements vscode.Disposable {
   private readonly streams = new Map<string, fs.WriteStream>();
+  /**
+   * Transcripts closed to make room whose last writes may still be under way (a write is done on
+   * the thread pool, after the flush that asked for it): the session's next text waits for them,
+   * else it could land before them, out of order.
+   */
+  private readonly closing = new Map<string, { done: Promise<void>; waiting: string[] }>();
   /** Events waiting for the next flush, per session, runs of text chunks joined (as the log keeps them). */
   private readonly pending = new Map<string, RunQueue>();
   private timer: NodeJS.Timeout | undefined;
@@ -151,33 +158,66 @@ export class TranscriptStore implements vscode.Disposable {
     for (const [sessionId, queue] of this.pending) {
       const file = this.fileOf(sessionId);
       if (!file) continue;
-      let s = this.streams.get(sessionId);
-      // The most recently written last (a Map keeps insertion order): the first is the one to close.
-      if (s) {
-        this.streams.delete(sessionId);
-        this.streams.set(sessionId, s);
-      }
       // One line per event, a run of text chunks as one (a thought streamed as thousands of chunks
       // is a few lines, not thousands); any depth: a value nested 10,000 deep is saved whole.
-      let text = queue.take().map((e) => transcriptLine(e)).join("\n") + "\n";
-      if (!s) {
-        if (this.streams.size >= OPEN_STREAMS) {
-          const [oldest, stream] = this.streams.entries().next().value as [string, fs.WriteStream];
-          stream.end();
-          this.streams.delete(oldest);
-        }
-        // A file a crash left with a torn last line: the new lines start on a line of their own.
-        if (!endsWithNewline(file)) text = "\n" + text;
-        s = fs.createWriteStream(file, { flags: "a" });
-        s.on("error", (err) => this.logger.error(`Cannot save the transcript ${file}: ${err.message}`));
-        this.streams.set(sessionId, s);
-      }
-      s.write(text);
-      const saved = this.index.get(sessionId);
-      if (saved) saved.bytes += Buffer.byteLength(text);
+      this.append(sessionId, file, queue.take().map((e) => transcriptLine(e)).join("\n") + "\n");
     }
     this.pending.clear();
     this.scheduleSave();
+  }
+
+  /** Appends to a session's transcript, in order: after what a transcript closed to make room still writes. */
+  private append(sessionId: string, file: string, text: string): void {
+    const closing = this.closing.get(sessionId);
+    if (closing) {
+      closing.waiting.push(text);
+      return;
+    }
+    let s = this.streams.get(sessionId);
+    if (s) {
+      // The most recently written last (a Map keeps insertion order): the first is the one to close.
+      this.streams.delete(sessionId);
+      this.streams.set(sessionId, s);
+    } else {
+      if (this.streams.size >= OPEN_STREAMS) {
+        const [oldest, stream] = this.streams.entries().next().value as [string, fs.WriteStream];
+        this.closeToMakeRoom(oldest, stream);
+      }
+      // A file a crash left with a torn last line: the new lines start on a line of their own.
+      if (!endsWithNewline(file)) text = "\n" + text;
+      s = fs.createWriteStream(file, { flags: "a" });
+      s.on("error", (err) => this.logger.error(`Cannot save the transcript ${file}: ${err.message}`));
+      this.streams.set(sessionId, s);
+    }
+    s.write(text);
+    const saved = this.index.get(sessionId);
+    if (saved) saved.bytes += Buffer.byteLength(text);
+  }
+
+  /** Closes a session's transcript; what the session writes meanwhile follows once its writes are done. */
+  private closeToMakeRoom(sessionId: string, stream: fs.WriteStream): void {
+    this.streams.delete(sessionId);
+    const waiting: string[] = [];
+    const done = new Promise<void>((resolve) => {
+      stream.end();
+      finished(stream, () => resolve());
+    }).then(() => {
+      this.closing.delete(sessionId);
+      const file = this.fileOf(sessionId);
+      if (waiting.length === 0 || !file || this.removed.has(sessionId)) return;
+      const text = waiting.join("");
+      if (!this.disposed) {
+        this.append(sessionId, file, text);
+        return;
+      }
+      // The window is closing: no stream is opened any more (none would be closed).
+      try {
+        fs.appendFileSync(file, text);
+      } catch (err) {
+        this.logger.error(`Cannot save the transcript ${file}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
+    this.closing.set(sessionId, { done, waiting });
   }
 
   /**
@@ -501,6 +541,7 @@ export class TranscriptStore implements vscode.Disposable {
     const stream = this.streams.get(sessionId);
     this.streams.delete(sessionId);
     if (stream) await new Promise<void>((resolve) => stream.end(resolve));
+    await this.closing.get(sessionId)?.done;
     const file = this.fileOf(sessionId);
     if (file) await fs.promises.rm(file, { force: true });
     // And gone from the index, so the next window does not list it.
