@@ -139,7 +139,7 @@ export class TranscriptStore implements vscode.Disposable {
    * would otherwise cost one stream write each on the extension host's busiest path.
    */
   write(e: ThoughtEvent): void {
-    if (!this.dir || this.removed.has(e.sessionId)) return;
+    if (!this.dir || this.disposed || this.removed.has(e.sessionId)) return;
     let saved = this.index.get(e.sessionId);
     if (!saved) {
       saved = emptySaved(e);
@@ -168,6 +168,17 @@ export class TranscriptStore implements vscode.Disposable {
 
   /** Appends to a session's transcript, in order: after what a transcript closed to make room still writes. */
   private append(sessionId: string, file: string, text: string): void {
+    // Counted as it is queued (the index written when the window closes counts text still waiting).
+    this.countBytes(sessionId, text);
+    this.appendCounted(sessionId, file, text);
+  }
+
+  private countBytes(sessionId: string, text: string): void {
+    const saved = this.index.get(sessionId);
+    if (saved) saved.bytes += Buffer.byteLength(text);
+  }
+
+  private appendCounted(sessionId: string, file: string, text: string): void {
     const closing = this.closing.get(sessionId);
     if (closing) {
       closing.waiting.push(text);
@@ -184,14 +195,15 @@ export class TranscriptStore implements vscode.Disposable {
         this.closeToMakeRoom(oldest, stream);
       }
       // A file a crash left with a torn last line: the new lines start on a line of their own.
-      if (!endsWithNewline(file)) text = "\n" + text;
+      if (!endsWithNewline(file)) {
+        text = "\n" + text;
+        this.countBytes(sessionId, "\n");
+      }
       s = fs.createWriteStream(file, { flags: "a" });
       s.on("error", (err) => this.logger.error(`Cannot save the transcript ${file}: ${err.message}`));
       this.streams.set(sessionId, s);
     }
     s.write(text);
-    const saved = this.index.get(sessionId);
-    if (saved) saved.bytes += Buffer.byteLength(text);
   }
 
   /** Closes a session's transcript; what the session writes meanwhile follows once its writes are done. */
@@ -207,16 +219,12 @@ export class TranscriptStore implements vscode.Disposable {
       if (waiting.length === 0 || !file || this.removed.has(sessionId)) return;
       const text = waiting.join("");
       if (!this.disposed) {
-        this.append(sessionId, file, text);
+        this.appendCounted(sessionId, file, text);
         return;
       }
       // The window is closing: no stream is opened any more (none would be closed).
-      try {
-        fs.appendFileSync(file, text);
-      } catch (err) {
-        this.logger.error(`Cannot save the transcript ${file}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    });
+      fs.appendFileSync(file, text);
+    }).catch((err: unknown) => this.logger.error(`Cannot save the transcript of ${sessionId}: ${err instanceof Error ? err.message : String(err)}`));
     this.closing.set(sessionId, { done, waiting });
   }
 
@@ -301,7 +309,7 @@ export class TranscriptStore implements vscode.Disposable {
   /** Deletes what is over KEEP_SESSIONS or the byte budget (`files` newest first); returns the rest. */
   private async evict(dir: string, files: readonly OnDisk[]): Promise<OnDisk[]> {
     const budget = this.maxBytes();
-    const live = new Set([...this.streams.keys()].map((id) => path.basename(this.fileOf(id) ?? "")));
+    const live = new Set([...this.streams.keys(), ...this.closing.keys()].map((id) => path.basename(this.fileOf(id) ?? "")));
     const kept: OnDisk[] = [];
     let total = 0;
     let over = 0;

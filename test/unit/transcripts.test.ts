@@ -116,25 +116,59 @@ describe("transcripts", () => {
 
   it("keeps more sessions streaming at once than it holds open whole and in order (the least recently written is closed)", async () => {
     const store = new TranscriptStore({ fsPath: root }, quiet);
-    const flush = (): void => (store as unknown as { flush(): void }).flush();
-    // More sessions than transcripts kept open (32), each written in every flush, round after round.
-    const ids = Array.from({ length: 40 }, (_, k) => `many-${k}`);
-    const all = new Map(ids.map((id) => [id, session(id, 3, 4)]));
-    const perTurn = 8;
-    for (let round = 0; round < 3; round++) {
-      for (const id of ids) {
-        const events = all.get(id)!;
-        const from = round === 0 ? 0 : 2 + round * perTurn;
-        for (const e of events.slice(from, 2 + (round + 1) * perTurn)) store.write(e);
-      }
-      flush();
+    const inside = store as unknown as { flush(): void; closing: Map<string, unknown> };
+    assert.deepEqual(await store.saved(), [], "the index is read (only then is it written)");
+    // More sessions than transcripts kept open (32); in each round two thirds of them (a different
+    // two thirds each time) write their next turn, and the store's own callbacks run between rounds,
+    // so a transcript closed to make room is written again while its last writes may be under way.
+    const ids = Array.from({ length: 45 }, (_, k) => `many-${k}`);
+    const turns = 6;
+    const all = new Map(ids.map((id) => [id, session(id, turns, 4)]));
+    const perTurn = 8; // turn_start, the prompt, 4 thoughts, the answer, turn_end
+    const chunk = (id: string, t: number): ThoughtEvent[] => all.get(id)!.slice(t === 0 ? 0 : 2 + t * perTurn, 2 + (t + 1) * perTurn);
+    const next = new Map(ids.map((id) => [id, 0]));
+    let closedWhileLive = 0;
+    for (let round = 0; [...next.values()].some((t) => t < turns); round++) {
+      ids.forEach((id, k) => {
+        const t = next.get(id)!;
+        if (t >= turns || (round < 3 * turns && (k + round) % 3 === 0)) return;
+        for (const e of chunk(id, t)) store.write(e);
+        next.set(id, t + 1);
+      });
+      inside.flush();
+      closedWhileLive = Math.max(closedWhileLive, inside.closing.size);
+      if (round % 2 === 1) await new Promise((r) => setTimeout(r, 0));
     }
+    await until(() => inside.closing.size === 0, "the transcripts closed to make room to be written on");
+    assert.ok(closedWhileLive > 0, "transcripts were closed to make room while sessions wrote");
     store.dispose();
     for (const id of ids) {
       const file = store.fileOf(id)!;
       const want = joinChunkRuns(all.get(id)!);
       await until(() => fs.existsSync(file) && fs.readFileSync(file, "utf8").split("\n").filter(Boolean).length === want.length, `the transcript of ${id}`);
       assert.deepEqual(await store.read(file), want, id);
+    }
+    const index = JSON.parse(fs.readFileSync(path.join(dir, "index.json"), "utf8")) as { sessions: (SavedSession & { file: string })[] };
+    for (const s of index.sessions) assert.equal(s.bytes, fs.statSync(path.join(dir, s.file)).size, `the index counts what is on disk for ${s.sessionId}`);
+  });
+
+  it("the index written as the window closes counts what still waits for a transcript closed to make room", async () => {
+    const store = new TranscriptStore({ fsPath: root }, quiet);
+    const flush = (): void => (store as unknown as { flush(): void }).flush();
+    await store.saved();
+    const ids = Array.from({ length: 40 }, (_, k) => `closing-${k}`);
+    const all = new Map(ids.map((id) => [id, session(id, 2, 4)]));
+    // The first turn of each (the last 8 close the first 8 to make room), then at once the second: the first 8 wait.
+    for (const id of ids) for (const e of all.get(id)!.slice(0, 10)) store.write(e);
+    flush();
+    for (const id of ids) for (const e of all.get(id)!.slice(10)) store.write(e);
+    store.dispose();
+    const index = JSON.parse(fs.readFileSync(path.join(dir, "index.json"), "utf8")) as { sessions: (SavedSession & { file: string })[] };
+    assert.equal(index.sessions.length, ids.length);
+    for (const s of index.sessions) {
+      const file = path.join(dir, s.file);
+      await until(() => fs.existsSync(file) && fs.statSync(file).size === s.bytes, `${s.sessionId} on disk as long as the index says`);
+      assert.deepEqual(await store.read(file), joinChunkRuns(all.get(s.sessionId)!), s.sessionId);
     }
   });
 
