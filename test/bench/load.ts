@@ -403,7 +403,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
     const gcIn = (start: number, ms: number): number => gcEntries.filter((e) => e.startTime < start + ms && e.startTime + e.duration > start).reduce((n, e) => n + e.duration, 0);
     const ms1 = (v: number): string => (Number.isNaN(v) ? "?" : v.toFixed(1));
     log(`      the longest gaps, ms, at seconds after the ten prompts (of it the host's main thread on a CPU / waiting for a CPU / garbage collection in it): ${longest.map(([start, ms, run, wait]) => `${ms1(ms)} at ${((start - (t0 - performance.timeOrigin)) / 1000).toFixed(2)} s (${ms1(run)} / ${ms1(wait)} / ${ms1(gcIn(start, ms))})`).join(", ")}`);
-    log(`      the most the main thread was on a CPU in one of them: ${fmt(Math.max(...longest.map(([, , run]) => run)))} (the rest of a gap the CPUs were busy with other processes: the browser, code-server, the ten agents)`);
+    log(`      the most the main thread was on a CPU in one of them: ${fmt(Math.max(...longest.map(([, , run]) => run)))} (the rest of a gap it waited for a CPU, which the browser, code-server and the ten agents share, or slept: on a lock, or while a collection's helpers ran)`);
   }
   log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length}`);
   if (dir) log(`    transcripts in ${dir}`);
@@ -591,7 +591,11 @@ function gcPauses(): { stop(): string; entries(): PerformanceEntry[] } {
     [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL, "incremental marking"], [perfConstants.NODE_PERFORMANCE_GC_WEAKCB, "weak callbacks"],
   ];
   return {
-    entries: () => [...entries, ...obs.takeRecords()],
+    entries() {
+      // Kept here too: what is taken from the observer is not delivered to its callback any more.
+      entries.push(...obs.takeRecords());
+      return entries;
+    },
     stop() {
       obs.disconnect();
       const kindOf = (e: PerformanceEntry): number => ((e as PerformanceEntry & { detail?: { kind?: number } }).detail)?.kind ?? 0;

@@ -34,7 +34,6 @@ export async function setAgents(agents: AgentSetting[]): Promise<void> {
   await vscode.workspace.getConfiguration("agentThoughts").update("agents", agents, vscode.ConfigurationTarget.Global);
 }
 
-/** Makes `name` the only configured agent, playing `scenario`. */
 let filesDir: string | undefined;
 
 /** A file in a folder of this bench run's own (agents' scripts, write times), which `removeBenchFiles` removes. */
@@ -49,6 +48,7 @@ export function removeBenchFiles(): void {
   filesDir = undefined;
 }
 
+/** Makes `name` the only configured agent, playing `scenario`. */
 export async function useScenario(name: string, scenario: Scenario): Promise<void> {
   await setAgents([scriptedAgent(name, scenario, benchFile(`${name}.json`))]);
 }
