@@ -10,7 +10,8 @@
 // AGENT_THOUGHTS_BENCH_SHAPES=lines,paragraph,markdown,cjk,mix (default all); AGENT_THOUGHTS_BENCH_CHUNKS
 // (default 5,000); AGENT_THOUGHTS_BENCH_RATE updates/s (default 1,000); AGENT_THOUGHTS_BENCH_PROFILE=<dir>
 // writes a CPU profile of the renderer and of the extension host per shape, AGENT_THOUGHTS_BENCH_TRACE=<dir> a performance trace
-// (style, layout, paint; open either in Chrome DevTools).
+// (style, layout, paint; open either in Chrome DevTools); AGENT_THOUGHTS_BENCH_CSS="<rules>" adds rules to the panel's styles
+// first (with `body { --bench-css: 1 }` among them, the bench says whether they apply).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
@@ -24,6 +25,19 @@ const P95_TARGET = 33;
 const MAX_TARGET = 100;
 
 interface Probe { samples: [number, number][]; longTasks: number[] }
+
+/**
+ * Inside the webview: adds `css` to the panel's styles, for trying a stylesheet change in the
+ * bench without a build. A constructed stylesheet: the panel's CSP drops an inline <style>. True
+ * when the panel's body has the custom property `--bench-css` after it (give the body one in
+ * `css` to check that it applies).
+ */
+function addStyles(css: string): boolean {
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(css);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  return getComputedStyle(document.body).getPropertyValue("--bench-css") !== "";
+}
 
 /** Installed in the webview: records [time the frame was drawn, units the drawn state holds] for one session. */
 function installProbe(sessionId: string): boolean {
@@ -93,6 +107,8 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   const session = (await a.stream("warm up", { agent: name, newSession: true }).result).sessionId;
   await waitFor(() => document.body.textContent?.includes("ready") ?? false, undefined, { view: "sidebar", what: "the warm-up answer" });
   await evaluate(installProbe, session, "sidebar");
+  const css = process.env.AGENT_THOUGHTS_BENCH_CSS;
+  if (css) log(`    stylesheet added to the panel (AGENT_THOUGHTS_BENCH_CSS): the panel's body has --bench-css after it: ${await evaluate(addStyles, css, "sidebar") ? "yes" : "no"}`);
   const updates = shapeUpdates(shape, count);
   const need: number[] = [];
   let total = 0;

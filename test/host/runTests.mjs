@@ -262,6 +262,8 @@ try {
   };
   let cdp;
   let pageCdp;
+  /** The CDP sessions a `profileStart` started profiling. */
+  let profiled = [];
   const panelSessions = new WeakMap();
   /**
    * The CDP session of the renderer that runs the panel (`view`, default the sidebar's): with
@@ -305,18 +307,26 @@ try {
       case "workbench": return { value: await page.evaluate(`(${req.fn})(${JSON.stringify(req.arg ?? null)})`) };
       case "frames": return { value: await Promise.all(page.frames().map(async (f) => `${f.isDetached() ? "detached " : ""}${f.url().slice(0, 160)} view=${await f.evaluate("document.body && document.body.dataset.agentThoughtsView || ''").catch(() => "?")} root=${await f.evaluate("String(!!document.getElementById('root') && document.getElementById('root').childElementCount)").catch(() => "?")}`)) };
       // A CPU profile of the panel's renderer main thread, for the bench.
+      // When the panel has a renderer of its own, the workbench page's renderer is profiled too
+      // (it relays every message to the panel), written beside it as <name>-workbench.cpuprofile.
       case "profileStart": {
         cdp = await panelCdp(req.view);
-        await cdp.send("Profiler.enable");
-        await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
-        await cdp.send("Profiler.start");
+        pageCdp ??= await page.context().newCDPSession(page);
+        profiled = cdp === pageCdp ? [cdp] : [cdp, pageCdp];
+        for (const session of profiled) {
+          await session.send("Profiler.enable");
+          await session.send("Profiler.setSamplingInterval", { interval: 200 });
+        }
+        await Promise.all(profiled.map((session) => session.send("Profiler.start")));
         return {};
       }
       case "profileStop": {
-        if (!cdp) throw new Error("profileStart first");
-        const { profile } = await cdp.send("Profiler.stop");
+        if (!profiled.length) throw new Error("profileStart first");
+        const profiles = await Promise.all(profiled.map((session) => session.send("Profiler.stop")));
         mkdirSync(dirname(req.path), { recursive: true });
-        writeFileSync(req.path, JSON.stringify(profile));
+        writeFileSync(req.path, JSON.stringify(profiles[0].profile));
+        if (profiles[1]) writeFileSync(req.path.replace(/(\.cpuprofile)?$/, "-workbench.cpuprofile"), JSON.stringify(profiles[1].profile));
+        profiled = [];
         return { path: req.path };
       }
       // The JS heap of the panel's renderer (with AGENT_THOUGHTS_WEBVIEW_ORIGIN=shared, the workbench's too), after a full GC when `gc`, for the bench.
