@@ -6,6 +6,8 @@ import type { AgentRegistry } from "./agents";
 import { count } from "../core/words";
 
 type Activity = { state: "idle" | "thinking" | "tool" | "waiting" | "ended"; detail?: string; waiting: number };
+/** What the item shows. */
+type Shown = { text: string; tooltip: string; warning: boolean; command: string };
 
 /** The status bar item: the active agent and whether it is thinking, running a tool, or waiting for you. */
 export class AgentStatusBar implements vscode.Disposable {
@@ -13,6 +15,8 @@ export class AgentStatusBar implements vscode.Disposable {
   private readonly activity = new Map<string, Activity>();
   private readonly names = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
+  /** What the item was last given. */
+  private shown: Shown | undefined;
 
   constructor(private readonly registry: AgentRegistry, private readonly activeSessionId: () => string | undefined) {
     this.item.name = "Agent Thoughts";
@@ -45,11 +49,21 @@ export class AgentStatusBar implements vscode.Disposable {
     const waitingElsewhere = [...this.activity.entries()].filter(([sid, x]) => sid !== id && x.waiting > 0).length;
     const icon = !a || a.state === "idle" ? "$(hubot)" : a.state === "thinking" ? "$(loading~spin)" : a.state === "tool" ? "$(tools)" : a.state === "waiting" ? "$(bell-dot)" : "$(circle-slash)";
     const what = !a || a.state === "idle" ? "" : a.state === "thinking" ? " thinking…" : a.state === "tool" ? ` ${a.detail ?? "running a tool"}` : a.state === "waiting" ? " waiting for you" : " stopped";
-    // The agent's tool title is agent text: no `$(icon)` of its own in the status bar.
-    this.item.text = `${icon} ${plainText(name)}${plainText(what.length > 40 ? what.slice(0, 39) + "…" : what)}${waitingElsewhere ? ` (+${waitingElsewhere} waiting)` : ""}`;
-    this.item.tooltip = `Agent Thoughts: ${name}${what}${waitingElsewhere ? `\n${count(waitingElsewhere, "other session waits", "other sessions wait")} for you` : ""}\nClick to ${a?.state === "waiting" ? "answer" : "open the panel"}`;
-    this.item.backgroundColor = a?.state === "waiting" || waitingElsewhere ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
-    this.item.command = a?.state === "waiting" ? "agentThoughts.respondToPermission" : "agentThoughts.focusPrompt";
+    const next: Shown = {
+      // The agent's tool title is agent text: no `$(icon)` of its own in the status bar.
+      text: `${icon} ${plainText(name)}${plainText(what.length > 40 ? what.slice(0, 39) + "…" : what)}${waitingElsewhere ? ` (+${waitingElsewhere} waiting)` : ""}`,
+      tooltip: `Agent Thoughts: ${name}${what}${waitingElsewhere ? `\n${count(waitingElsewhere, "other session waits", "other sessions wait")} for you` : ""}\nClick to ${a?.state === "waiting" ? "answer" : "open the panel"}`,
+      warning: a?.state === "waiting" || waitingElsewhere > 0,
+      command: a?.state === "waiting" ? "agentThoughts.respondToPermission" : "agentThoughts.focusPrompt",
+    };
+    // Each property set sends the whole item to the workbench, which draws the status bar again:
+    // only what changed is set (streaming agents re-render this ten times a second, nearly always the same).
+    const shown = this.shown;
+    if (next.text !== shown?.text) this.item.text = next.text;
+    if (next.tooltip !== shown?.tooltip) this.item.tooltip = next.tooltip;
+    if (next.warning !== shown?.warning) this.item.backgroundColor = next.warning ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
+    if (next.command !== shown?.command) this.item.command = next.command;
+    this.shown = next;
   }
 
   /** Current text (tests read it). */

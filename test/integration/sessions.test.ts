@@ -94,6 +94,44 @@ describe("session commands", function () {
     await until(() => !a._test.statusBar.text.includes("thinking"), `the status bar to stop saying thinking (it says "${a._test.statusBar.text}")`);
   });
 
+  it("the status bar item is sent to the workbench only when what it shows changes, not on every render while an agent streams", async () => {
+    await useDefault("Streamer", { turns: [[{ flood: { count: 400, paceMs: 2 } }]] });
+    const a = await api();
+    // Every property set sends the whole item to the workbench: count the sets.
+    const item = (a._test.statusBar as unknown as { item: vscode.StatusBarItem }).item;
+    const sets: string[] = [];
+    const proto = Object.getPrototypeOf(item) as object;
+    for (const key of ["text", "tooltip", "backgroundColor", "command"] as const) {
+      const get = Reflect.getOwnPropertyDescriptor(proto, key)?.get;
+      const set = Reflect.getOwnPropertyDescriptor(proto, key)?.set;
+      assert.ok(get && set, `the item's ${key} is an accessor`);
+      Object.defineProperty(item, key, { configurable: true, get: (): unknown => Reflect.apply(get, item, []), set: (v: unknown) => { sets.push(key); Reflect.apply(set, item, [v]); } });
+    }
+    try {
+      const turn = a.stream("stream", { agent: "Streamer", newSession: true });
+      let renders = 0;
+      let thinkingSeen = false;
+      const started = Date.now();
+      for await (const e of turn) {
+        if (e.kind !== "thought") continue;
+        // Reading `text` renders what is due now, as the 100 ms timer would.
+        if (Date.now() - started > renders * 50) {
+          renders++;
+          thinkingSeen ||= a._test.statusBar.text.includes("thinking");
+        }
+      }
+      await turn.result;
+      assert.ok(thinkingSeen, "the status bar said the agent was thinking while it streamed");
+      assert.ok(renders >= 5, `renders while streaming: ${renders}`);
+      await until(() => !a._test.statusBar.text.includes("thinking"), "the status bar to stop saying thinking");
+      // Thinking, then idle again: a few sets (the session becoming active may change the tooltip too), not one per render.
+      assert.ok(sets.filter((k) => k === "text").length <= 3, `text set ${sets.filter((k) => k === "text").length} times over ${renders} renders: ${sets.join(", ")}`);
+      assert.ok(sets.length <= 8, `the item was set ${sets.length} times over ${renders} renders: ${sets.join(", ")}`);
+    } finally {
+      for (const key of ["text", "tooltip", "backgroundColor", "command"]) Reflect.deleteProperty(item, key);
+    }
+  });
+
   it("Export Session writes every format, and trace.file tees the live stream to JSON Lines", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "at-export-"));
     const traceFile = path.join(dir, "trace.jsonl");
