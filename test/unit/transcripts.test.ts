@@ -5,6 +5,7 @@
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
+import nodeFs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
@@ -114,33 +115,64 @@ describe("transcripts", () => {
     assert.ok(back.every((e, i) => i === 0 || e.seq > back[i - 1]!.seq), "in order");
   });
 
-  it("keeps more sessions streaming at once than it holds open whole and in order (the least recently written is closed)", async () => {
+  it("keeps more sessions streaming at once than it holds open whole and in order (the least recently written is closed), one file operation at a time", async () => {
     const store = new TranscriptStore({ fsPath: root }, quiet);
-    const inside = store as unknown as { flush(): void; closing: Map<string, unknown> };
+    const inside = store as unknown as { flush(): void; files: Map<string, number>; busy: unknown };
+    // Every asynchronous write and close the store starts, and how many were under way at once.
+    const real = { write: nodeFs.write, close: nodeFs.close };
+    let underWay = 0;
+    let most = 0;
+    let closes = 0;
+    const count = <T extends unknown[]>(args: T): T => {
+      underWay++;
+      most = Math.max(most, underWay);
+      const i = args.findIndex((a) => typeof a === "function");
+      const cb = args[i] as (...r: unknown[]) => void;
+      args[i] = (...r: unknown[]) => {
+        underWay--;
+        cb(...r);
+      };
+      return args;
+    };
+    // The module object itself (what the store's calls read), not this file's namespace of it.
+    const mutableFs = nodeFs as unknown as { write: (...a: unknown[]) => void; close: (...a: unknown[]) => void };
+    mutableFs.write = (...a: unknown[]) => {
+      Reflect.apply(real.write, nodeFs, count(a));
+    };
+    mutableFs.close = (...a: unknown[]) => {
+      closes++;
+      Reflect.apply(real.close, nodeFs, count(a));
+    };
     assert.deepEqual(await store.saved(), [], "the index is read (only then is it written)");
     // More sessions than transcripts kept open (32); in each round two thirds of them (a different
     // two thirds each time) write their next turn, and the store's own callbacks run between rounds,
-    // so a transcript closed to make room is written again while its last writes may be under way.
+    // so a transcript closed to make room is written again while the store's writes are under way.
     const ids = Array.from({ length: 45 }, (_, k) => `many-${k}`);
     const turns = 6;
     const all = new Map(ids.map((id) => [id, session(id, turns, 4)]));
     const perTurn = 8; // turn_start, the prompt, 4 thoughts, the answer, turn_end
     const chunk = (id: string, t: number): ThoughtEvent[] => all.get(id)!.slice(t === 0 ? 0 : 2 + t * perTurn, 2 + (t + 1) * perTurn);
     const next = new Map(ids.map((id) => [id, 0]));
-    let closedWhileLive = 0;
-    for (let round = 0; [...next.values()].some((t) => t < turns); round++) {
-      ids.forEach((id, k) => {
-        const t = next.get(id)!;
-        if (t >= turns || (round < 3 * turns && (k + round) % 3 === 0)) return;
-        for (const e of chunk(id, t)) store.write(e);
-        next.set(id, t + 1);
-      });
-      inside.flush();
-      closedWhileLive = Math.max(closedWhileLive, inside.closing.size);
-      if (round % 2 === 1) await new Promise((r) => setTimeout(r, 0));
+    let mostOpen = 0;
+    try {
+      for (let round = 0; [...next.values()].some((t) => t < turns); round++) {
+        ids.forEach((id, k) => {
+          const t = next.get(id)!;
+          if (t >= turns || (round < 3 * turns && (k + round) % 3 === 0)) return;
+          for (const e of chunk(id, t)) store.write(e);
+          next.set(id, t + 1);
+        });
+        inside.flush();
+        mostOpen = Math.max(mostOpen, inside.files.size);
+        if (round % 2 === 1) await new Promise((r) => setTimeout(r, 0));
+      }
+      await until(() => !inside.busy, "the transcripts to be written");
+    } finally {
+      Object.assign(mutableFs, real);
     }
-    await until(() => inside.closing.size === 0, "the transcripts closed to make room to be written on");
-    assert.ok(closedWhileLive > 0, "transcripts were closed to make room while sessions wrote");
+    assert.ok(closes > 0, "transcripts were closed to make room while sessions wrote");
+    assert.ok(mostOpen > 0 && mostOpen <= 32, `at most 32 open: ${mostOpen}`);
+    assert.equal(most, 1, "one file operation under way at a time");
     store.dispose();
     for (const id of ids) {
       const file = store.fileOf(id)!;
@@ -152,13 +184,13 @@ describe("transcripts", () => {
     for (const s of index.sessions) assert.equal(s.bytes, fs.statSync(path.join(dir, s.file)).size, `the index counts what is on disk for ${s.sessionId}`);
   });
 
-  it("the index written as the window closes counts what still waits for a transcript closed to make room", async () => {
+  it("the index written as the window closes counts what still waits to be written", async () => {
     const store = new TranscriptStore({ fsPath: root }, quiet);
     const flush = (): void => (store as unknown as { flush(): void }).flush();
     await store.saved();
     const ids = Array.from({ length: 40 }, (_, k) => `closing-${k}`);
     const all = new Map(ids.map((id) => [id, session(id, 2, 4)]));
-    // The first turn of each (the last 8 close the first 8 to make room), then at once the second: the first 8 wait.
+    // The first turn of each (the last 8 close the first 8 to make room), then at once the second: all of it waits when the window closes.
     for (const id of ids) for (const e of all.get(id)!.slice(0, 10)) store.write(e);
     flush();
     for (const id of ids) for (const e of all.get(id)!.slice(10)) store.write(e);
