@@ -82,10 +82,12 @@ export class TranscriptStore implements vscode.Disposable {
   private readonly files = new Map<string, number>();
   /** Text waiting to be appended, per session, in the order the sessions' text was queued. */
   private readonly queued = new Map<string, string[]>();
-  /** The file operation under way (at most one), and the session it is for. */
+  /** The file operation under way (at most one; Delete Session closes its file alongside), and the session it is for. */
   private busy: { sessionId: string; done: Promise<void> } | undefined;
-  /** Sessions a file operation failed for (said once). */
+  /** Sessions a write failed for (said once, until one succeeds). */
   private readonly failed = new Set<string>();
+  /** Sessions written in this window (never deleted to keep under the budget while the window lives). */
+  private readonly written = new Set<string>();
   /** Events waiting for the next flush, per session, runs of text chunks joined (as the log keeps them). */
   private readonly pending = new Map<string, RunQueue>();
   private timer: NodeJS.Timeout | undefined;
@@ -149,6 +151,7 @@ export class TranscriptStore implements vscode.Disposable {
       this.index.set(e.sessionId, saved);
     }
     noteEvent(saved, e);
+    this.written.add(e.sessionId);
     let queue = this.pending.get(e.sessionId);
     if (!queue) this.pending.set(e.sessionId, queue = new RunQueue(LOG_RUNS));
     queue.push(e);
@@ -217,7 +220,7 @@ export class TranscriptStore implements vscode.Disposable {
       // The least recently written is closed first; this session's text waits for it (still first in line).
       const [oldest, oldFd] = this.files.entries().next().value as [string, number];
       this.files.delete(oldest);
-      this.run(oldest, (done) => fs.close(oldFd, done));
+      this.run(oldest, (done) => fs.close(oldFd, () => done()));
       return;
     }
     this.queued.delete(sessionId);
@@ -226,39 +229,88 @@ export class TranscriptStore implements vscode.Disposable {
       this.files.delete(sessionId);
       this.files.set(sessionId, fd);
     } else {
-      // A file a crash left with a torn last line: the new lines start on a line of their own.
-      if (!endsWithNewline(file)) {
-        texts.unshift("\n");
-        this.countBytes(sessionId, "\n");
-      }
-      try {
-        fd = fs.openSync(file, "a");
-      } catch (err) {
-        this.logger.error(`Cannot save the transcript ${file}: ${err instanceof Error ? err.message : String(err)}`);
-        return this.pump();
-      }
-      this.files.set(sessionId, fd);
+      fd = this.open(sessionId, file, texts);
+      if (fd === undefined) return this.pump();
     }
     const data = Buffer.from(texts.join(""));
     const target = fd;
-    this.run(sessionId, (done) => writeAll(target, data, done));
+    this.run(sessionId, (done) => writeAll(target, data, (err, written) => {
+      if (err) this.writeFailed(sessionId, target, data.length - written, err);
+      else this.failed.delete(sessionId);
+      done();
+    }));
+  }
+
+  /**
+   * Opens a session's transcript for appending (`texts`: what will be written first, given a
+   * line break first when the file ends in a torn line); undefined when it cannot be opened, the
+   * texts then dropped and uncounted.
+   */
+  private open(sessionId: string, file: string, texts: string[]): number | undefined {
+    // A file a crash (or a failed write) left with a torn last line: the new lines start on a line of their own.
+    if (!endsWithNewline(file)) {
+      texts.unshift("\n");
+      this.countBytes(sessionId, "\n");
+    }
+    try {
+      const fd = fs.openSync(file, "a");
+      this.files.set(sessionId, fd);
+      return fd;
+    } catch (err) {
+      this.writeFailed(sessionId, undefined, Buffer.byteLength(texts.join("")), err as NodeJS.ErrnoException);
+      return undefined;
+    }
+  }
+
+  /**
+   * A transcript's text could not be written (`lost` bytes of it): the index stops counting them,
+   * and the file is closed, so the next write opens it again and starts on a line of its own
+   * should the failed one have left part of a line. Said once until a write succeeds again.
+   */
+  private writeFailed(sessionId: string, fd: number | undefined, lost: number, err: NodeJS.ErrnoException): void {
+    const saved = this.index.get(sessionId);
+    if (saved) saved.bytes = Math.max(0, saved.bytes - lost);
+    if (fd !== undefined && this.files.get(sessionId) === fd) {
+      this.files.delete(sessionId);
+      fs.close(fd, () => undefined);
+    }
+    if (this.failed.has(sessionId)) return;
+    this.failed.add(sessionId);
+    this.logger.error(`Cannot save the transcript of ${sessionId}: ${err.message}`);
   }
 
   /** Starts the one file operation; the next starts when it ends. */
-  private run(sessionId: string, op: (done: (err: NodeJS.ErrnoException | null) => void) => void): void {
+  private run(sessionId: string, op: (done: () => void) => void): void {
     const done = new Promise<void>((resolve) => {
-      op((err) => {
-        // Once per session (a full disk would fail every write).
-        if (err && !this.failed.has(sessionId)) {
-          this.failed.add(sessionId);
-          this.logger.error(`Cannot save the transcript of ${sessionId}: ${err.message}`);
-        }
+      op(() => {
         this.busy = undefined;
         resolve();
         this.pump();
       });
     });
     this.busy = { sessionId, done };
+  }
+
+  /**
+   * Writes what is queued now, synchronously (the window is closing: the extension host may end
+   * before writes one at a time would). A session whose write is under way keeps its text
+   * queued, written after it.
+   */
+  private writeQueuedNow(): void {
+    for (const [sessionId, texts] of [...this.queued]) {
+      if (this.busy?.sessionId === sessionId) continue;
+      this.queued.delete(sessionId);
+      const file = this.fileOf(sessionId);
+      if (!file || this.removed.has(sessionId)) continue;
+      const fd = this.files.get(sessionId) ?? this.open(sessionId, file, texts);
+      if (fd === undefined) continue;
+      const data = Buffer.from(texts.join(""));
+      try {
+        fs.writeFileSync(fd, data);
+      } catch (err) {
+        this.writeFailed(sessionId, fd, data.length, err as NodeJS.ErrnoException);
+      }
+    }
   }
 
   /** Closes every transcript file (the window closed and everything is written). */
@@ -354,7 +406,7 @@ export class TranscriptStore implements vscode.Disposable {
   /** Deletes what is over KEEP_SESSIONS or the byte budget (`files` newest first); returns the rest. */
   private async evict(dir: string, files: readonly OnDisk[]): Promise<OnDisk[]> {
     const budget = this.maxBytes();
-    const live = new Set([...this.files.keys(), ...this.queued.keys(), ...(this.busy ? [this.busy.sessionId] : [])].map((id) => path.basename(this.fileOf(id) ?? "")));
+    const live = new Set([...this.written].map((id) => path.basename(this.fileOf(id) ?? "")));
     const kept: OnDisk[] = [];
     let total = 0;
     let over = 0;
@@ -607,6 +659,7 @@ export class TranscriptStore implements vscode.Disposable {
 
   dispose(): void {
     this.flush();
+    this.writeQueuedNow();
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     // The index as it stands when the window closes; should a save still in flight land after it,
@@ -621,19 +674,20 @@ export class TranscriptStore implements vscode.Disposable {
       }
     }
     this.disposed = true;
-    // What is still queued is written on (the files are closed after it); with nothing, now.
+    // A write under way and what waits for it end the queue; then (or now) the files are closed.
     if (!this.busy) this.pump();
     this.indexed.dispose();
     this.probe?.disable();
   }
 }
 
-/** Writes all of `data` at the end of the file open for appending as `fd` (a write may take only part of it). */
-function writeAll(fd: number, data: Buffer, done: (err: NodeJS.ErrnoException | null) => void, from = 0): void {
+/** Writes all of `data` at the end of the file open for appending as `fd` (a write may take only part of it); `written`: how much did go. */
+function writeAll(fd: number, data: Buffer, done: (err: NodeJS.ErrnoException | null, written: number) => void, from = 0): void {
   fs.write(fd, data, from, data.length - from, null, (err, written) => {
-    if (err || from + written >= data.length) done(err);
-    else if (written === 0) done(Object.assign(new Error("the file took none of the text"), { code: "EIO" }));
-    else writeAll(fd, data, done, from + written);
+    const total = from + (err ? 0 : written);
+    if (err || total >= data.length) done(err, total);
+    else if (written === 0) done(Object.assign(new Error("the file took none of the text"), { code: "EIO" }), total);
+    else writeAll(fd, data, done, total);
   });
 }
 

@@ -204,6 +204,75 @@ describe("transcripts", () => {
     }
   });
 
+  it("as the window closes, what waits is written at once, whatever the number of sessions", async () => {
+    const store = new TranscriptStore({ fsPath: root }, quiet);
+    await store.saved();
+    const ids = Array.from({ length: 12 }, (_, k) => `closing-now-${k}`);
+    const all = new Map(ids.map((id) => [id, session(id, 2, 3)]));
+    for (const id of ids) for (const e of all.get(id)!) store.write(e);
+    store.dispose();
+    // Before any callback runs: every session on disk but the one whose write was started first (one at a time).
+    const whole = ids.filter((id) => {
+      const file = store.fileOf(id)!;
+      return fs.existsSync(file) && fs.readFileSync(file, "utf8").split("\n").filter(Boolean).length === joinChunkRuns(all.get(id)!).length;
+    });
+    assert.ok(whole.length >= ids.length - 1, `written as the window closed: ${whole.length} of ${ids.length}`);
+    for (const id of ids) {
+      const file = store.fileOf(id)!;
+      await until(() => fs.existsSync(file) && fs.readFileSync(file, "utf8").split("\n").filter(Boolean).length === joinChunkRuns(all.get(id)!).length, `the transcript of ${id}`);
+      assert.deepEqual(await store.read(file), joinChunkRuns(all.get(id)!), id);
+    }
+  });
+
+  it("a write that fails part-way (a full disk) loses only its own lines: the next starts on a line of its own, and the index counts what is on disk", async () => {
+    const errors: string[] = [];
+    const store = new TranscriptStore({ fsPath: root }, { ...quiet, error: (m: string) => errors.push(m) });
+    const flush = (): void => (store as unknown as { flush(): void }).flush();
+    const inside = store as unknown as { busy: unknown };
+    await store.saved();
+    const events = session("full-disk", 3, 2);
+    const turn = (t: number): ThoughtEvent[] => events.filter((e) => (t === 0 ? e.turnId === undefined : e.turnId === t));
+    for (const e of [...turn(0), ...turn(1)]) store.write(e);
+    flush();
+    await until(() => !inside.busy, "the first turn written");
+    // The next write takes half its text, then the disk is full.
+    type Write = (fd: number, buf: Buffer, off: number, len: number, pos: null, cb: (err: NodeJS.ErrnoException | null, n: number) => void) => void;
+    const mutableFs = nodeFs as unknown as { write: Write };
+    const real = mutableFs.write;
+    // As write(2) does: the first call takes part of the text, the next (for the rest) fails.
+    mutableFs.write = (fd, buf, off, len, pos, cb) => {
+      mutableFs.write = (_fd, _buf, _off, _len, _pos, next) => {
+        mutableFs.write = real;
+        setImmediate(() => next(Object.assign(new Error("no space left on device"), { code: "ENOSPC" }), 0));
+      };
+      real(fd, buf, off, Math.floor(len / 2), pos, cb);
+    };
+    try {
+      for (const e of turn(2)) store.write(e);
+      flush();
+      await until(() => !inside.busy && mutableFs.write === real, "the failing write");
+    } finally {
+      mutableFs.write = real;
+    }
+    for (const e of turn(3)) store.write(e);
+    store.dispose();
+    const file = store.fileOf("full-disk")!;
+    await until(() => fs.existsSync(file) && fs.readFileSync(file, "utf8").endsWith("\n") && fs.readFileSync(file, "utf8").includes("answer 3"), "the third turn on disk");
+    // Of turn 2, the lines wholly written before the disk filled and no more (the torn one is
+    // skipped); turns 0, 1 and 3 read back whole.
+    const got = await store.read(file);
+    const before = joinChunkRuns([...turn(0), ...turn(1)]);
+    const third = joinChunkRuns(turn(3));
+    const second = got.slice(before.length, got.length - third.length);
+    assert.deepEqual([...got.slice(0, before.length), ...got.slice(got.length - third.length)], [...before, ...third]);
+    const written = joinChunkRuns(turn(2));
+    assert.ok(second.length > 0 && second.length < written.length, `turn 2: ${second.length} of its ${written.length} lines`);
+    assert.deepEqual(second, written.slice(0, second.length));
+    assert.equal(errors.length, 1, errors.join("; "));
+    const index = JSON.parse(fs.readFileSync(path.join(dir, "index.json"), "utf8")) as { sessions: (SavedSession & { file: string })[] };
+    assert.equal(index.sessions[0]!.bytes, fs.statSync(file).size, "the index counts what is on disk");
+  });
+
   describe("the index of saved sessions", () => {
     it("is kept as events are written, and a new window lists the sessions from it alone", async () => {
       const store = new TranscriptStore({ fsPath: root }, quiet);
