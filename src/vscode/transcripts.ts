@@ -83,7 +83,7 @@ export class TranscriptStore implements vscode.Disposable {
   /** Text waiting to be appended, per session, in the order the sessions' text was queued. */
   private readonly queued = new Map<string, string[]>();
   /** The file operation under way (at most one; Delete Session closes its file alongside), and the session it is for. */
-  private busy: { sessionId: string; done: Promise<void> } | undefined;
+  private busy: { sessionId: string; kind: "write" | "close"; done: Promise<void> } | undefined;
   /** Sessions a write failed for (said once, until one succeeds). */
   private readonly failed = new Set<string>();
   /** Sessions written in this window (never deleted to keep under the budget while the window lives). */
@@ -216,11 +216,12 @@ export class TranscriptStore implements vscode.Disposable {
       return this.pump();
     }
     let fd = this.files.get(sessionId);
-    if (fd === undefined && this.files.size >= OPEN_FILES) {
+    // (Once the window has closed, every file is closed when the queue is written: none to make room.)
+    if (fd === undefined && this.files.size >= OPEN_FILES && !this.disposed) {
       // The least recently written is closed first; this session's text waits for it (still first in line).
       const [oldest, oldFd] = this.files.entries().next().value as [string, number];
       this.files.delete(oldest);
-      this.run(oldest, (done) => fs.close(oldFd, () => done()));
+      this.run(oldest, "close", (done) => fs.close(oldFd, () => done()));
       return;
     }
     this.queued.delete(sessionId);
@@ -234,7 +235,7 @@ export class TranscriptStore implements vscode.Disposable {
     }
     const data = Buffer.from(texts.join(""));
     const target = fd;
-    this.run(sessionId, (done) => writeAll(target, data, (err, written) => {
+    this.run(sessionId, "write", (done) => writeAll(target, data, (err, written) => {
       if (err) this.writeFailed(sessionId, target, data.length - written, err);
       else this.failed.delete(sessionId);
       done();
@@ -280,7 +281,7 @@ export class TranscriptStore implements vscode.Disposable {
   }
 
   /** Starts the one file operation; the next starts when it ends. */
-  private run(sessionId: string, op: (done: () => void) => void): void {
+  private run(sessionId: string, kind: "write" | "close", op: (done: () => void) => void): void {
     const done = new Promise<void>((resolve) => {
       op(() => {
         this.busy = undefined;
@@ -288,27 +289,33 @@ export class TranscriptStore implements vscode.Disposable {
         this.pump();
       });
     });
-    this.busy = { sessionId, done };
+    this.busy = { sessionId, kind, done };
   }
 
   /**
    * Writes what is queued now, synchronously (the window is closing: the extension host may end
-   * before writes one at a time would). A session whose write is under way keeps its text
-   * queued, written after it.
+   * before writes one at a time would), however many files that opens. A session whose write is
+   * under way keeps its text queued, written after it (a file being closed to make room has had
+   * all its writes: its session opens it again here).
    */
   private writeQueuedNow(): void {
     for (const [sessionId, texts] of [...this.queued]) {
-      if (this.busy?.sessionId === sessionId) continue;
+      if (this.busy?.sessionId === sessionId && this.busy.kind === "write") continue;
       this.queued.delete(sessionId);
       const file = this.fileOf(sessionId);
       if (!file || this.removed.has(sessionId)) continue;
       const fd = this.files.get(sessionId) ?? this.open(sessionId, file, texts);
       if (fd === undefined) continue;
       const data = Buffer.from(texts.join(""));
+      let written = 0;
       try {
-        fs.writeFileSync(fd, data);
+        while (written < data.length) {
+          const n = fs.writeSync(fd, data, written, data.length - written);
+          if (n === 0) throw Object.assign(new Error("the file took none of the text"), { code: "EIO" });
+          written += n;
+        }
       } catch (err) {
-        this.writeFailed(sessionId, fd, data.length, err as NodeJS.ErrnoException);
+        this.writeFailed(sessionId, fd, data.length - written, err as NodeJS.ErrnoException);
       }
     }
   }
