@@ -580,8 +580,12 @@ describe("the thought panel", function () {
     log(`mix turn: ${total} entries; drawn states ${seen.frames}, first entry changed ${seen.firstChanges} times, at most ${seen.max} entries shown, ${seen.spinners} spinner element(s), ${seen.transitions} transition(s)`);
     // At most 150 shown; the first moves 25 at a time (ENTRY_WINDOW, WINDOW_STEP in transcript.ts), not on each new entry.
     assert.ok(seen.max <= 150, `${seen.max} entries shown at once`);
-    assert.ok(seen.frames > 100, `${seen.frames} drawn states watched`);
-    assert.ok(seen.firstChanges <= Math.ceil((total - 150) / 25) + 1, `the first entry changed ${seen.firstChanges} times for ${total} entries`);
+    // Enough patches watched for the count to tell steps from a window moving with each entry
+    // (which would change the first entry in most of them once 150 are shown); how many patches a
+    // turn takes depends on the machine's load, so a multiple of the steps, not a fixed number.
+    const steps = Math.ceil((total - 150) / 25) + 1;
+    assert.ok(seen.frames > 3 * steps, `${seen.frames} drawn states watched (${steps} steps)`);
+    assert.ok(seen.firstChanges <= steps, `the first entry changed ${seen.firstChanges} times for ${total} entries`);
     assert.equal(seen.spinners, 1, "the footer's spinner was one element all through the turn (a new one restarts its turn)");
     // Entries the stream opens and closes turn their chevrons at once (each turning one is an animation for the browser to run, frame after frame).
     assert.ok(seen.transitions <= 3, `${seen.transitions} transitions ran while the turn streamed (one may be under the pointer)`);
