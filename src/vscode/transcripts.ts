@@ -169,6 +169,8 @@ export class TranscriptStore implements vscode.Disposable {
     }
     this.pending.clear();
     this.scheduleSave();
+    // Once the window has closed, `dispose` writes the queue itself.
+    if (!this.disposed) this.pump();
   }
 
   /** Queues text for a session's transcript (appended in order by `pump`). */
@@ -178,7 +180,6 @@ export class TranscriptStore implements vscode.Disposable {
     const texts = this.queued.get(sessionId);
     if (texts) texts.push(text);
     else this.queued.set(sessionId, [text]);
-    this.pump();
   }
 
   private countBytes(sessionId: string, text: string): void {
@@ -307,16 +308,8 @@ export class TranscriptStore implements vscode.Disposable {
       const fd = this.files.get(sessionId) ?? this.open(sessionId, file, texts);
       if (fd === undefined) continue;
       const data = Buffer.from(texts.join(""));
-      let written = 0;
-      try {
-        while (written < data.length) {
-          const n = fs.writeSync(fd, data, written, data.length - written);
-          if (n === 0) throw Object.assign(new Error("the file took none of the text"), { code: "EIO" });
-          written += n;
-        }
-      } catch (err) {
-        this.writeFailed(sessionId, fd, data.length - written, err as NodeJS.ErrnoException);
-      }
+      const { err, written } = writeAllSync(fd, data);
+      if (err) this.writeFailed(sessionId, fd, data.length - written, err);
     }
   }
 
@@ -665,6 +658,7 @@ export class TranscriptStore implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.flush();
     this.writeQueuedNow();
     clearTimeout(this.saveTimer);
@@ -680,7 +674,6 @@ export class TranscriptStore implements vscode.Disposable {
         this.logger.warn(`Could not save the index of saved sessions: ${String(err)}`);
       }
     }
-    this.disposed = true;
     // A write under way and what waits for it end the queue; then (or now) the files are closed.
     if (!this.busy) this.pump();
     this.indexed.dispose();
@@ -693,9 +686,29 @@ function writeAll(fd: number, data: Buffer, done: (err: NodeJS.ErrnoException | 
   fs.write(fd, data, from, data.length - from, null, (err, written) => {
     const total = from + (err ? 0 : written);
     if (err || total >= data.length) done(err, total);
-    else if (written === 0) done(Object.assign(new Error("the file took none of the text"), { code: "EIO" }), total);
+    else if (written === 0) done(tookNone(), total);
     else writeAll(fd, data, done, total);
   });
+}
+
+/** `writeAll`, synchronously. */
+function writeAllSync(fd: number, data: Buffer): { err?: NodeJS.ErrnoException; written: number } {
+  let written = 0;
+  try {
+    while (written < data.length) {
+      const n = fs.writeSync(fd, data, written, data.length - written);
+      if (n === 0) return { err: tookNone(), written };
+      written += n;
+    }
+    return { written };
+  } catch (err) {
+    return { err: err as NodeJS.ErrnoException, written };
+  }
+}
+
+/** A write that took none of its text (and no error said why). */
+function tookNone(): NodeJS.ErrnoException {
+  return Object.assign(new Error("the file took none of the text"), { code: "EIO" });
 }
 
 /** Whether a file is empty or ends with a line break (reads its last byte). */

@@ -310,9 +310,9 @@ try {
       // When the panel has a renderer of its own, the workbench page's renderer is profiled too
       // (it relays every message to the panel), written beside it as <name>-workbench.cpuprofile.
       case "profileStart": {
-        cdp = await panelCdp(req.view);
+        const panel = await panelCdp(req.view);
         pageCdp ??= await page.context().newCDPSession(page);
-        profiled = cdp === pageCdp ? [cdp] : [cdp, pageCdp];
+        profiled = panel === pageCdp ? [panel] : [panel, pageCdp];
         for (const session of profiled) {
           await session.send("Profiler.enable");
           await session.send("Profiler.setSamplingInterval", { interval: 200 });
