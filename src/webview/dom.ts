@@ -104,6 +104,19 @@ export function formatDuration(ms: number): string {
   return `${m} min ${Math.round(s - m * 60)} s`;
 }
 
+/**
+ * Below this, a finished thought's time says nothing: it came in one chunk, or all at once (a
+ * reasoning summary sent whole), and the panel cannot know how long the agent took over it.
+ */
+export const UNTIMED_THOUGHT_MS = 100;
+
+/** A thought's header: "Thinking… 2.1 s" while it streams, "Thought for 2.1 s" after, or "Thought" when it came all at once. */
+export function thoughtLabel(startedAt: number, endedAt: number | undefined, now: number): string {
+  if (endedAt === undefined) return `Thinking… ${formatDuration(now - startedAt)}`;
+  const ms = endedAt - startedAt;
+  return ms < UNTIMED_THOUGHT_MS ? "Thought" : `Thought for ${formatDuration(ms)}`;
+}
+
 /** A path relative to the session folder when it lies inside it. */
 export function displayPath(path: string, cwd: string): string {
   if (cwd && path.startsWith(cwd)) {

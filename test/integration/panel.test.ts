@@ -519,6 +519,30 @@ describe("the thought panel", function () {
     }
   });
 
+  it("a thought folds to how long it streamed, or to just \"Thought\" when it came all at once", async () => {
+    const text = (t: string) => ({ type: "text", text: t });
+    await useAgent("Summariser", {
+      turns: [
+        // A reasoning summary sent whole, and the answer in the same write: no time to tell.
+        [{ updates: [{ sessionUpdate: "agent_thought_chunk", content: text("SUMMARY of the reasoning") }, { sessionUpdate: "agent_message_chunk", content: text("answer one") }] }],
+        [{ thought: "first half, " }, { sleep: 400 }, { thought: "second half" }, { message: "answer two" }],
+      ],
+    });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await a.stream("sum", { agent: "Summariser", newSession: true }).result;
+    const label = (answer: string) => {
+      const turn = [...document.querySelectorAll(".turn")].find((t) => (t.textContent ?? "").includes(answer));
+      return turn?.querySelector(".entry-thought:not(.streaming) .thought-label")?.textContent ?? undefined;
+    };
+    assert.equal(await waitFor(label, "answer one", { view: "sidebar", what: "the summary's thought, folded" }), "Thought");
+    await a.stream("again", { agent: "Summariser" }).result;
+    const streamed = (await waitFor(label, "answer two", { view: "sidebar", what: "the streamed thought, folded" })) ?? "";
+    const m = /^Thought for (\d+\.\d) s$/.exec(streamed);
+    assert.ok(m, `a streamed thought says how long: ${streamed}`);
+    assert.ok(Number(m[1]) >= 0.3, `it streamed for at least the agent's 400 ms pause (minus the clocks' jitter): ${streamed}`);
+  });
+
   it("never posts more than one message per 8 ms to a view while the agent floods", async () => {
     await useAgent("Flood", { turns: [[{ flood: { count: 5000 } }]] });
     const a = await api();

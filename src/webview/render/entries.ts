@@ -6,7 +6,7 @@
  */
 import { agentIdOf, appendedSince, type Entry } from "../../shared/viewModel";
 import { pairSafeEnd } from "../../shared/utf16";
-import { button, cleanBlock, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
+import { button, cleanBlock, cleanInline, h, icon, setText, thoughtLabel, toggleHidden, uid } from "../dom";
 import { IncrementalMarkdown } from "../markdown";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
 import { afterLayout, runAfterLayout } from "./frame";
@@ -282,7 +282,7 @@ class ThoughtComp implements EntryComp, Ticker {
 
   tick(now: number): void {
     const e = this.entry;
-    setText(this.label, `${e.endedAt === undefined ? "Thinking…" : "Thought for"} ${formatDuration((e.endedAt ?? now) - e.startedAt)}`);
+    setText(this.label, thoughtLabel(e.startedAt, e.endedAt, now));
   }
 
   private toggle(): void {
