@@ -142,8 +142,8 @@ export interface NodeTerminalsOptions {
 
 export class NodeTerminals implements TerminalPort {
   private readonly terms = new Map<string, Term>();
-  /** How often each session's terminals were all released (its end): a create under way when it happens is refused. */
-  private readonly releases = new Map<string, number>();
+  /** Creates resolving their folder: one whose session ends meanwhile (`releaseSession`) is refused. Only these are kept, not every session that ever ended. */
+  private readonly creating = new Set<{ readonly sessionId: string; ended: boolean }>();
   private readonly listeners = new Set<TerminalListener>();
   private next = 1;
 
@@ -167,17 +167,20 @@ export class NodeTerminals implements TerminalPort {
 
   async create(req: TerminalCreateRequest): Promise<string> {
     const { logger } = this.options;
-    const released = this.releases.get(req.sessionId) ?? 0;
+    const pending = { sessionId: req.sessionId, ended: false };
+    this.creating.add(pending);
     let cwd: string;
     try {
       cwd = await resolveTerminalCwd(req.cwd, req.sessionCwd, this.options.allowedRoots?.() ?? []);
     } catch (err) {
       logger?.warn(`Refused terminal/create "${req.command.slice(0, 200)}": ${err instanceof Error ? err.message : String(err)}`);
       throw err;
+    } finally {
+      this.creating.delete(pending);
     }
     // From here to the terminal's entry nothing waits: requests handled at once (the SDK does not
     // wait for one to end before the next) cannot all pass the check on the same count.
-    if ((this.releases.get(req.sessionId) ?? 0) !== released) throw new Error("the session ended while the terminal was being created");
+    if (pending.ended) throw new Error("the session ended while the terminal was being created");
     let held = 0;
     let kept = 0;
     for (const t of this.terms.values()) {
@@ -308,7 +311,7 @@ export class NodeTerminals implements TerminalPort {
 
   releaseSession(sessionId: string): void {
     // A create still resolving its folder for this session adds nothing after this.
-    this.releases.set(sessionId, (this.releases.get(sessionId) ?? 0) + 1);
+    for (const pending of this.creating) if (pending.sessionId === sessionId) pending.ended = true;
     for (const [id, term] of this.terms) {
       if (term.sessionId !== sessionId) continue;
       void term.group.terminate();

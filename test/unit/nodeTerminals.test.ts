@@ -82,6 +82,9 @@ describe("NodeTerminals", () => {
       t.releaseSession("gone");
       await assert.rejects(late, /the session ended while the terminal was being created/);
       assert.ok(![...(t as unknown as { terms: Map<string, { sessionId: string }> }).terms.values()].some((x) => x.sessionId === "gone"));
+      // Ended sessions leave nothing behind (a window open for weeks ends thousands).
+      for (let i = 0; i < 1000; i++) t.releaseSession(`ended-${i}`);
+      assert.equal((t as unknown as { creating: Set<unknown> }).creating.size, 0, "no create under way, nothing kept");
     } finally {
       t.dispose();
     }
