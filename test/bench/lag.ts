@@ -148,6 +148,8 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   log(`    of which agent write → extension host has it: ${stage(toHost)}`);
   log(`             agent write → extension host posted the patch with it: ${stage(toPosted)} (${posts.samples.length} patches)`);
   log(`             agent write → the patch in the webview, not yet drawn: ${stage(toWebview)}`);
+  const legs = patchLegs(got.arrivals, got.samples, posts);
+  log(`    each patch: posted → in the webview (the relay: the extension host → code-server → the workbench → the webview) ${stage(legs.relay)}; in the webview → drawn (waiting for the next frame, and drawing it) ${stage(legs.drawn)}`);
   if (hostFile) log(`    extension host CPU profile: ${hostFile}`);
   log(`    renderer long tasks (> 50 ms): ${figures.longTasks}${figures.longTasks ? `, longest ${fmt(figures.longest)}` : ""}; DOM elements ${got.dom.toLocaleString("en")}; last text on screen: ${shown ? "yes" : "NO"}`);
   return figures;
@@ -158,12 +160,13 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
  * last turn in the state posted] (counted as the webview's probe counts them), and the units each
  * version holds. Wraps the panel controller's post for the bench; `stop` puts it back.
  */
-function watchPatches(a: AgentThoughtsInternalApi, sessionId: string): { samples: [number, number][]; unitsAt(version: number): number; stop(): void } {
+function watchPatches(a: AgentThoughtsInternalApi, sessionId: string): { samples: [number, number][]; unitsAt(version: number): number; postedAt(version: number): number | undefined; stop(): void } {
   type Post = (v: unknown, msg: { type: string; to?: number }) => void;
   const controller = a._test.controller as unknown as { post: Post; viewState: ViewState };
   const original = controller.post;
   const samples: [number, number][] = [];
   const versions: [number, number][] = [];
+  const posted = new Map<number, number>();
   controller.post = function (this: unknown, v, msg) {
     if (msg.type === "patch" && msg.to !== undefined) {
       const s = controller.viewState.sessions[sessionId];
@@ -173,8 +176,10 @@ function watchPatches(a: AgentThoughtsInternalApi, sessionId: string): { samples
         if (e.type === "thought" || e.type === "message") units += e.text.length;
         else if (e.type === "tool") units += 1 + (e.status === "completed" ? 1 : 0);
       }
-      samples.push([performance.timeOrigin + performance.now(), units]);
+      const t = performance.timeOrigin + performance.now();
+      samples.push([t, units]);
       versions.push([msg.to, units]);
+      posted.set(msg.to, t);
     }
     original.call(this, v, msg);
   };
@@ -185,10 +190,34 @@ function watchPatches(a: AgentThoughtsInternalApi, sessionId: string): { samples
       for (const [v, u] of versions) if (v <= version) units = u;
       return units;
     },
+    postedAt(version) {
+      return posted.get(version);
+    },
     stop() {
       controller.post = original;
     },
   };
+}
+
+/**
+ * Each patch's two legs (sorted): posted → in the webview, and, for a patch that brings the
+ * session more units, in the webview → the first frame drawn with them.
+ */
+function patchLegs(arrivals: readonly [number, number][], drawn: readonly [number, number][], posts: { unitsAt(version: number): number; postedAt(version: number): number | undefined }): { relay: number[]; drawn: number[] } {
+  const relay: number[] = [];
+  const toDrawn: number[] = [];
+  let before = -1;
+  let j = 0;
+  for (const [t, version] of arrivals) {
+    const at = posts.postedAt(version);
+    if (at !== undefined) relay.push(t - at);
+    const units = posts.unitsAt(version);
+    if (units <= before) continue;
+    before = units;
+    while (j < drawn.length && drawn[j]![1] < units) j++;
+    if (j < drawn.length) toDrawn.push(drawn[j]![0] - t);
+  }
+  return { relay: relay.sort((x, y) => x - y), drawn: toDrawn.sort((x, y) => x - y) };
 }
 
 /** For each update that adds units, the time from its write to the first sample holding it (sorted). */
