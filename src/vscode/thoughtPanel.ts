@@ -39,6 +39,13 @@ const FRAME_MS = 8;
  */
 const APPLIED_WAIT_MS = 1_000;
 const MAX_GAP_MS = 100;
+/**
+ * A webview gets a snapshot asked for (`ready`, `requestSnapshot`) at most this often: one asked
+ * for sooner comes when this time is up, however often it was asked meanwhile. A snapshot is the
+ * whole view state, each one serialised on the extension host's thread: a webview asking in a
+ * loop (a bug, or a script that got into it) would otherwise keep the host doing nothing else.
+ */
+const SNAPSHOT_MIN_MS = 250;
 /** After a post fails, a fresh snapshot follows after 100, 200, 400… ms, at most this many times in a row. */
 const POST_RETRIES = 6;
 const POST_RETRY_MS = 100;
@@ -98,6 +105,9 @@ interface View extends ViewProgress {
   /** Failed posts since the last delivered snapshot, and the pending re-sync. */
   failures: number;
   resync?: NodeJS.Timeout;
+  /** When its last snapshot went (performance.now()), and the one asked for that waits for SNAPSHOT_MIN_MS. */
+  snapshotAt: number;
+  asked?: NodeJS.Timeout;
 }
 
 /**
@@ -138,7 +148,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   readonly testFaults = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
   readonly stats = {
-    posts: 0, patches: 0, snapshots: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
+    posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
     /** Times a patch waited for a webview to apply the one before it. */
@@ -406,8 +416,27 @@ export class ThoughtPanelController implements vscode.Disposable {
     }, delay);
   }
 
+  /** A webview asked for a snapshot: now, or once SNAPSHOT_MIN_MS has passed since its last (one for any number of asks). */
+  private snapshotAsked(v: View): void {
+    if (v.asked) return;
+    const send = (): void => {
+      v.asked = undefined;
+      v.applied = 0;
+      this.snapshot(v);
+    };
+    const wait = v.snapshotAt + SNAPSHOT_MIN_MS - performance.now();
+    if (wait <= 0) {
+      this.stats.snapshotsAtOnce++;
+      send();
+    } else {
+      this.stats.snapshotsDeferred++;
+      v.asked = setTimeout(send, wait);
+    }
+  }
+
   private snapshot(v: View): void {
     this.flush();
+    v.snapshotAt = performance.now();
     this.stats.snapshots++;
     this.stats.lastReadyAt = Date.now();
     clearTimeout(v.resync);
@@ -427,11 +456,11 @@ export class ThoughtPanelController implements vscode.Disposable {
   attach(webview: vscode.Webview, kind: View["kind"], visible: () => boolean, lifetime: vscode.Disposable[]): void {
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")] };
     webview.html = this.html(webview, kind);
-    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0 };
+    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotAt: -Infinity };
     this.views.add(view);
     lifetime.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(view, raw)),
-      { dispose: () => { this.views.delete(view); clearTimeout(view.resync); } },
+      { dispose: () => { this.views.delete(view); clearTimeout(view.resync); clearTimeout(view.asked); } },
     );
   }
 
@@ -687,8 +716,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     switch (m.type) {
       case "ready":
       case "requestSnapshot":
-        view.applied = 0;
-        this.snapshot(view);
+        this.snapshotAsked(view);
         return;
       case "applied":
         this.appliedBy(view, m.version);
