@@ -2,7 +2,7 @@
  * The host ↔ webview message protocol, one doc line per message.
  *
  * Host → webview messages are facts: a `snapshot` of the whole view state (on `ready`, or when the
- * webview reports a version gap; at most one per 250 ms for all it asks), then `patch`es carrying the events since the previous version,
+ * webview reports a version gap; at most two per 500 ms, however often it asks), then `patch`es carrying the events since the previous version,
  * paced: to a visible webview, the next once it says it has the last (`applied`; a webview that
  * does not answer still gets one a second), at most one per 8 ms, and `sessions`
  * carrying whole session views that replace the webview's (saved sessions listed, and read back:

@@ -40,12 +40,14 @@ const FRAME_MS = 8;
 const APPLIED_WAIT_MS = 1_000;
 const MAX_GAP_MS = 100;
 /**
- * A webview gets a snapshot asked for (`ready`, `requestSnapshot`) at most this often: one asked
- * for sooner comes when this time is up, however often it was asked meanwhile. A snapshot is the
- * whole view state, each one serialised on the extension host's thread: a webview asking in a
+ * A webview gets at most SNAPSHOT_BURST snapshots (`ready`, `requestSnapshot`) in this time: one
+ * asked for sooner comes when the time is up, however often it was asked meanwhile. A snapshot is
+ * the whole view state, each one serialised on the extension host's thread: a webview asking in a
  * loop (a bug, or a script that got into it) would otherwise keep the host doing nothing else.
+ * The burst lets a panel reloaded just after its last snapshot have the next at once.
  */
-const SNAPSHOT_MIN_MS = 250;
+const SNAPSHOT_WINDOW_MS = 500;
+const SNAPSHOT_BURST = 2;
 /** After a post fails, a fresh snapshot follows after 100, 200, 400… ms, at most this many times in a row. */
 const POST_RETRIES = 6;
 const POST_RETRY_MS = 100;
@@ -105,8 +107,8 @@ interface View extends ViewProgress {
   /** Failed posts since the last delivered snapshot, and the pending re-sync. */
   failures: number;
   resync?: NodeJS.Timeout;
-  /** When its last snapshot went (performance.now()), and the one asked for that waits for SNAPSHOT_MIN_MS. */
-  snapshotAt: number;
+  /** When its last SNAPSHOT_BURST snapshots went (performance.now()), oldest first, and the one asked for that waits for the window. */
+  snapshotsAt: number[];
   asked?: NodeJS.Timeout;
 }
 
@@ -416,31 +418,46 @@ export class ThoughtPanelController implements vscode.Disposable {
     }, delay);
   }
 
-  /** A webview asked for a snapshot: now, or once SNAPSHOT_MIN_MS has passed since its last (one for any number of asks). */
+  /**
+   * A webview asked for a snapshot: now, or when SNAPSHOT_BURST snapshots are no longer within
+   * SNAPSHOT_WINDOW_MS (one for any number of asks meanwhile). A webview that asks has nothing
+   * usable until then: no patches go to it, and none wait for it.
+   */
   private snapshotAsked(v: View): void {
+    v.ready = false;
     if (v.asked) return;
-    const send = (): void => {
-      v.asked = undefined;
-      v.applied = 0;
-      this.snapshot(v);
-    };
-    const wait = v.snapshotAt + SNAPSHOT_MIN_MS - performance.now();
+    const oldest = v.snapshotsAt.length < SNAPSHOT_BURST ? -Infinity : v.snapshotsAt[0]!;
+    const wait = oldest + SNAPSHOT_WINDOW_MS - performance.now();
     if (wait <= 0) {
       this.stats.snapshotsAtOnce++;
-      send();
-    } else {
-      this.stats.snapshotsDeferred++;
-      v.asked = setTimeout(send, wait);
+      v.applied = 0;
+      this.snapshot(v);
+      return;
     }
+    this.stats.snapshotsDeferred++;
+    v.asked = setTimeout(() => {
+      v.asked = undefined;
+      if (!this.views.has(v)) return;
+      v.applied = 0;
+      try {
+        this.snapshot(v);
+      } catch (err) {
+        this.logger.error(`The ${v.kind} panel's snapshot failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }, wait);
   }
 
   private snapshot(v: View): void {
     this.flush();
-    v.snapshotAt = performance.now();
+    v.snapshotsAt.push(performance.now());
+    if (v.snapshotsAt.length > SNAPSHOT_BURST) v.snapshotsAt.shift();
     this.stats.snapshots++;
     this.stats.lastReadyAt = Date.now();
+    // This one answers an ask waiting for the window, and a re-sync after a failed post.
     clearTimeout(v.resync);
     v.resync = undefined;
+    clearTimeout(v.asked);
+    v.asked = undefined;
     v.ready = true;
     const started = Date.now();
     this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() });
@@ -456,7 +473,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   attach(webview: vscode.Webview, kind: View["kind"], visible: () => boolean, lifetime: vscode.Disposable[]): void {
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")] };
     webview.html = this.html(webview, kind);
-    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotAt: -Infinity };
+    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [] };
     this.views.add(view);
     lifetime.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(view, raw)),
@@ -868,7 +885,10 @@ export class ThoughtPanelController implements vscode.Disposable {
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     clearTimeout(this.heldTimer);
-    for (const v of this.views) clearTimeout(v.resync);
+    for (const v of this.views) {
+      clearTimeout(v.resync);
+      clearTimeout(v.asked);
+    }
     this.sight.dispose();
     for (const d of this.disposables) d.dispose();
     this.editorPanel?.dispose();

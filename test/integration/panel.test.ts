@@ -525,7 +525,7 @@ describe("the thought panel", function () {
       turns: [
         // A reasoning summary sent whole, and the answer in the same write: no time to tell.
         [{ updates: [{ sessionUpdate: "agent_thought_chunk", content: text("SUMMARY of the reasoning") }, { sessionUpdate: "agent_message_chunk", content: text("answer one") }] }],
-        [{ thought: "first half, " }, { sleep: 400 }, { thought: "second half" }, { message: "answer two" }],
+        [{ thought: "first half, " }, { sleep: 500 }, { thought: "second half" }, { message: "answer two" }],
       ],
     });
     const a = await api();
@@ -540,7 +540,7 @@ describe("the thought panel", function () {
     const streamed = (await waitFor(label, "answer two", { view: "sidebar", what: "the streamed thought, folded" })) ?? "";
     const m = /^Thought for (\d+\.\d) s$/.exec(streamed);
     assert.ok(m, `a streamed thought says how long: ${streamed}`);
-    assert.ok(Number(m[1]) >= 0.3, `it streamed for at least the agent's 400 ms pause (minus the clocks' jitter): ${streamed}`);
+    assert.ok(Number(m[1]) >= 0.2, `it streamed over the agent's 500 ms pause (a host that stalled as the first chunk came would see less of it): ${streamed}`);
   });
 
   it("never posts more than one message per 8 ms to a view while the agent floods", async () => {

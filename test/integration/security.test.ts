@@ -277,7 +277,8 @@ describe("security", function () {
     assert.ok(await evaluate(() => document.getElementById("prompt") !== null, undefined, "sidebar"), "the panel still works");
   });
 
-  it("a webview asking for snapshots in a loop gets one at most every 250 ms, and the panel stays current", async () => {
+  it("a webview asking for snapshots in a loop gets at most two every 500 ms, and the panel stays current", async () => {
+    await useAgent("Calm", { turns: [[{ message: "after the storm" }]] });
     const a = await api();
     const controller = a._test.controller;
     const { stats } = controller;
@@ -286,15 +287,15 @@ describe("security", function () {
     // 300 asks, then a marker the host counts when it has handled them (messages are handled in order).
     await postRaw([...Array.from({ length: 300 }, () => ({ type: "requestSnapshot", have: 0 })), { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }]);
     await counted(() => stats.ignoredMessages, ignored + 1, "the host has handled the 300 asks and the marker");
-    const handledIn = performance.now() - started;
-    // One at once (unless one went in the last 250 ms), then one for all the asks that came before
-    // the time was up: never one per ask.
-    assert.ok(stats.snapshots - snapshots <= 1 + Math.ceil(handledIn / 250), `${stats.snapshots - snapshots} snapshots for 300 asks handled in ${Math.round(handledIn)} ms`);
+    // Two at once at most, then one for all the asks that came before the window moved on: never one per ask.
+    const most = (since: number): number => 2 * (1 + Math.ceil((performance.now() - since) / 500));
+    assert.ok(stats.snapshots - snapshots <= most(started), `${stats.snapshots - snapshots} snapshots for 300 asks handled in ${Math.round(performance.now() - started)} ms`);
     await until(() => stats.snapshots - snapshots >= (stats.snapshotsAtOnce - atOnce) + (stats.snapshotsDeferred - deferred) ? true : undefined, "every ask answered, the later ones by one snapshot");
     const all = stats.snapshots - snapshots;
-    assert.ok(all >= 1 && all <= 2 + Math.ceil((performance.now() - started) / 250), `${all} snapshots for 300 asks`);
-    // The panel took the last snapshot and still works.
-    assert.ok(await evaluate(() => document.getElementById("prompt") !== null, undefined, "sidebar"), "the panel still works");
+    assert.ok(all >= 1 && all <= most(started), `${all} snapshots for 300 asks`);
+    // The panel took the last snapshot and follows what happens next.
+    await a.stream("still there?", { agent: "Calm", newSession: true }).result;
+    await waitFor(() => (document.body.textContent ?? "").includes("after the storm"), undefined, { view: "sidebar", what: "the next turn's answer in the panel" });
   });
 
   it("out-of-state messages are logged and ignored: unknown ids, forged options, a second answer, cancel with no turn", async () => {

@@ -82,8 +82,11 @@ describe("NodeTerminals", () => {
       t.releaseSession("gone");
       await assert.rejects(late, /the session ended while the terminal was being created/);
       assert.ok(![...(t as unknown as { terms: Map<string, { sessionId: string }> }).terms.values()].some((x) => x.sessionId === "gone"));
-      // Ended sessions leave nothing behind (a window open for weeks ends thousands).
-      for (let i = 0; i < 1000; i++) t.releaseSession(`ended-${i}`);
+      // Another session's end refuses only its own: a create under way for this one goes on.
+      const other = t.create({ sessionId: "stays", sessionCwd: os.tmpdir(), command: "true" });
+      t.releaseSession("ends");
+      assert.match(await other, /^term-/);
+      // An ended session leaves nothing behind (the window may end thousands).
       assert.equal((t as unknown as { creating: Set<unknown> }).creating.size, 0, "no create under way, nothing kept");
     } finally {
       t.dispose();
