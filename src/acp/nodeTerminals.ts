@@ -319,8 +319,9 @@ export class NodeTerminals implements TerminalPort {
     }
   }
 
-  /** Ends every command (`terminateAllGroups` waits for them). */
+  /** Ends every command (`terminateAllGroups` waits for them); a create still resolving its folder starts none. */
   dispose(): void {
+    for (const pending of this.creating) pending.ended = true;
     for (const term of this.terms.values()) void term.group.terminate();
     this.terms.clear();
   }

@@ -96,6 +96,12 @@ describe("the thought panel", function () {
   });
 
   it("comes back exactly as it was after the view is hidden and shown again", async () => {
+    // Something to come back: the turns of the tests before, or (run alone) a turn of its own.
+    if (!(await evaluate(() => document.querySelector("#transcript .turn") !== null, undefined, "sidebar"))) {
+      await useAgent("Keeper", { turns: [[{ thought: "what to keep on screen" }, { message: "KEEPER: an answer long enough to compare, with a plan and a tool call before it." }]] });
+      await (await api()).stream("keep", { agent: "Keeper", newSession: true }).result;
+      await waitFor(() => (document.getElementById("transcript")?.innerText ?? "").includes("KEEPER:"), undefined, { view: "sidebar", what: "the turn on screen" });
+    }
     const before = await evaluate(() => (document.getElementById("transcript"))?.innerText ?? "", undefined, "sidebar");
     assert.ok(before.length > 100);
     await vscode.commands.executeCommand("workbench.view.explorer");

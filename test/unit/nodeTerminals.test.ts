@@ -86,6 +86,10 @@ describe("NodeTerminals", () => {
       const other = t.create({ sessionId: "stays", sessionCwd: os.tmpdir(), command: "true" });
       t.releaseSession("ends");
       assert.match(await other, /^term-/);
+      // Nor does a create under way when the terminals are disposed (the window closing) start its command.
+      const closing = t.create({ sessionId: "stays", sessionCwd: os.tmpdir(), command: "true" });
+      t.dispose();
+      await assert.rejects(closing, /ended while the terminal was being created/);
       // An ended session leaves nothing behind (the window may end thousands).
       assert.equal((t as unknown as { creating: Set<unknown> }).creating.size, 0, "no create under way, nothing kept");
     } finally {
