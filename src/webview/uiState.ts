@@ -72,6 +72,11 @@ export class UiState {
   readonly entryOpen = new Map<string, boolean>();
   /** Per-turn number of entries shown (the window grows with "Show earlier"). */
   readonly entryWindow = new Map<string, number>();
+  /**
+   * Per-turn last entry shown (its id), for a window that stops short of the turn's end: around a
+   * match or revealed entry far above it. Absent: the window ends with the turn.
+   */
+  readonly entryEnd = new Map<string, string>();
   /** How many turns are shown at the end of the session. */
   turnsWindow = 40;
   /** Banner ids the reader dismissed. */

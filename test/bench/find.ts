@@ -3,13 +3,15 @@
 // webview while typing a rare and a frequent text, stepping through matches into folded turns,
 // and streaming a turn while finding; beside them what the same panel does without find
 // (unfolding a turn by its header, streaming the same turn), so the figures say what find adds.
+// Then going to a match at the start of one turn of 2,400 entries (short thoughts and tool calls):
+// the long tasks, and how many elements the panel draws there.
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Step } from "../fixtures/agents/scenario";
 import { log } from "../integration/index";
 import { click, evaluate, fill, press, waitFor } from "../integration/webview";
 import { phase } from "./hostile";
-import { mb, useScenario } from "./util";
+import { mb, num, useScenario } from "./util";
 
 const TURNS = 25;
 const CHUNKS = 500;
@@ -72,4 +74,32 @@ export async function findBench(a: AgentThoughtsInternalApi): Promise<void> {
     await a.stream("and another", { agent: "Finder" }).result;
     await waitFor((n: number) => document.querySelectorAll(".turn").length >= n && document.querySelector("#session-status")?.getAttribute("data-status") === "idle", TURNS + 2, { view: "sidebar", what: "the last turn" });
   });
+  await farUpALongTurn(a);
+}
+
+const LONG_TURN_PAIRS = 1_200;
+
+/** One turn of 2,400 entries, a thought and a tool call each step, the 4th call's title the only "needle". */
+async function farUpALongTurn(a: AgentThoughtsInternalApi): Promise<void> {
+  const text = (t: string): Record<string, unknown> => ({ type: "text", text: t });
+  const steps: Step[] = [];
+  for (let from = 0; from < LONG_TURN_PAIRS; from += 100) {
+    steps.push({ updates: Array.from({ length: 100 }, (_, k) => [
+      { sessionUpdate: "agent_thought_chunk", content: text(`weighing step ${from + k}`) },
+      { sessionUpdate: "tool_call", toolCallId: `t${from + k}`, title: from + k === 3 ? "Read the needle file" : `Read part ${from + k}`, kind: "read", status: "completed" },
+    ]).flat() });
+  }
+  await useScenario("LongTurn", { turns: [steps] });
+  await a.stream("a long turn", { agent: "LongTurn", newSession: true }).result;
+  const elements = (): Promise<number> => evaluate(() => document.getElementById("transcript")?.querySelectorAll("*").length ?? 0, undefined, "sidebar");
+  await waitFor((n: number) => [...document.querySelectorAll(".turn")].pop()?.querySelector(".show-earlier .label")?.textContent?.includes(`${n - 150} hidden`) === true && document.querySelector("#session-status")?.getAttribute("data-status") === "idle", 2 * LONG_TURN_PAIRS, { view: "sidebar", what: "the long turn's last entries", timeoutMs: 60_000 });
+  log(`  Find in one turn of ${num(2 * LONG_TURN_PAIRS)} entries (a short thought and a tool call each step), its last 150 drawn: ${num(await elements())} elements in the transcript`);
+  await phase("going to the one match, its 8th entry, until drawn", async () => {
+    await fill("#search", "needle file", "sidebar");
+    await counter("^1 of 1$");
+    await waitFor(() => CSS.highlights.get("find-current")?.size === 1, undefined, { view: "sidebar", what: "the match drawn" });
+  }, 50);
+  const there = await elements();
+  log(`    elements in the transcript there: ${num(there)} (target < 3,000: ${there < 3_000 ? "met" : "MISSED"})`);
+  await press("#search", "Escape", "sidebar");
 }

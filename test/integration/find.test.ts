@@ -218,4 +218,94 @@ describe("find in the transcript", function () {
     await shown("2 of 3");
     await press("#search", "Escape", "sidebar");
   });
+  it("goes to a match far up a long turn with a window around it: the rest behind Show later, and Jump to latest brings the newest back", async () => {
+    const text = (t: string): Record<string, unknown> => ({ type: "text", text: t });
+    /** `n` pairs of a short thought and a completed tool call from `from` on: 2n entries in one write. */
+    const pairs = (from: number, n: number): Step => ({
+      updates: Array.from({ length: n }, (_, k) => [
+        { sessionUpdate: "agent_thought_chunk", content: text(`weighing step ${from + k}`) },
+        { sessionUpdate: "tool_call", toolCallId: `t${from + k}`, title: from + k === 3 ? "Read the needle file" : `Read part ${from + k}`, kind: "read", status: "completed" },
+      ]).flat(),
+    });
+    const batches: Step[] = [];
+    for (let b = 0; b < 12; b++) batches.push(pairs(b * 100, 100));
+    await useAgent("LongTurn", { turns: [[
+      ...batches,
+      // The turn waits on this while the reader finds; what comes after the answer streams in below.
+      { permission: { toolCall: { toolCallId: "gate", title: "Run the tests", kind: "execute" }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }] }, onSelected: { ok: [pairs(1_200, 50), { message: "the newest words" }] } },
+    ]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const turn = a.stream("a long turn", { agent: "LongTurn", newSession: true });
+    // The turn's result only comes after the answer: it fails early if the agent does.
+    await Promise.race([
+      waitFor(() => document.querySelector('#question:not([hidden]) [data-answer="ok"]') !== null, undefined, { view: "sidebar", what: "the question after 2,400 entries", timeoutMs: 30_000 }),
+      turn.result.then((r) => { throw new Error(`the turn ended before its question: ${r.stopReason}`); }),
+    ]);
+    type Drawn = { entries: number; first: string; last: string; later: string; earlier: string; jump: boolean; elements: number };
+    const drawn = (): Promise<Drawn> => evaluate(() => {
+      const t = [...document.querySelectorAll(".turn")].pop();
+      const es = [...(t?.querySelectorAll<HTMLElement>(".entries > .entry") ?? [])];
+      return {
+        entries: es.length, first: es[0]?.dataset.entryId ?? "", last: es[es.length - 1]?.dataset.entryId ?? "",
+        later: t?.querySelector(".entries > .show-later .label")?.textContent ?? "",
+        earlier: t?.querySelector(".entries > .show-earlier .label")?.textContent ?? "",
+        jump: !(document.getElementById("jump-latest")?.hidden ?? true),
+        elements: document.getElementById("transcript")?.querySelectorAll("*").length ?? 0,
+      };
+    }, undefined, "sidebar");
+    const sessionId = a._test.controller.viewState.order.at(-1) ?? "";
+    const count = (): number => a._test.controller.viewState.sessions[sessionId]?.turns.at(-1)?.entries.length ?? 0;
+    const before = await drawn();
+    assert.ok(before.entries <= 150 && before.later === "", `the last entries drawn: ${JSON.stringify(before)}`);
+
+    // The needle is the 8th entry of 2,400: drawn with the 75 after it, the rest behind "Show later".
+    await fill("#search", "needle file", "sidebar");
+    const m = await shown("1 of 1");
+    assert.equal(m.where, "tool");
+    const far = await drawn();
+    assert.ok(far.entries <= 150, `${far.entries} entries drawn around the match (the DOM stays small: ${far.elements} elements)`);
+    assert.equal(far.earlier, "", "nothing hidden above it: it is near the turn's start");
+    assert.ok(count() >= 2_400);
+    assert.equal(far.later, `Show 150 later (${count() - far.entries} hidden)`);
+    assert.ok(far.jump, "Jump to latest is offered: the bottom is not the latest");
+    assert.ok(far.elements < 3_000, `${far.elements} elements in the transcript`);
+    await screenshot("test-results/find-far-up-a-long-turn.png");
+
+    // The agent goes on: what it sends waits below the window; the match stays in view.
+    const asked = count();
+    await click('#question [data-answer="ok"]', "sidebar");
+    await turn.result;
+    assert.ok(count() >= asked + 101, `${count()} entries after the answer, ${asked} before`);
+    await waitFor((n: number) => /\((\d+) hidden\)/.exec([...document.querySelectorAll(".turn")].pop()?.querySelector(".entries > .show-later .label")?.textContent ?? "")?.[1] === String(n), count() - far.entries, { view: "sidebar", what: "the newest entries counted as hidden" });
+    const still = await evaluate(currentMatch, undefined, "sidebar");
+    assert.ok(still.seen && still.counter === "1 of 1", `the match stays in view: ${JSON.stringify(still)}`);
+    assert.equal((await drawn()).first, far.first, "the window did not move");
+
+    // Show later: 150 more, the window sliding down once it holds 300.
+    await click(".turn:last-of-type .entries > .show-later", "sidebar");
+    const more = await waitFor((n: number) => { const c = [...document.querySelectorAll(".turn")].pop()?.querySelectorAll(".entries > .entry").length ?? 0; return c > n ? c : 0; }, far.entries, { view: "sidebar", what: "later entries drawn" });
+    assert.equal(more, far.entries + 150);
+    await click(".turn:last-of-type .entries > .show-later", "sidebar");
+    await waitFor((f: string) => [...document.querySelectorAll(".turn")].pop()?.querySelector<HTMLElement>(".entries > .entry")?.dataset.entryId !== f, far.first, { view: "sidebar", what: "the window to slide down" });
+    const slid = await drawn();
+    assert.equal(slid.entries, 300, `at most 300 drawn: ${JSON.stringify(slid)}`);
+    assert.ok(slid.earlier.startsWith("Show ") && slid.later.startsWith("Show 150 later"), JSON.stringify(slid));
+    await evaluate(() => document.querySelector(".turn:last-of-type .entries > .show-later")?.scrollIntoView({ block: "end" }), undefined, "sidebar");
+    await screenshot("test-results/find-show-later.png");
+
+    // Jump to latest: the turn's last entries, its newest words at the bottom.
+    await click("#jump-latest", "sidebar");
+    await waitFor(() => {
+      const t = document.getElementById("transcript")!;
+      const words = [...t.querySelectorAll<HTMLElement>(".entry")].pop();
+      const r = words?.getBoundingClientRect();
+      const box = t.getBoundingClientRect();
+      return !!words && /the newest words/.test(words.textContent ?? "") && !!r && r.bottom <= box.bottom + 1 && r.bottom > box.top
+        && !document.querySelector(".turn:last-of-type .entries > .show-later") && (document.getElementById("jump-latest")?.hidden ?? false);
+    }, undefined, { view: "sidebar", what: "the newest entries drawn and in view" });
+    const latest = await drawn();
+    assert.ok(latest.entries <= 300, `${latest.entries} entries drawn at the end`);
+    await press("#search", "Escape", "sidebar");
+  });
 });

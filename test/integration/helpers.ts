@@ -1,5 +1,7 @@
 // Shared by the integration suites: the extension's API, scripted agents as settings, and polling.
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
@@ -18,10 +20,23 @@ export async function api(): Promise<AgentThoughtsInternalApi> {
   return a;
 }
 
-/** An `agentThoughts.agents` entry that runs the scripted agent with this scenario. */
+let scenarioDir: string | undefined;
+
+/**
+ * An `agentThoughts.agents` entry that runs the scripted agent with this scenario: in its
+ * environment, or in a file it names there when large (Linux passes no environment string over
+ * 128 KiB: the spawn fails with E2BIG).
+ */
 export function scriptedAgent(name: string, scenario: Scenario): { name: string; command: string; args: string[]; env: Record<string, string> } {
   const repo = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
-  return { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: JSON.stringify(scenario), ELECTRON_RUN_AS_NODE: "1" } };
+  let value = JSON.stringify(scenario);
+  if (value.length > 64_000) {
+    scenarioDir ??= fs.mkdtempSync(path.join(os.tmpdir(), "at-scenarios-"));
+    const file = path.join(scenarioDir, `${fs.readdirSync(scenarioDir).length}.json`);
+    fs.writeFileSync(file, value);
+    value = file;
+  }
+  return { name, command: process.execPath, args: [path.join(repo, "out", "fixtures", "agents", "scriptedAgent.js")], env: { SCRIPTED_AGENT_SCENARIO: value, ELECTRON_RUN_AS_NODE: "1" } };
 }
 
 /** Configures one scripted agent (optionally as the default agent). */

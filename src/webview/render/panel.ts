@@ -69,7 +69,11 @@ export class Panel {
       ui.layoutVersion++;
       invalidate();
     }, invalidate);
-    this.scroll = new ScrollKeeper(this.transcript.el, ui, invalidate);
+    this.scroll = new ScrollKeeper(this.transcript.el, ui, invalidate, () => {
+      if (!this.transcript.showLatest(ui)) return;
+      ui.layoutVersion++;
+      invalidate();
+    });
     this.finder = new Finder(this.transcript.el, this.transcript, {
       release: () => this.scroll.release(),
       invalidate,
@@ -140,6 +144,7 @@ export class Panel {
     }
     runAfterLayout();
     this.finder.reveal();
+    this.scroll.setLatestHidden(!!session && this.transcript.hidesLatest);
     this.scroll.settle(!!session && session.turns.length > 0);
   }
 

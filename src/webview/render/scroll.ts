@@ -11,6 +11,8 @@
  * when content first outgrows the box, and when the box is resized (the sidebar dragged, the
  * window resized, the question or the plan taking room), a ResizeObserver takes the view to the
  * bottom once. The scroll position is read only for saving, a moment after the reader stops.
+ * "Jump to latest" also shows while the last turn's newest entries are hidden below a window
+ * around something far above them (find took the reader there): the bottom is not the latest then.
  */
 import { button, h, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
@@ -29,16 +31,21 @@ export class ScrollKeeper {
   private boxHeight = 0;
   private contentHeight = 0;
   private overflowed = false;
+  /** The last turn's newest entries are not drawn (see Transcript.hidesLatest). */
+  private latestHidden = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly sentinel: HTMLElement;
   private readonly seen: IntersectionObserver;
   private readonly resized: ResizeObserver;
 
-  constructor(private readonly el: HTMLElement, private readonly ui: UiState, private readonly requestFrame: () => void) {
+  /** `showLatest`: draws the last turn's newest entries again, when a window hid them. */
+  constructor(private readonly el: HTMLElement, private readonly ui: UiState, private readonly requestFrame: () => void, showLatest: () => void) {
     this.stick = ui.stick;
     this.jump = button({ class: "jump-latest", icon: "arrow-down", label: "Jump to latest", id: "jump-latest" });
     this.jump.hidden = true;
     this.jump.addEventListener("click", () => {
+      // Drawn in the next frame, above the sentinel the view then follows.
+      if (this.latestHidden) showLatest();
       this.stick = true;
       this.toBottom();
       this.sync();
@@ -107,6 +114,13 @@ export class ScrollKeeper {
     this.sync();
   }
 
+  /** Whether the last turn's newest entries are hidden (told each frame). */
+  setLatestHidden(hidden: boolean): void {
+    if (hidden === this.latestHidden) return;
+    this.latestHidden = hidden;
+    this.sync();
+  }
+
   /** Something the reader must see arrived at the bottom (their new prompt, a question): follow again. */
   follow(): void {
     if (this.stick) return;
@@ -130,7 +144,7 @@ export class ScrollKeeper {
 
   private sync(): void {
     this.el.classList.toggle("following", this.stick);
-    toggleHidden(this.jump, this.stick);
+    toggleHidden(this.jump, this.stick && !this.latestHidden);
   }
 
   private persist(): void {

@@ -4,6 +4,8 @@
  * for long sessions: only the last turns are shown (older ones behind "Show earlier turns"), all
  * but the last three start folded to a one-line summary, and a turn shows only its last (visible)
  * entries behind "Show N earlier": 50 in earlier turns, 126-150 in the last (see WINDOW_STEP).
+ * A match or revealed entry far above a turn's end gets a window of its own around it, with the
+ * rest of the turn behind "Show N later" (see `Transcript.prepareTurn`).
  * Entry components are reused by id and skip unchanged entries, so a streaming frame touches only
  * what changed.
  */
@@ -32,10 +34,46 @@ const OPEN_TURNS = 3;
  */
 const WINDOW_STEP = 25;
 
+/**
+ * A window that stops short of its turn's end (around a match or revealed entry far above it)
+ * holds at most this many entries: "Show N later" slides it down rather than growing it.
+ */
+const ANCHORED_MAX = 2 * ENTRY_WINDOW;
+
 /** The first of `count` entries a window of `size` shows, moving in steps of `step`: at most `size` show, and more than `size - step`. */
 export function windowStart(count: number, size: number, step = 1): number {
   const excess = count - size;
   return excess <= 0 ? 0 : Math.ceil(excess / step) * step;
+}
+
+/**
+ * The entries [start, end) of `count` a window of `size` shows: the last ones (the first moving in
+ * steps of `step`, see `windowStart`), or, given `end` (a window stopping short of the turn's
+ * end), the `size` before it. A window left with nothing before its end (a filter hid it all)
+ * shows the first `size`.
+ */
+export function windowRange(count: number, size: number, step: number, end?: number): { start: number; end: number } {
+  if (end === undefined) return { start: windowStart(count, size, step), end: count };
+  const e = Math.min(end, count);
+  if (e <= 0) return { start: 0, end: Math.min(count, size) };
+  return { start: Math.max(0, e - size), end: e };
+}
+
+/**
+ * Where a window ending at the entry `endId` ends among `visible` (`entries` under the filters):
+ * the index after it, or after the last visible entry before it when a filter hides it; undefined
+ * when there is no such entry (the window then reaches the turn's end). `hint`: the last answer,
+ * checked first, so a streaming frame does not search.
+ */
+export function anchorEnd(entries: readonly Entry[], visible: readonly Entry[], endId: string | undefined, hint?: number): number | undefined {
+  if (endId === undefined) return undefined;
+  if (hint !== undefined && hint > 0 && visible[hint - 1]?.id === endId) return hint;
+  const at = entries.findIndex((e) => e.id === endId);
+  if (at < 0) return undefined;
+  if (visible === entries) return at + 1;
+  let v = 0;
+  for (let i = 0; i <= at && v < visible.length; i++) if (entries[i] === visible[v]) v++;
+  return v;
 }
 
 /** A turn's window of entries: its size (the reader's "Show earlier" or the default) and step. */
@@ -51,20 +89,40 @@ const STOP_TEXT = {
   refusal: "Refused",
 } as const;
 
-/** A keyed list of entry components with a "Show N earlier" window. */
+/** A keyed list of entry components with a "Show N earlier" window (and "Show N later" when it stops short of the end). */
 export class EntryList {
   readonly el: HTMLElement;
   private more: HTMLButtonElement | undefined;
+  private later: HTMLButtonElement | undefined;
   private readonly comps = new Map<string, EntryComp>();
+  /** What the last render showed: [start, end) of `visible`. */
+  private visible: readonly Entry[] = [];
+  private start = 0;
+  private end = 0;
 
-  constructor(private readonly onMore: () => void) {
+  /**
+   * `onLater`: "Show N later" was pressed; the window should now end at the entry `endId`
+   * (undefined: at the turn's end) and hold `size` entries.
+   */
+  constructor(private readonly onMore: () => void, private readonly onLater?: (endId: string | undefined, size: number) => void) {
     this.el = h("div", { class: "entries" });
   }
 
-  /** Draws the last visible entries, at most `windowSize` of them, the first moving in steps of `step` (see `windowStart`). */
-  render(entries: readonly Entry[], ctx: RenderCtx, windowSize: number, step = 1): void {
+  /** True when entries after the window are hidden behind "Show N later". */
+  get hidesLater(): boolean {
+    return this.later !== undefined;
+  }
+
+  /**
+   * Draws the last visible entries, at most `windowSize` of them, the first moving in steps of
+   * `step` (see `windowStart`); or, given `endId`, the `windowSize` up to that entry (see `windowRange`).
+   */
+  render(entries: readonly Entry[], ctx: RenderCtx, windowSize: number, step = 1, endId?: string): void {
     const visible = ctx.matcher ? entries.filter(ctx.matcher) : entries;
-    const start = windowStart(visible.length, windowSize, step);
+    const { start, end } = windowRange(visible.length, windowSize, step, anchorEnd(entries, visible, endId, this.end));
+    this.visible = visible;
+    this.start = start;
+    this.end = end;
     if (start > 0) {
       if (!this.more) {
         this.more = button({ class: "show-earlier", icon: "fold-up", label: "" });
@@ -77,10 +135,23 @@ export class EntryList {
       this.more.remove();
       this.more = undefined;
     }
+    const after = visible.length - end;
+    if (after > 0) {
+      if (!this.later) {
+        this.later = button({ class: "show-later", icon: "fold-down", label: "" });
+        this.later.addEventListener("click", () => this.showLater());
+        this.el.append(this.later);
+      }
+      const label = this.later.querySelector(".label");
+      if (label) setText(label, `Show ${Math.min(after, ENTRY_WINDOW)} later (${after} hidden)`);
+    } else if (this.later) {
+      this.later.remove();
+      this.later = undefined;
+    }
     // Drop what left the window first, so the kept elements line up with the cursor and stay put
     // (moving a node re-lays out its whole subtree).
     const keep = new Set<string>();
-    for (let i = start; i < visible.length; i++) keep.add(visible[i]?.id ?? "");
+    for (let i = start; i < end; i++) keep.add(visible[i]?.id ?? "");
     for (const [id, comp] of this.comps) {
       if (keep.has(id)) continue;
       comp.dispose();
@@ -88,7 +159,7 @@ export class EntryList {
       this.comps.delete(id);
     }
     let cursor: ChildNode | null = this.more ? this.more.nextSibling : this.el.firstChild;
-    for (let i = start; i < visible.length; i++) {
+    for (let i = start; i < end; i++) {
       const e = visible[i];
       if (!e) continue;
       let comp = this.comps.get(e.id);
@@ -102,11 +173,23 @@ export class EntryList {
     }
   }
 
+  /** The next `ENTRY_WINDOW` entries after the window; it slides down once it holds `ANCHORED_MAX`, and reaches the turn's end at last. */
+  private showLater(): void {
+    const count = this.visible.length;
+    const end = Math.min(count, this.end + ENTRY_WINDOW);
+    const size = Math.min(end - this.start, ANCHORED_MAX);
+    this.onLater?.(end >= count ? undefined : this.visible[end - 1]?.id, size);
+  }
+
   dispose(): void {
     for (const comp of this.comps.values()) comp.dispose();
     this.comps.clear();
     this.el.replaceChildren();
     this.more = undefined;
+    this.later = undefined;
+    this.visible = [];
+    this.start = 0;
+    this.end = 0;
   }
 }
 
@@ -174,8 +257,9 @@ class TurnComp {
     const open = ctx.ui.turnOpen[this.key] ?? index >= count - OPEN_TURNS;
     const last = index === count - 1;
     const { size: windowSize, step } = turnWindow(ctx, this.key, last);
+    const endId = ctx.ui.entryEnd.get(this.key);
     const checkpoint = ctx.host.checkpoints?.[ctx.sessionId]?.includes(turn.turnId) === true;
-    const stamp = `${ctx.version}|${ctx.ui.layoutVersion}|${open}|${windowSize}|${last ? ctx.session.status : ""}|${checkpoint}|${before}`;
+    const stamp = `${ctx.version}|${ctx.ui.layoutVersion}|${open}|${windowSize}|${endId ?? ""}|${last ? ctx.session.status : ""}|${checkpoint}|${before}`;
     if (turn === this.turn && stamp === this.stamp) return;
     const promptChanged = turn.prompt !== this.turn?.prompt || turn.attachments !== this.turn?.attachments || checkpoint !== this.checkpoint;
     this.checkpoint = checkpoint;
@@ -231,11 +315,18 @@ class TurnComp {
         ctx.ui.entryWindow.set(this.key, (this.windowSize ?? ENTRY_WINDOW) + ENTRY_WINDOW);
         ctx.ui.layoutVersion++;
         ctx.invalidate();
+      }, (to, size) => {
+        if (to === undefined) ctx.ui.entryEnd.delete(this.key);
+        else ctx.ui.entryEnd.set(this.key, to);
+        ctx.ui.entryWindow.set(this.key, size);
+        ctx.ui.layoutVersion++;
+        ctx.invalidate();
       });
       this.body.append(this.list.el);
     }
     this.windowSize = windowSize;
-    this.list.render(turn.entries, ctx, windowSize, step);
+    // A window stopping short of the end moves only when asked: entries streaming in wait below it.
+    this.list.render(turn.entries, ctx, windowSize, endId === undefined ? step : 1, endId);
     this.drawFooter(turn, last, ctx);
   }
 
@@ -261,6 +352,11 @@ class TurnComp {
     const stop = turn.stopReason ? STOP_TEXT[turn.stopReason] ?? `Stopped: ${cleanInline(String(turn.stopReason), 60)}` : "";
     this.footer.className = `turn-footer${stop ? " stopped" : " done"}`;
     this.footer.replaceChildren(...(stop ? [icon(turn.stopReason === "refusal" ? "circle-slash" : "debug-stop"), h("span", null, stop)] : []));
+  }
+
+  /** True when this turn is drawn with entries after its window hidden behind "Show N later". */
+  get hidesLater(): boolean {
+    return this.list?.hidesLater === true;
   }
 
   dispose(): void {
@@ -367,6 +463,25 @@ export class Transcript {
     }
   }
 
+  /** True when the last turn's newest entries are hidden behind "Show N later" (its window is around something far above them). */
+  get hidesLatest(): boolean {
+    return this.comps.get(this.lastIndex)?.hidesLater === true;
+  }
+
+  /**
+   * "Jump to latest": the last turn's window reaches its end again (the session's latest entries
+   * drawn); true when that changed the window.
+   */
+  showLatest(ui: RenderCtx["ui"]): boolean {
+    const turn = this.turns?.[this.lastIndex];
+    if (!turn || this.sessionId === undefined) return false;
+    return ui.entryEnd.delete(turnKey(this.sessionId, turn.turnId));
+  }
+
+  private get lastIndex(): number {
+    return (this.turns?.length ?? 0) - 1;
+  }
+
   /** The entries shown above the first turn. */
   get preEntries(): readonly Entry[] {
     return this.preShown;
@@ -403,9 +518,23 @@ export class Transcript {
       const idx = visible.indexOf(entry);
       const last = ti === session.turns.length - 1;
       const { size, step } = turnWindow(ctx, key, last);
-      // Wide enough that the window's first entry, a multiple of the step, is at or before it, and
-      // stays there while step - 1 more entries stream in.
-      if (idx >= 0 && windowStart(visible.length, size, step) > idx) ctx.ui.entryWindow.set(key, visible.length - Math.floor(idx / step) * step + step - 1);
+      const { start, end } = windowRange(visible.length, size, step, anchorEnd(turn.entries, visible, ctx.ui.entryEnd.get(key)));
+      if (idx >= 0 && (idx < start || idx >= end)) {
+        const usual = last ? ENTRY_WINDOW : EARLIER_TURN_WINDOW;
+        if (visible.length - idx <= 2 * usual) {
+          // Near the end: the window reaches the end, wide enough that its first entry, a multiple
+          // of the step, is at or before it, and stays there while step - 1 more entries stream in.
+          ctx.ui.entryEnd.delete(key);
+          ctx.ui.entryWindow.set(key, visible.length - Math.floor(idx / step) * step + step - 1);
+        } else {
+          // Far above it: a window of the usual size with the entry in its middle, the rest of
+          // the turn behind "Show N later" (drawing all of it could be thousands of entries).
+          const to = Math.min(visible.length, idx + Math.ceil(usual / 2));
+          const endEntry = visible[to - 1];
+          if (endEntry) ctx.ui.entryEnd.set(key, endEntry.id);
+          ctx.ui.entryWindow.set(key, usual);
+        }
+      }
     }
     if (session.turns.length - ti > ctx.ui.turnsWindow) ctx.ui.turnsWindow = session.turns.length - ti;
     ctx.ui.layoutVersion++;
