@@ -186,8 +186,11 @@ async function showSession(id: string, prompt: string): Promise<void> {
 async function clickAt(selector: string): Promise<number> {
   await waitFor((sel: string) => { const b = document.querySelector<HTMLButtonElement>(sel); return !!b && !b.disabled && !b.hidden; }, selector, { view: "sidebar", what: selector });
   return evaluate((sel: string) => {
+    // Read before the click: its handler posts the message, so a time read after it came later than
+    // the post (a Stop once reached the agent "-1.8 ms" after the click, and the host "before" it).
+    const at = performance.timeOrigin + performance.now();
     document.querySelector<HTMLButtonElement>(sel)!.click();
-    return performance.timeOrigin + performance.now();
+    return at;
   }, selector, "sidebar");
 }
 
