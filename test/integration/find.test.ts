@@ -44,6 +44,54 @@ async function shown(counter: string): Promise<ReturnType<typeof currentMatch>> 
   });
 }
 
+const text = (t: string): Record<string, unknown> => ({ type: "text", text: t });
+
+/** `n` pairs of a short thought and a completed tool call from `from` on: 2n entries in one write; the 4th call reads "the needle file". */
+function pairs(from: number, n: number): Step {
+  return {
+    updates: Array.from({ length: n }, (_, k) => [
+      { sessionUpdate: "agent_thought_chunk", content: text(`weighing step ${from + k}`) },
+      { sessionUpdate: "tool_call", toolCallId: `t${from + k}`, title: from + k === 3 ? "Read the needle file" : `Read part ${from + k}`, kind: "read", status: "completed" },
+    ]).flat(),
+  };
+}
+
+/** A turn's first 2,400 entries. */
+const longTurn = (): Step[] => Array.from({ length: 12 }, (_, b) => pairs(b * 100, 100));
+
+/** Waits for the pinned question (its `answer` button); fails at once if the turn ends first. */
+async function questionAsked(turn: { result: Promise<{ stopReason: string }> }, answer: string): Promise<void> {
+  await Promise.race([
+    waitFor((id: string) => document.querySelector(`#question:not([hidden]) [data-answer="${id}"]`) !== null, answer, { view: "sidebar", what: `the question (${answer})`, timeoutMs: 30_000 }),
+    turn.result.then((r) => { throw new Error(`the turn ended before its question: ${r.stopReason}`); }),
+  ]);
+}
+
+type Drawn = { entries: number; first: string; last: string; later: string; earlier: string; jump: boolean; elements: number };
+
+/** The last turn's entries as drawn, its Show earlier / later labels, and whether Jump to latest is offered. */
+function drawn(): Promise<Drawn> {
+  return evaluate(() => {
+    const t = [...document.querySelectorAll(".turn")].pop();
+    const es = [...(t?.querySelectorAll<HTMLElement>(".entries > .entry") ?? [])];
+    return {
+      entries: es.length, first: es[0]?.dataset.entryId ?? "", last: es[es.length - 1]?.dataset.entryId ?? "",
+      later: t?.querySelector(".entries > .show-later .label")?.textContent ?? "",
+      earlier: t?.querySelector(".entries > .show-earlier .label")?.textContent ?? "",
+      jump: !(document.getElementById("jump-latest")?.hidden ?? true),
+      elements: document.getElementById("transcript")?.querySelectorAll("*").length ?? 0,
+    };
+  }, undefined, "sidebar");
+}
+
+/** Run in the webview: whether the element is drawn and at least partly inside the transcript's view. */
+function inView(selector: string): boolean {
+  const el = document.querySelector(selector);
+  const box = document.getElementById("transcript")?.getBoundingClientRect();
+  const r = el?.getBoundingClientRect();
+  return !!r && !!box && r.height > 0 && r.bottom > box.top && r.top < box.bottom;
+}
+
 const filler = (what: string, n: number): string => Array.from({ length: n }, (_, i) => `${what} line ${i + 1}: weighing one option against another.\n`).join("");
 
 describe("find in the transcript", function () {
@@ -219,41 +267,15 @@ describe("find in the transcript", function () {
     await press("#search", "Escape", "sidebar");
   });
   it("goes to a match far up a long turn with a window around it: the rest behind Show later, and Jump to latest brings the newest back", async () => {
-    const text = (t: string): Record<string, unknown> => ({ type: "text", text: t });
-    /** `n` pairs of a short thought and a completed tool call from `from` on: 2n entries in one write. */
-    const pairs = (from: number, n: number): Step => ({
-      updates: Array.from({ length: n }, (_, k) => [
-        { sessionUpdate: "agent_thought_chunk", content: text(`weighing step ${from + k}`) },
-        { sessionUpdate: "tool_call", toolCallId: `t${from + k}`, title: from + k === 3 ? "Read the needle file" : `Read part ${from + k}`, kind: "read", status: "completed" },
-      ]).flat(),
-    });
-    const batches: Step[] = [];
-    for (let b = 0; b < 12; b++) batches.push(pairs(b * 100, 100));
     await useAgent("LongTurn", { turns: [[
-      ...batches,
+      ...longTurn(),
       // The turn waits on this while the reader finds; what comes after the answer streams in below.
       { permission: { toolCall: { toolCallId: "gate", title: "Run the tests", kind: "execute" }, options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }] }, onSelected: { ok: [pairs(1_200, 50), { message: "the newest words" }] } },
     ]] });
     const a = await api();
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     const turn = a.stream("a long turn", { agent: "LongTurn", newSession: true });
-    // The turn's result only comes after the answer: it fails early if the agent does.
-    await Promise.race([
-      waitFor(() => document.querySelector('#question:not([hidden]) [data-answer="ok"]') !== null, undefined, { view: "sidebar", what: "the question after 2,400 entries", timeoutMs: 30_000 }),
-      turn.result.then((r) => { throw new Error(`the turn ended before its question: ${r.stopReason}`); }),
-    ]);
-    type Drawn = { entries: number; first: string; last: string; later: string; earlier: string; jump: boolean; elements: number };
-    const drawn = (): Promise<Drawn> => evaluate(() => {
-      const t = [...document.querySelectorAll(".turn")].pop();
-      const es = [...(t?.querySelectorAll<HTMLElement>(".entries > .entry") ?? [])];
-      return {
-        entries: es.length, first: es[0]?.dataset.entryId ?? "", last: es[es.length - 1]?.dataset.entryId ?? "",
-        later: t?.querySelector(".entries > .show-later .label")?.textContent ?? "",
-        earlier: t?.querySelector(".entries > .show-earlier .label")?.textContent ?? "",
-        jump: !(document.getElementById("jump-latest")?.hidden ?? true),
-        elements: document.getElementById("transcript")?.querySelectorAll("*").length ?? 0,
-      };
-    }, undefined, "sidebar");
+    await questionAsked(turn, "ok");
     const sessionId = a._test.controller.viewState.order.at(-1) ?? "";
     const count = (): number => a._test.controller.viewState.sessions[sessionId]?.turns.at(-1)?.entries.length ?? 0;
     const before = await drawn();
@@ -282,10 +304,18 @@ describe("find in the transcript", function () {
     assert.ok(still.seen && still.counter === "1 of 1", `the match stays in view: ${JSON.stringify(still)}`);
     assert.equal((await drawn()).first, far.first, "the window did not move");
 
-    // Show later: 150 more, the window sliding down once it holds 300.
+    // Show later, pressed at the bottom: 150 more below what the reader saw, which stays in view
+    // (the bottom of such a window is not the latest: the view does not follow it down).
+    await evaluate(() => {
+      const t = document.getElementById("transcript")!;
+      t.scrollTop = t.scrollHeight;
+    }, undefined, "sidebar");
+    await waitFor(inView, `[data-entry-id="${far.last}"]`, { view: "sidebar", what: "the window's last entry at the bottom of the view" });
+    assert.ok((await drawn()).jump, "Jump to latest still offered at the bottom of the window");
     await click(".turn:last-of-type .entries > .show-later", "sidebar");
     const more = await waitFor((n: number) => { const c = [...document.querySelectorAll(".turn")].pop()?.querySelectorAll(".entries > .entry").length ?? 0; return c > n ? c : 0; }, far.entries, { view: "sidebar", what: "later entries drawn" });
     assert.equal(more, far.entries + 150);
+    assert.ok(await evaluate(inView, `[data-entry-id="${far.last}"]`, "sidebar"), "what the reader saw before Show later is still in view");
     await click(".turn:last-of-type .entries > .show-later", "sidebar");
     await waitFor((f: string) => [...document.querySelectorAll(".turn")].pop()?.querySelector<HTMLElement>(".entries > .entry")?.dataset.entryId !== f, far.first, { view: "sidebar", what: "the window to slide down" });
     const slid = await drawn();
@@ -306,6 +336,34 @@ describe("find in the transcript", function () {
     }, undefined, { view: "sidebar", what: "the newest entries drawn and in view" });
     const latest = await drawn();
     assert.ok(latest.entries <= 300, `${latest.entries} entries drawn at the end`);
+    await press("#search", "Escape", "sidebar");
+  });
+
+  it("a new question while the reader is far up a long turn brings its newest entries back, at the bottom of the view", async () => {
+    const ask = (id: string, then: Step[]): Step => ({ permission: { toolCall: { toolCallId: id, title: `Run step ${id}`, kind: "execute" }, options: [{ optionId: id, name: "Allow", kind: "allow_once" }] }, onSelected: { [id]: then } });
+    await useAgent("LongTurn", { turns: [[...longTurn(), ask("first", [pairs(1_200, 20), { message: "the newest words" }, ask("second", [{ message: "done" }])])]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const turn = a.stream("a long turn", { agent: "LongTurn", newSession: true });
+    await questionAsked(turn, "first");
+    await fill("#search", "", "sidebar");
+    await fill("#search", "needle file", "sidebar");
+    await shown("1 of 1");
+    assert.ok((await drawn()).later.startsWith("Show 150 later"), "a window around the match");
+    await click('#question [data-answer="first"]', "sidebar");
+    await questionAsked(turn, "second");
+    // The second question: the turn's newest entries drawn again, the view at the bottom with them.
+    await waitFor(() => {
+      const t = document.getElementById("transcript")!;
+      const words = [...t.querySelectorAll<HTMLElement>(".entry")].find((e) => /the newest words/.test(e.textContent ?? ""));
+      const r = words?.getBoundingClientRect();
+      const box = t.getBoundingClientRect();
+      return !document.querySelector(".turn:last-of-type .entries > .show-later") && !!r && r.bottom <= box.bottom + 1 && r.bottom > box.top && t.scrollTop + t.clientHeight >= t.scrollHeight - 40;
+    }, undefined, { view: "sidebar", what: "the newest entries drawn and the view at the bottom" });
+    const now = await drawn();
+    assert.ok(now.entries <= 150 && !now.jump, `the last entries drawn, following: ${JSON.stringify(now)}`);
+    await click('#question [data-answer="second"]', "sidebar");
+    await turn.result;
     await press("#search", "Escape", "sidebar");
   });
 });

@@ -12,7 +12,8 @@
  * window resized, the question or the plan taking room), a ResizeObserver takes the view to the
  * bottom once. The scroll position is read only for saving, a moment after the reader stops.
  * "Jump to latest" also shows while the last turn's newest entries are hidden below a window
- * around something far above them (find took the reader there): the bottom is not the latest then.
+ * around something far above them (find took the reader there): the bottom is not the latest then,
+ * and reaching it does not follow (what "Show N later" adds there must not push the view past it).
  */
 import { button, h, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
@@ -39,13 +40,13 @@ export class ScrollKeeper {
   private readonly resized: ResizeObserver;
 
   /** `showLatest`: draws the last turn's newest entries again, when a window hid them. */
-  constructor(private readonly el: HTMLElement, private readonly ui: UiState, private readonly requestFrame: () => void, showLatest: () => void) {
+  constructor(private readonly el: HTMLElement, private readonly ui: UiState, private readonly requestFrame: () => void, private readonly showLatest: () => void) {
     this.stick = ui.stick;
     this.jump = button({ class: "jump-latest", icon: "arrow-down", label: "Jump to latest", id: "jump-latest" });
     this.jump.hidden = true;
     this.jump.addEventListener("click", () => {
       // Drawn in the next frame, above the sentinel the view then follows.
-      if (this.latestHidden) showLatest();
+      if (this.latestHidden) this.showLatest();
       this.stick = true;
       this.toBottom();
       this.sync();
@@ -79,7 +80,7 @@ export class ScrollKeeper {
     if (el.firstElementChild) this.resized.observe(el.firstElementChild);
     el.addEventListener("scroll", () => {
       // Back at the bottom (within 40 px) without the sentinel ever leaving it: follow again.
-      if (!this.stick && this.atBottom) {
+      if (!this.stick && this.atBottom && !this.latestHidden) {
         // Shown at the frame's end (settle), after the panel had its say (going to a match holds the view).
         this.stick = true;
         this.requestFrame();
@@ -92,7 +93,7 @@ export class ScrollKeeper {
   private onSentinel(visible: boolean): void {
     this.atBottom = visible;
     if (visible) {
-      if (this.stick) return;
+      if (this.stick || this.latestHidden) return;
       this.stick = true; // shown at the frame's end, as above
     } else {
       if (!this.stick) return;
@@ -123,6 +124,7 @@ export class ScrollKeeper {
 
   /** Something the reader must see arrived at the bottom (their new prompt, a question): follow again. */
   follow(): void {
+    if (this.latestHidden) this.showLatest();
     if (this.stick) return;
     this.stick = true;
     this.toBottom();

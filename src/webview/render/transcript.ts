@@ -356,7 +356,7 @@ class TurnComp {
 
   /** True when this turn is drawn with entries after its window hidden behind "Show N later". */
   get hidesLater(): boolean {
-    return this.list?.hidesLater === true;
+    return this.list?.hidesLater === true && !this.el.hidden;
   }
 
   dispose(): void {
@@ -469,13 +469,16 @@ export class Transcript {
   }
 
   /**
-   * "Jump to latest": the last turn's window reaches its end again (the session's latest entries
-   * drawn); true when that changed the window.
+   * "Jump to latest" (or news at the bottom: a question, a prompt): the last turn's window reaches
+   * its end again, at its usual size (the session's latest entries drawn); true when that changed it.
    */
   showLatest(ui: RenderCtx["ui"]): boolean {
     const turn = this.turns?.[this.lastIndex];
     if (!turn || this.sessionId === undefined) return false;
-    return ui.entryEnd.delete(turnKey(this.sessionId, turn.turnId));
+    const key = turnKey(this.sessionId, turn.turnId);
+    if (!ui.entryEnd.delete(key)) return false;
+    ui.entryWindow.delete(key);
+    return true;
   }
 
   private get lastIndex(): number {
