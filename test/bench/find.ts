@@ -90,10 +90,13 @@ async function farUpALongTurn(a: AgentThoughtsInternalApi): Promise<void> {
     ]).flat() });
   }
   await useScenario("LongTurn", { turns: [steps] });
-  await a.stream("a long turn", { agent: "LongTurn", newSession: true }).result;
   const elements = (): Promise<number> => evaluate(() => document.getElementById("transcript")?.querySelectorAll("*").length ?? 0, undefined, "sidebar");
-  await waitFor((n: number) => [...document.querySelectorAll(".turn")].pop()?.querySelector(".show-earlier .label")?.textContent?.includes(`${n - 150} hidden`) === true && document.querySelector("#session-status")?.getAttribute("data-status") === "idle", 2 * LONG_TURN_PAIRS, { view: "sidebar", what: "the long turn's last entries", timeoutMs: 60_000 });
-  log(`  Find in one turn of ${num(2 * LONG_TURN_PAIRS)} entries (a short thought and a tool call each step), its last 150 drawn: ${num(await elements())} elements in the transcript`);
+  log(`  Find in one turn of ${num(2 * LONG_TURN_PAIRS)} entries (a short thought and a tool call each step, in writes of 200 updates)`);
+  await phase("streaming it, in a new session, until its last entries are drawn", async () => {
+    await a.stream("a long turn", { agent: "LongTurn", newSession: true }).result;
+    await waitFor((n: number) => [...document.querySelectorAll(".turn")].pop()?.querySelector(".show-earlier .label")?.textContent?.includes(`${n - 150} hidden`) === true && document.querySelector("#session-status")?.getAttribute("data-status") === "idle", 2 * LONG_TURN_PAIRS, { view: "sidebar", what: "the long turn's last entries", timeoutMs: 60_000 });
+  }, undefined, "long-turn-stream");
+  log(`    its last 150 entries drawn: ${num(await elements())} elements in the transcript`);
   await phase("going to the one match, its 8th entry, until drawn", async () => {
     await fill("#search", "needle file", "sidebar");
     await counter("^1 of 1$");
