@@ -261,7 +261,8 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const records = names.map((_, k) => path.join(tmp, `received-${k}.jsonl`));
   await setAgents(names.map((name, k) => scriptedAgent(name, { agentName: name, recordFile: records[k]!, turns: [[{ message: "ready" }], loadSteps(k, answeredFile)] }, path.join(tmp, `agent-${k}.json`))));
   // Ten processes and sessions first, so what is measured is ten streams at once, not ten spawns.
-  const warm = await Promise.all(names.map((agent) => a.stream("warm up", { agent, newSession: true }).result));
+  // Each turn as the panel's prompt box sends it (an API stream would keep every event of its turn for its cursors: 820,000 here).
+  const warm = await Promise.all(names.map((agent) => a._test.manager.run("warm up", { agent, newSession: true })));
   const sessions = warm.map((r) => r.sessionId);
   const index = new Map(sessions.map((s, k) => [s, k]));
   const seen = sessions.map(() => ({ events: 0, lastSeq: 0, gaps: 0, first: Infinity, last: -Infinity }));
@@ -290,7 +291,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   if (process.env.AGENT_THOUGHTS_BENCH_TRACE) await harnessRequest({ op: "traceStart" });
   else if (process.env.AGENT_THOUGHTS_BENCH_PROFILE) await harnessRequest({ op: "profileStart" });
   const t0 = performance.timeOrigin + performance.now();
-  const running = Promise.all(sessions.map((sessionId, k) => a.stream(`stream ${k}`, { sessionId }).result));
+  const running = Promise.all(sessions.map((sessionId, k) => a._test.manager.run(`stream ${k}`, { sessionId })));
   const during: Record<string, number> = {};
   // Measured in the steady state: every one of the ten past its start (1,500 events in).
   await until(() => streamingNow() >= LOAD_AGENTS - 1 && seen.every((s) => s.events >= 1_500), "the ten streams to be under way", 30_000);
