@@ -336,6 +336,8 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const gc = gcs.stop();
   const profiled = await profile.stop();
   const probe = await evaluate(stopProbe, undefined, "sidebar");
+  // What the panel draws of the session picked last (its last turn's window: folded thoughts, tool cards).
+  const domAfterPicks = await evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
   const picks = probe.picks;
   const received = a._test.controller.stats.received;
   /** When the host got a message of this type (for this session) after `at` (epoch ms), as ms after `at`. */
@@ -396,7 +398,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   log(`  ${LOAD_AGENTS} sessions streaming at once (${LOAD_AGENTS} scripted agents, one process each; per turn ${num(LOAD_BLOCKS * LOAD_THOUGHTS)} thought + ${num(LOAD_MESSAGES)} message chunks + ${LOAD_BLOCKS} tool calls, written as fast as the host reads them)`);
   log(`    ${num(events)} events in ${fmt(total)} from the ten prompts to the last turn result (${num(events / (total / 1000))} events/s) over ${fmt(spanMs)}`);
   log(`    complete and in order in the turn results, the host view state and ${dir ? `${num(transcriptEvents)} transcript lines` : "(no transcripts found)"}: ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
-  log(`    picking another session in the panel (${picks.length} picks, ${during.picks} of ${LOAD_AGENTS} streaming): shown ${against(shown, 100)}, ${spread(shown)}${missing ? `; ${missing} never shown` : ""}`);
+  log(`    picking another session in the panel (${picks.length} picks, ${during.picks} of ${LOAD_AGENTS} streaming): shown ${against(shown, 100)}, ${spread(shown)}${missing ? `; ${missing} never shown` : ""}; DOM elements in the panel after the last: ${num(domAfterPicks)}`);
   log(`      the pick reaching the extension host ${spread(reached)}; the host's answer (a host message naming it) back in the webview before the panel showed it ${spread(answers)} (the panel shows a pick itself: it has every session's text)`);
   log(`    a permission answer (Allow clicked, ${during.permission} streaming) reaching the agent: ${vs(permissionMs, 100)}; the extension host had it after ${allowHost === undefined ? "?" : fmt(allowHost)}`);
   log(`    Stop (clicked, ${during.stop} streaming) reaching the agent as session/cancel: ${vs(stopMs, 100)}; the extension host had it after ${stopHost === undefined ? "?" : fmt(stopHost)}`);
@@ -410,6 +412,13 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
     log(`      the most the main thread was on a CPU in one of them: ${fmt(Math.max(...longest.map(([, , run]) => run)))} (the rest of a gap it waited for a CPU, which the browser, code-server and the ten agents share, or slept: on a lock, or while a collection's helpers ran)`);
   }
   log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length}`);
+  // One of them picked once all ended: its 100 thoughts (19 KB each) all folded, none ever opened here.
+  const finished = (STOPPED + 1) % LOAD_AGENTS;
+  const pickedAt = performance.now();
+  await showSession(sessions[finished]!, `stream ${finished}`);
+  const pickMs = performance.now() - pickedAt;
+  const finishedDom = await evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
+  log(`    a finished session picked afterwards: shown in ${fmt(pickMs)} (polled); ${num(finishedDom)} DOM elements in the panel`);
   if (dir) log(`    transcripts in ${dir}`);
   if (profiled) log(`    extension host CPU profile: ${profiled}`);
   fs.rmSync(tmp, { recursive: true, force: true });

@@ -55,7 +55,12 @@ describe("the thought panel", function () {
   it("runs the demo from the prompt box: thoughts, plan, tool cards, and a permission answered by a button", async () => {
     await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", "Demo", vscode.ConfigurationTarget.Global);
     await sendFromPanel("Tidy up the README please");
-    await waitFor(() => (document.querySelector(".thought-text")?.textContent?.length ?? 0) > 20, undefined, { view: "sidebar", what: "streamed thought text" });
+    await waitFor(() => {
+      const entry = document.querySelector("[data-entry-type='thought']");
+      // Folded once it ended (its text is drawn when it is opened): opened as a reader would.
+      if (entry && !entry.classList.contains("open") && !entry.classList.contains("streaming")) entry.querySelector<HTMLButtonElement>(".thought-head")?.click();
+      return (entry?.querySelector(".thought-text")?.textContent?.length ?? 0) > 20;
+    }, undefined, { view: "sidebar", what: "streamed thought text" });
     await waitFor(() => document.querySelectorAll("#plan [data-status]").length >= 3, undefined, { view: "sidebar", what: "the plan checklist" });
     // The demo asks before editing: the card shows the agent's options as buttons.
     const optionId = await waitFor(() => document.querySelector<HTMLElement>("[data-tool-call-id] [data-option-id]")?.dataset.optionId, undefined, { view: "sidebar", what: "permission buttons", timeoutMs: 30_000 });
@@ -249,8 +254,13 @@ describe("the thought panel", function () {
       const t = document.querySelector("#transcript")?.textContent ?? "";
       return t.includes("BEHIND-MESSAGE four five six") && document.querySelector(".thought-text, .thought") !== null;
     }, undefined, { view: "sidebar", what: "the picked session's whole message" });
-    // The thought is there too (folded or not): its text is in the panel's DOM.
-    const thought = await evaluate(() => [...document.querySelectorAll(".thought-text")].map((e) => e.textContent ?? "").join(" "), undefined, "sidebar");
+    // The thought is there too: folded, its text is drawn when it is opened, from what the webview has.
+    const folded = await evaluate(() => [...document.querySelectorAll<HTMLElement>("[data-entry-type='thought']:not(.open)")].map((e) => `${e.dataset.body ?? ""}:${e.querySelector(".thought-text")?.textContent ?? ""}`), undefined, "sidebar");
+    assert.ok(folded.length > 0 && folded.every((f) => f === "later:"), `folded thoughts drawn with no text until opened: ${JSON.stringify(folded)}`);
+    const thought = await evaluate(() => {
+      for (const head of document.querySelectorAll<HTMLButtonElement>(".thought-head[aria-expanded='false']")) head.click();
+      return [...document.querySelectorAll(".thought-text")].map((e) => e.textContent ?? "").join(" ");
+    }, undefined, "sidebar");
     assert.match(thought, /BEHIND-THOUGHT one two three/);
   });
 
@@ -262,15 +272,14 @@ describe("the thought panel", function () {
     ] });
     const a = await api();
     const first = await a.stream("plan it", { agent: "Blanks", newSession: true }).result;
-    // A thought the panel first sees finished is drawn closed (and plain until opened): opened as a user would.
+    // A thought the panel first sees finished is drawn closed (its text not drawn until opened): opened as a user would.
     await waitFor(() => {
-      const texts = document.querySelectorAll(".thought-text");
-      const t = texts[texts.length - 1];
-      if (!t || !(t.textContent ?? "").includes("then test")) return false;
-      const entry = t.closest(".entry");
-      if (entry && !entry.classList.contains("open")) entry.querySelector<HTMLButtonElement>(".thought-head")?.click();
+      const thoughts = document.querySelectorAll("[data-entry-type='thought']");
+      const entry = thoughts[thoughts.length - 1];
+      if (!entry || entry.classList.contains("streaming")) return false;
+      if (!entry.classList.contains("open")) entry.querySelector<HTMLButtonElement>(".thought-head")?.click();
       return true;
-    }, undefined, { view: "sidebar", what: "the thought, open" });
+    }, undefined, { view: "sidebar", what: "the thought, ended, open" });
     const shown = await waitFor(() => {
       const texts = document.querySelectorAll(".thought-text");
       const t = texts[texts.length - 1];

@@ -123,6 +123,12 @@ class ThoughtComp implements EntryComp, Ticker {
    * markdown over every folded thought in it.
    */
   private opened: boolean;
+  /**
+   * Closed, never opened and short enough to be drawn as markdown when opened: nothing is drawn
+   * yet (plain text drawn now would be thrown away then), so showing a session builds no text for
+   * its folded thoughts; find counts their matches from the entry (`data-body="later"`).
+   */
+  private deferred = false;
   private readonly lead = new LeadingBlankLines();
   private entry: Of<"thought">;
   private ctx: RenderCtx;
@@ -176,7 +182,7 @@ class ThoughtComp implements EntryComp, Ticker {
    * Plain stays plain as text grows: it is long (and only gets longer) or has not been opened.
    */
   private grow(drawn: Of<"thought">, entry: Of<"thought">): boolean {
-    if (entry === drawn || !this.plain || !this.lead.settledOn(drawn.text)) return false;
+    if (entry === drawn || !this.plain || this.deferred || !this.lead.settledOn(drawn.text)) return false;
     const added = appendedSince(entry, drawn);
     if (added === undefined) return false;
     this.lead.follow(entry.text);
@@ -189,6 +195,25 @@ class ThoughtComp implements EntryComp, Ticker {
   private syncText(text: string): void {
     // Markdown while it is short enough and has been open; plain text otherwise (drawn once, then appended to).
     const plain = text.length > THOUGHT_MARKDOWN_MAX || !this.opened;
+    if (plain && !this.opened && text.length <= THOUGHT_MARKDOWN_MAX) {
+      if (!this.deferred) {
+        this.deferred = true;
+        this.plain = true;
+        this.md = undefined;
+        this.inner.replaceChildren();
+        this.seg = undefined;
+        this.body.classList.add("plain");
+        this.el.dataset.body = "later";
+      }
+      this.srcText = text;
+      return;
+    }
+    if (this.deferred) {
+      // Opened, or grown too long for markdown: drawn whole now, however it is drawn.
+      this.deferred = false;
+      delete this.el.dataset.body;
+      this.plain = !plain;
+    }
     if (plain !== this.plain) {
       this.plain = plain;
       this.md = undefined;

@@ -429,6 +429,7 @@ export class Finder {
         this.rescan(key, d, due);
       } else if (this.dirty.has(el)) this.rescan(key, d, due);
       if (el.dataset.entryType === "tool") this.countToolBody(key, d);
+      else if (el.dataset.entryType === "thought") this.countThoughtText(key, d);
     }
     for (const [key, d] of this.dom) {
       if (seen.has(key)) continue;
@@ -468,6 +469,16 @@ export class Finder {
     if (d.extraOf?.[0] === e && d.extraOf[1] === built) return;
     d.extraOf = [e, built];
     d.extra = built ? 0 : countIn(foldFields(toolBodyFields(e, this.session?.cwd ?? "")), this.q);
+  }
+
+  /** A thought not drawn yet (closed, never opened: `data-body="later"`): its matches are counted from the entry. */
+  private countThoughtText(key: string, d: DomSite): void {
+    const e = this.site(key)?.entry;
+    if (!e || e.type !== "thought") return;
+    const built = d.el.dataset.body !== "later";
+    if (d.extraOf?.[0] === e && d.extraOf[1] === built) return;
+    d.extraOf = [e, built];
+    d.extra = built ? 0 : countIn(searchableText(e, this.session?.cwd ?? ""), this.q);
   }
 
   private dropRanges(d: DomSite): void {
