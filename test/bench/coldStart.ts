@@ -16,7 +16,7 @@ interface Run { session: number; turn: number; host: number; shown: number }
 
 /**
  * Inside the webview: notes (epoch ms) the first frame in which the newest turn's prompt is
- * `prompt` and a thought with text is below it, after that frame is painted.
+ * `prompt` and a thought is below it (with its text, or folded: its header), after that frame is painted.
  */
 function watchFirstThought(prompt: string): boolean {
   const w = window as Window & { __atFirstThought?: number };
@@ -25,7 +25,8 @@ function watchFirstThought(prompt: string): boolean {
     const turns = document.querySelectorAll("#transcript .turn");
     const last = turns[turns.length - 1];
     if (!last || last.querySelector(".turn-prompt .prompt-text")?.textContent !== prompt) return false;
-    return [...last.querySelectorAll(".thought-text")].some((t) => (t.textContent ?? "").trim().length > 0);
+    // Its text while it streams; a thought that came whole is drawn folded (its text drawn when opened): its header then.
+    return [...last.querySelectorAll<HTMLElement>("[data-entry-type='thought']")].some((t) => t.dataset.body === "later" || (t.querySelector(".thought-text")?.textContent ?? "").trim().length > 0);
   };
   const frame = (): void => {
     if (!check()) {

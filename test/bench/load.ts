@@ -19,6 +19,7 @@ import { eventFromLine } from "../../src/core/transcriptLines";
 import type { Step } from "../fixtures/agents/scenario";
 import { harnessRequest, log } from "../integration/index";
 import { evaluate, fill, typeKeys, waitFor } from "../integration/webview";
+import { phase } from "./hostile";
 import { recorded } from "../support/recorded";
 import { until } from "../support/until";
 import * as assert from "node:assert/strict";
@@ -419,6 +420,12 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const pickMs = performance.now() - pickedAt;
   const finishedDom = await evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
   log(`    a finished session picked afterwards: shown in ${fmt(pickMs)} (polled); ${num(finishedDom)} DOM elements in the panel`);
+  // Find in it: every folded thought's matches are counted from its text (none is drawn).
+  await phase("typing a text each of its folded thoughts holds 800 times until counted", async () => {
+    await fill("#search", "block", "sidebar");
+    await waitFor(() => /^\d+ of \d/.test(document.querySelector(".match-count")?.textContent ?? ""), undefined, { view: "sidebar", what: "find counted", timeoutMs: 30_000 });
+  }, 50);
+  await fill("#search", "", "sidebar");
   if (dir) log(`    transcripts in ${dir}`);
   if (profiled) log(`    extension host CPU profile: ${profiled}`);
   fs.rmSync(tmp, { recursive: true, force: true });

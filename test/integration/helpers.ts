@@ -58,7 +58,7 @@ export async function sendFromPanel(text: string, timeoutMs = 15_000): Promise<v
   await until(() => a._test.controller.stats.prompts > before, `the prompt "${text}" to reach the host`, 5_000);
 }
 
-/** Whether the panel's transcript shows `text` (textContent: folded thoughts count too); waits for it. */
+/** Whether the panel's transcript shows `text` (textContent: not a folded thought's text, drawn only once opened); waits for it. */
 export function transcriptHas(text: string, timeoutMs = 20_000): Promise<boolean> {
   return waitFor((t: string) => (document.getElementById("transcript")?.textContent ?? "").includes(t), text, { view: "sidebar", what: `"${text}" in the transcript`, timeoutMs });
 }
