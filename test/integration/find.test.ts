@@ -46,12 +46,12 @@ async function shown(counter: string): Promise<ReturnType<typeof currentMatch>> 
 
 const text = (t: string): Record<string, unknown> => ({ type: "text", text: t });
 
-/** `n` pairs of a short thought and a completed tool call from `from` on: 2n entries in one write; the 4th call reads "the needle file". */
+/** `n` pairs of a short thought and a completed tool call from `from` on: 2n entries in one write; the 4th call reads "the needle file", and the 1,171st again. */
 function pairs(from: number, n: number): Step {
   return {
     updates: Array.from({ length: n }, (_, k) => [
       { sessionUpdate: "agent_thought_chunk", content: text(`weighing step ${from + k}`) },
-      { sessionUpdate: "tool_call", toolCallId: `t${from + k}`, title: from + k === 3 ? "Read the needle file" : `Read part ${from + k}`, kind: "read", status: "completed" },
+      { sessionUpdate: "tool_call", toolCallId: `t${from + k}`, title: from + k === 3 ? "Read the needle file" : from + k === 1_170 ? "Read the needle file again" : `Read part ${from + k}`, kind: "read", status: "completed" },
     ]).flat(),
   };
 }
@@ -283,7 +283,7 @@ describe("find in the transcript", function () {
 
     // The needle is the 8th entry of 2,400: drawn with the 75 after it, the rest behind "Show later".
     await fill("#search", "needle file", "sidebar");
-    const m = await shown("1 of 1");
+    const m = await shown("1 of 2");
     assert.equal(m.where, "tool");
     const far = await drawn();
     assert.ok(far.entries <= 150, `${far.entries} entries drawn around the match (the DOM stays small: ${far.elements} elements)`);
@@ -301,7 +301,7 @@ describe("find in the transcript", function () {
     assert.ok(count() >= asked + 101, `${count()} entries after the answer, ${asked} before`);
     await waitFor((n: number) => /\((\d+) hidden\)/.exec([...document.querySelectorAll(".turn")].pop()?.querySelector(".entries > .show-later .label")?.textContent ?? "")?.[1] === String(n), count() - far.entries, { view: "sidebar", what: "the newest entries counted as hidden" });
     const still = await evaluate(currentMatch, undefined, "sidebar");
-    assert.ok(still.seen && still.counter === "1 of 1", `the match stays in view: ${JSON.stringify(still)}`);
+    assert.ok(still.seen && still.counter === "1 of 2", `the match stays in view: ${JSON.stringify(still)}`);
     assert.equal((await drawn()).first, far.first, "the window did not move");
 
     // Show later, pressed at the bottom: 150 more below what the reader saw, which stays in view
@@ -348,7 +348,7 @@ describe("find in the transcript", function () {
     await questionAsked(turn, "first");
     await fill("#search", "", "sidebar");
     await fill("#search", "needle file", "sidebar");
-    await shown("1 of 1");
+    await shown("1 of 2");
     assert.ok((await drawn()).later.startsWith("Show 150 later"), "a window around the match");
     await click('#question [data-answer="first"]', "sidebar");
     await questionAsked(turn, "second");

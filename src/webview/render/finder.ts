@@ -431,6 +431,7 @@ export class Finder {
       if (el.dataset.entryType === "tool") this.countToolBody(key, d);
       else if (el.dataset.entryType === "thought") this.countThoughtText(key, d);
     }
+    let left = false;
     for (const [key, d] of this.dom) {
       if (seen.has(key)) continue;
       this.dropRanges(d);
@@ -438,9 +439,13 @@ export class Finder {
       this.near.delete(d.el);
       this.dom.delete(key);
       this.scanning.delete(key);
+      left = true;
     }
     this.dirty.clear();
-    if (this.scanning.size > 0) this.countLater();
+    // Sites that left the page (a window moved to a match far up its turn) were counted from it:
+    // counted from their text now, or the total would leave their matches out until something redraws.
+    if (left && this.q) this.complete = false;
+    if (this.scanning.size > 0 || !this.complete) this.countLater();
   }
 
   private rescan(key: string, d: DomSite, due?: () => boolean): void {
