@@ -123,31 +123,8 @@ export class EntryList {
     this.visible = visible;
     this.start = start;
     this.end = end;
-    if (start > 0) {
-      if (!this.more) {
-        this.more = button({ class: "show-earlier", icon: "fold-up", label: "" });
-        this.more.addEventListener("click", () => this.onMore());
-        this.el.prepend(this.more);
-      }
-      const label = this.more.querySelector(".label");
-      if (label) setText(label, `Show ${Math.min(start, ENTRY_WINDOW)} earlier (${start} hidden)`);
-    } else if (this.more) {
-      this.more.remove();
-      this.more = undefined;
-    }
-    const after = visible.length - end;
-    if (after > 0) {
-      if (!this.later) {
-        this.later = button({ class: "show-later", icon: "fold-down", label: "" });
-        this.later.addEventListener("click", () => this.showLater());
-        this.el.append(this.later);
-      }
-      const label = this.later.querySelector(".label");
-      if (label) setText(label, `Show ${Math.min(after, ENTRY_WINDOW)} later (${after} hidden)`);
-    } else if (this.later) {
-      this.later.remove();
-      this.later = undefined;
-    }
+    this.more = this.pager(this.more, start, "earlier", () => this.onMore());
+    this.later = this.pager(this.later, visible.length - end, "later", () => this.showLater());
     // Drop what left the window first, so the kept elements line up with the cursor and stay put
     // (moving a node re-lays out its whole subtree).
     const keep = new Set<string>();
@@ -171,6 +148,23 @@ export class EntryList {
       if (comp.el === cursor) cursor = cursor.nextSibling;
       else this.el.insertBefore(comp.el, cursor);
     }
+  }
+
+  /** The "Show N earlier" / "Show N later" button while `hidden` entries lie that way (made at that end of the list), else none. */
+  private pager(b: HTMLButtonElement | undefined, hidden: number, way: "earlier" | "later", onClick: () => void): HTMLButtonElement | undefined {
+    if (hidden <= 0) {
+      b?.remove();
+      return undefined;
+    }
+    if (!b) {
+      b = button({ class: `show-${way}`, icon: way === "earlier" ? "fold-up" : "fold-down", label: "" });
+      b.addEventListener("click", onClick);
+      if (way === "earlier") this.el.prepend(b);
+      else this.el.append(b);
+    }
+    const label = b.querySelector(".label");
+    if (label) setText(label, `Show ${Math.min(hidden, ENTRY_WINDOW)} ${way} (${hidden} hidden)`);
+    return b;
   }
 
   /** The next `ENTRY_WINDOW` entries after the window; it slides down once it holds `ANCHORED_MAX`, and reaches the turn's end at last. */
