@@ -77,14 +77,59 @@ function prepare(src: string): string {
   return cleanBlock(src);
 }
 
+/** The HTML markdown-it makes of `src` (before it is sanitised). */
+export function markdownHtml(src: string): string {
+  return md.render(prepare(src));
+}
+
+/** ASCII characters that are text wherever they fall in a paragraph (no markdown, no link, no entity): 1; '.' and ':' only before a space or at the end: 2. */
+const PROSE_ASCII = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 ,;?!\"'()-") PROSE_ASCII[c.charCodeAt(0)] = 1;
+PROSE_ASCII[46] = PROSE_ASCII[58] = 2;
+/** Starts an ordered list item, or is taken for one. */
+const LIST_START = /^\d{1,9}[.)]/;
+/** Spaces other than U+0020, controls, format characters (but ZWJ and VS16), unpaired, private-use and unassigned code points. */
+const NOT_PROSE = /(?! |\u200d|\ufe0f)[\p{Z}\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}]/u;
+
+/**
+ * The text of `src` (prepared) when markdown-it draws it as one paragraph of plain text (what most
+ * of an agent's reasoning is, a sentence at a time): `<p>` and the text without its trailing
+ * spaces. Undefined for anything else, or when unsure: no line breaks, no leading space or '-',
+ * ASCII only from a short list of word characters and punctuation with no markdown or link meaning
+ * ('.' and ':' only before a space or at the end), other characters only if they are neither
+ * spaces nor control or format characters (but the joiner and variation selector of emoji).
+ * A unit test checks it against markdown-it on random text.
+ */
+export function proseParagraph(src: string): string | undefined {
+  let end = src.length;
+  while (end > 0 && src.charCodeAt(end - 1) === 32) end--;
+  if (end === 0) return undefined;
+  const first = src.charCodeAt(0);
+  if (first === 32 || first === 45 || LIST_START.test(src)) return undefined;
+  let other = false;
+  for (let i = 0; i < end; i++) {
+    const c = src.charCodeAt(i);
+    if (c >= 128) other = true;
+    else if (PROSE_ASCII[c] !== 1 && !(PROSE_ASCII[c] === 2 && (i + 1 === end || src.charCodeAt(i + 1) === 32))) return undefined;
+  }
+  const text = src.slice(0, end);
+  return other && NOT_PROSE.test(text) ? undefined : text;
+}
+
 /** Renders untrusted markdown to a sanitised fragment. */
 export function renderMarkdown(src: string): DocumentFragment {
+  const f = document.createDocumentFragment();
   if (!DOMPurify.isSupported) {
-    const f = document.createDocumentFragment();
     f.append(src);
     return f;
   }
-  return purify(md.render(prepare(src)));
+  const text = prepare(src);
+  const prose = proseParagraph(text);
+  if (prose === undefined) return purify(md.render(text));
+  const p = document.createElement("p");
+  p.textContent = prose;
+  f.append(p, "\n");
+  return f;
 }
 
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
@@ -197,6 +242,8 @@ export class IncrementalMarkdown {
   private fenceStart = 0;
   private closed: { start: number; code: number; closer: number; end: number } | undefined;
   private streamed: StreamedFence | undefined;
+  /** The text of the tail's paragraph, while the tail is one paragraph of plain text (drawTail). */
+  private prose: Text | undefined;
 
   /**
    * `maxTail`: past this many characters of tail, the stable part is cut at the last line break
@@ -239,14 +286,34 @@ export class IncrementalMarkdown {
       const code = this.fence && this.fenceStart === this.stableLen && DOMPurify.isSupported ? openFenceCode(tail) : undefined;
       if (code === undefined) {
         this.streamed = undefined;
-        this.tail.replaceChildren(renderMarkdown(tail));
+        this.drawTail(tail);
       } else {
+        this.prose = undefined;
         if (!this.streamed?.extends(code)) {
           this.streamed = new StreamedFence();
           this.tail.replaceChildren(this.streamed.el);
         }
         this.streamed.update(code);
       }
+    }
+  }
+
+  /**
+   * A tail that is one paragraph of plain text keeps its paragraph while it stays one, its text
+   * changed in place: the browser lays out the new text, not a new paragraph each frame.
+   */
+  private drawTail(tail: string): void {
+    const prose = DOMPurify.isSupported ? proseParagraph(prepare(tail)) : undefined;
+    if (prose === undefined) {
+      this.prose = undefined;
+      this.tail.replaceChildren(renderMarkdown(tail));
+    } else if (this.prose) {
+      this.prose.data = prose;
+    } else {
+      this.prose = document.createTextNode(prose);
+      const p = document.createElement("p");
+      p.append(this.prose);
+      this.tail.replaceChildren(p, "\n");
     }
   }
 
@@ -285,6 +352,7 @@ export class IncrementalMarkdown {
     this.fenceStart = 0;
     this.closed = undefined;
     this.streamed = undefined;
+    this.prose = undefined;
     this.stable.replaceChildren();
     this.tail.replaceChildren();
   }

@@ -1,0 +1,72 @@
+// The panel draws a stretch of markdown that is one paragraph of plain text without markdown-it
+// (proseParagraph): what it draws must be what markdown-it would have drawn, for any text an agent
+// sends. Checked against markdown-it, configured as the panel's, on random text made of the
+// characters that mean something to markdown, links and HTML.
+import * as assert from "node:assert/strict";
+import MarkdownIt from "markdown-it";
+import { cleanBlock } from "../../src/webview/dom";
+import { markdownHtml, proseParagraph } from "../../src/webview/markdown";
+
+const escapeHtml = new MarkdownIt().utils.escapeHtml;
+
+/** What the panel draws for `src` when it takes the short way, as HTML; undefined when it does not. */
+function shortWay(src: string): string | undefined {
+  const text = proseParagraph(cleanBlock(src));
+  return text === undefined ? undefined : `<p>${escapeHtml(text)}</p>\n`;
+}
+
+/** A small seeded generator (mulberry32), so a failure can be run again. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = [
+  ..."abcxyzABC0123456789",
+  ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)),
+  " ", " ", " ", "  ", "    ", "\n", "\n\n", "\t", "\r",
+  "com", "org", "www", "http", "https", "mailto", "ftp", "ru", "io", "ts", "md", "рф", "example", "user",
+  "1", "42", "1.", "2)", "...", "--", "***", "___", "~~", "``", "&amp;", "&#65;", "<b>", "</p>",
+  "é", "ß", "ы", "中文", "日本", "。", "、", "！", "→", "©", "½", "😀", "👍🏽", "👩\u200d💻", "❤\ufe0f",
+  "\u00a0", "\u2028", "\u2029", "\u3000", "\u200b", "\u200d", "\u202e", "\u0000", "\u0007", "\ud800", "\udc00", "\ue000", "\ufffd",
+];
+
+describe("markdown: the short way for a paragraph of plain text", () => {
+  it("draws what markdown-it draws, on 30,000 random texts (and takes the short way for a good share)", () => {
+    const next = random(20261128);
+    let taken = 0;
+    for (let n = 0; n < 30_000; n++) {
+      const parts = 1 + Math.floor(next() * 12);
+      let s = "";
+      for (let k = 0; k < parts; k++) s += PIECES[Math.floor(next() * PIECES.length)] ?? "";
+      // Half the texts are mostly words, as reasoning is, so the short way is tried near its edges.
+      if (n % 2 === 0) s = `the value ${s} we check`;
+      const short = shortWay(s);
+      if (short === undefined) continue;
+      taken++;
+      assert.equal(short, markdownHtml(s), `text #${n}: ${JSON.stringify(s)}`);
+    }
+    assert.ok(taken > 1_000, `the short way was taken for ${taken} of 30,000`);
+  });
+
+  it("takes it for sentences of reasoning, and not for markdown, links or list items", () => {
+    for (const s of [
+      "I will read the file first, then compare both results. Next: check it again (carefully)!",
+      "Why does it fail? Let me look at the test's output",
+      "日本語のテキストです。次に確認します",
+      "Done 👍🏽 and the tests pass ",
+    ]) {
+      assert.notEqual(shortWay(s), undefined, s);
+      assert.equal(shortWay(s), markdownHtml(s), s);
+    }
+    for (const s of ["1. first", "2) second", "- item", "see example.com now", "a `code` span", "**bold**", "www.example", "mail a@b.c", "http://x", "    indented", "two\nlines", "# Title", "a | b", "x &amp; y", "<b>", "a\u00a0b", "x\u202ey", ""]) {
+      assert.equal(shortWay(s), undefined, JSON.stringify(s));
+    }
+  });
+});
