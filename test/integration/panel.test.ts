@@ -257,6 +257,11 @@ describe("the thought panel", function () {
     // The thought is there too: folded, its text is drawn when it is opened, from what the webview has.
     const folded = await evaluate(() => [...document.querySelectorAll<HTMLElement>("[data-entry-type='thought']:not(.open)")].map((e) => `${e.dataset.body ?? ""}:${e.querySelector(".thought-text")?.textContent ?? ""}`), undefined, "sidebar");
     assert.ok(folded.length > 0 && folded.every((f) => f === "later:"), `folded thoughts drawn with no text until opened: ${JSON.stringify(folded)}`);
+    // Find counts a match in a folded thought's text (not on the page), and going to it opens the thought.
+    await fill("#search", "two three", "sidebar");
+    await waitFor(() => document.querySelector(".match-count")?.textContent === "1 of 1" && document.querySelector("[data-entry-type='thought'].open .thought-text")?.textContent?.includes("BEHIND-THOUGHT one two three"), undefined, { view: "sidebar", what: "the match in the folded thought counted, and the thought opened to show it" });
+    await press("#search", "Escape", "sidebar");
+    await waitFor(() => document.querySelector<HTMLElement>(".match-count")?.hidden ?? false, undefined, { view: "sidebar", what: "find cleared" });
     const thought = await evaluate(() => {
       for (const head of document.querySelectorAll<HTMLButtonElement>(".thought-head[aria-expanded='false']")) head.click();
       return [...document.querySelectorAll(".thought-text")].map((e) => e.textContent ?? "").join(" ");

@@ -428,8 +428,7 @@ export class Finder {
         this.nearby.observe(el);
         this.rescan(key, d, due);
       } else if (this.dirty.has(el)) this.rescan(key, d, due);
-      if (el.dataset.entryType === "tool") this.countToolBody(key, d);
-      else if (el.dataset.entryType === "thought") this.countThoughtText(key, d);
+      this.countUndrawn(key, d);
     }
     let left = false;
     for (const [key, d] of this.dom) {
@@ -466,24 +465,18 @@ export class Finder {
     if (this.current?.key === key) this.paintCurrent();
   }
 
-  /** A closed tool card has no body on the page: its body's matches are counted from the entry. */
-  private countToolBody(key: string, d: DomSite): void {
+  /**
+   * What a drawn entry keeps off the page is counted from the entry: a closed tool card's body (not
+   * built), a thought never opened (`data-body="later"`, its text not drawn).
+   */
+  private countUndrawn(key: string, d: DomSite): void {
     const e = this.site(key)?.entry;
-    const built = d.el.querySelector(":scope > .tool-body") !== null;
-    if (!e || e.type !== "tool") return;
+    if (e?.type !== "tool" && e?.type !== "thought") return;
+    const built = e.type === "tool" ? d.el.querySelector(":scope > .tool-body") !== null : d.el.dataset.body !== "later";
     if (d.extraOf?.[0] === e && d.extraOf[1] === built) return;
     d.extraOf = [e, built];
-    d.extra = built ? 0 : countIn(foldFields(toolBodyFields(e, this.session?.cwd ?? "")), this.q);
-  }
-
-  /** A thought not drawn yet (closed, never opened: `data-body="later"`): its matches are counted from the entry. */
-  private countThoughtText(key: string, d: DomSite): void {
-    const e = this.site(key)?.entry;
-    if (!e || e.type !== "thought") return;
-    const built = d.el.dataset.body !== "later";
-    if (d.extraOf?.[0] === e && d.extraOf[1] === built) return;
-    d.extraOf = [e, built];
-    d.extra = built ? 0 : countIn(searchableText(e, this.session?.cwd ?? ""), this.q);
+    const cwd = this.session?.cwd ?? "";
+    d.extra = built ? 0 : countIn(e.type === "tool" ? foldFields(toolBodyFields(e, cwd)) : searchableText(e, cwd), this.q);
   }
 
   private dropRanges(d: DomSite): void {
