@@ -303,10 +303,15 @@ export class IncrementalMarkdown {
    * changed in place: the browser lays out the new text, not a new paragraph each frame.
    */
   private drawTail(tail: string): void {
-    const prose = DOMPurify.isSupported ? proseParagraph(prepare(tail)) : undefined;
+    if (!DOMPurify.isSupported) {
+      this.tail.replaceChildren(renderMarkdown(tail));
+      return;
+    }
+    const text = prepare(tail);
+    const prose = proseParagraph(text);
     if (prose === undefined) {
       this.prose = undefined;
-      this.tail.replaceChildren(renderMarkdown(tail));
+      this.tail.replaceChildren(purify(md.render(text)));
     } else if (this.prose) {
       this.prose.data = prose;
     } else {
