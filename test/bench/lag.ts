@@ -19,7 +19,7 @@ import type { ViewState } from "../../src/shared/viewModel";
 import { isShape, SHAPES, shapeUpdates, unitsOf, type Shape } from "../fixtures/agents/shapes";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
-import { benchFile, fmt, percentile, profileHost, rendererCapture, useScenario } from "./util";
+import { benchFile, fmt, gcPauses, longBlocks, percentile, profileHost, rendererCapture, useScenario } from "./util";
 
 const P95_TARGET = 33;
 const MAX_TARGET = 100;
@@ -118,6 +118,10 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   // When the extension host has each update (its event), to tell the agent → host part of the lag from host → drawn.
   const hostSamples: [number, number][] = [];
   const posts = watchPatches(a, session);
+  // Where a patch the host holds back goes: its event loop blocked (and why), or waiting for the webview to have the last one.
+  const blocks = longBlocks(25);
+  const gcs = gcPauses();
+  const held = a._test.controller.stats.heldPatches;
   const turn = a.stream("stream", { sessionId: session });
   let hostUnits = 0;
   for await (const e of turn) {
@@ -130,6 +134,10 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   await turn.result;
   await waitFor(lastUnitsAtLeast, total, { view: "sidebar", timeoutMs: 120_000, what: `all of ${shape} drawn` });
   posts.stop();
+  const longest = blocks.stop();
+  const gcEntries = gcs.entries();
+  const gc = gcs.stop();
+  const heldPatches = a._test.controller.stats.heldPatches - held;
   await capture();
   const hostFile = await hostProfile.stop();
   const got = await evaluate(readProbe, undefined, "sidebar");
@@ -150,6 +158,9 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   log(`             agent write → the patch in the webview, not yet drawn: ${stage(toWebview)}`);
   const legs = patchLegs(got.arrivals, got.samples, posts);
   log(`    each patch: posted → in the webview (the relay: the extension host → code-server → the workbench → the webview) ${stage(legs.relay)}; in the webview → drawn (waiting for the next frame, and drawing it) ${stage(legs.drawn)}`);
+  const gcIn = (start: number, ms: number): number => gcEntries.filter((e) => e.startTime < start + ms && e.startTime + e.duration > start).reduce((n, e) => n + e.duration, 0);
+  const ms1 = (v: number): string => (Number.isNaN(v) ? "?" : v.toFixed(1));
+  log(`    the extension host meanwhile: ${heldPatches} of ${posts.samples.length} patches waited for the webview to have the one before; its event loop's gaps over 25 ms (ms; of it on a CPU / waiting for one / in garbage collection): ${longest.length ? longest.map(([start, ms, run, wait]) => `${ms1(ms)} (${ms1(run)} / ${ms1(wait)} / ${ms1(gcIn(start, ms))})`).join(", ") : "none"}; garbage collection: ${gc}`);
   if (hostFile) log(`    extension host CPU profile: ${hostFile}`);
   log(`    renderer long tasks (> 50 ms): ${figures.longTasks}${figures.longTasks ? `, longest ${fmt(figures.longest)}` : ""}; DOM elements ${got.dom.toLocaleString("en")}; last text on screen: ${shown ? "yes" : "NO"}`);
   return figures;

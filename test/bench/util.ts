@@ -2,6 +2,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { constants as perfConstants, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import * as v8 from "node:v8";
 import * as vm from "node:vm";
 import * as vscode from "vscode";
@@ -228,5 +229,73 @@ export async function rendererCapture(name: string): Promise<() => Promise<void>
       await harnessRequest({ op, path: file });
       log(`    renderer ${what}: ${file}`);
     }
+  };
+}
+
+/**
+ * The longest gaps (over `ms`) of a 1 ms timer chain, the longest eight: [start (performance.now()),
+ * length, of it the main thread on a CPU, of it waiting for one]. The split is Linux's schedstat
+ * of the thread (read at each tick; NaN elsewhere): a gap the thread spent waiting for a CPU is the
+ * machine's other processes (the browser, the agents), not work of the host's.
+ */
+export function longBlocks(ms: number): { stop(): [number, number, number, number][] } {
+  const found: [number, number, number, number][] = [];
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync("/proc/thread-self/schedstat", "r");
+  } catch {
+    fd = undefined;
+  }
+  const buf = Buffer.alloc(64);
+  const sched = (): [number, number] => {
+    if (fd === undefined) return [NaN, NaN];
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const [run, wait] = buf.toString("latin1", 0, n).split(" ").map(Number);
+    return [run! / 1e6, wait! / 1e6];
+  };
+  let last = performance.now();
+  let lastSched = sched();
+  let timer: NodeJS.Timeout;
+  const tick = (): void => {
+    const s = sched();
+    const now = performance.now();
+    if (now - last > ms) found.push([last, now - last, s[0] - lastSched[0], s[1] - lastSched[1]]);
+    last = now;
+    lastSched = s;
+    timer = setTimeout(tick, 1);
+  };
+  timer = setTimeout(tick, 1);
+  return {
+    stop() {
+      clearTimeout(timer);
+      if (fd !== undefined) fs.closeSync(fd);
+      return found.sort((x, y) => y[1] - x[1]).slice(0, 8);
+    },
+  };
+}
+
+/** The extension host's garbage-collection pauses from now until `stop`, summed up per kind (the longest of each); `entries` as they are. */
+export function gcPauses(): { stop(): string; entries(): PerformanceEntry[] } {
+  const entries: PerformanceEntry[] = [];
+  const obs = new PerformanceObserver((list) => { entries.push(...list.getEntries()); });
+  obs.observe({ entryTypes: ["gc"] });
+  const kinds: [number, string][] = [
+    [perfConstants.NODE_PERFORMANCE_GC_MAJOR, "mark-compact"], [perfConstants.NODE_PERFORMANCE_GC_MINOR, "scavenge"],
+    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL, "incremental marking"], [perfConstants.NODE_PERFORMANCE_GC_WEAKCB, "weak callbacks"],
+  ];
+  return {
+    entries() {
+      // Kept here too: what is taken from the observer is not delivered to its callback any more.
+      entries.push(...obs.takeRecords());
+      return entries;
+    },
+    stop() {
+      obs.disconnect();
+      const kindOf = (e: PerformanceEntry): number => ((e as PerformanceEntry & { detail?: { kind?: number } }).detail)?.kind ?? 0;
+      return kinds.map(([kind, name]) => {
+        const ds = entries.filter((e) => kindOf(e) === kind).map((e) => e.duration);
+        return ds.length ? `${name} ${num(ds.length)}× (longest ${fmt(Math.max(...ds))}, ${fmt(ds.reduce((x, y) => x + y, 0))} in all)` : "";
+      }).filter(Boolean).join("; ") || "none seen";
+    },
   };
 }
