@@ -300,7 +300,8 @@ export class IncrementalMarkdown {
 
   /**
    * A tail that is one paragraph of plain text keeps its paragraph while it stays one, its text
-   * changed in place: the browser lays out the new text, not a new paragraph each frame.
+   * changed in place: the browser lays out the new text, not a new paragraph each frame, and what
+   * the reader selected in it stays selected as it grows.
    */
   private drawTail(tail: string): void {
     if (!DOMPurify.isSupported) {
@@ -313,7 +314,10 @@ export class IncrementalMarkdown {
       this.prose = undefined;
       this.tail.replaceChildren(purify(md.render(text)));
     } else if (this.prose) {
-      this.prose.data = prose;
+      // Text added at the end is appended: a selection the reader made in the paragraph stays put.
+      const was = this.prose.data;
+      if (prose.length > was.length && prose.startsWith(was)) this.prose.appendData(prose.slice(was.length));
+      else if (prose !== was) this.prose.data = prose;
     } else {
       this.prose = document.createTextNode(prose);
       const p = document.createElement("p");

@@ -5,7 +5,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { Scenario } from "../fixtures/agents/scenario";
+import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { harnessRequest, log, screenshot } from "./index";
 import { click, emulateMedia, evaluate, fill, hover, lastThoughtHolds, press, viewport, waitFor } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
@@ -267,6 +267,38 @@ describe("the thought panel", function () {
       return [...document.querySelectorAll(".thought-text")].map((e) => e.textContent ?? "").join(" ");
     }, undefined, "sidebar");
     assert.match(thought, /BEHIND-THOUGHT one two three/);
+  });
+
+  it("text selected in a thought as it streams stays selected while the thought grows", async () => {
+    const steps: Step[] = [{ thought: "Reading the config first, " }];
+    for (let i = 0; i < 60; i++) steps.push({ sleep: 40 }, { thought: `then step ${i} of the plan, ` });
+    await useAgent("Selecting", { turns: [steps] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const turn = a.stream("think slowly", { agent: "Selecting", newSession: true });
+    // The reader selects a word of the streaming thought, as with the mouse.
+    await waitFor(() => {
+      const thought = document.querySelector(".entry-thought.streaming .thought-text");
+      if (!thought?.textContent?.includes("then step 3 ")) return false;
+      const walker = document.createTreeWalker(thought, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const at = (n as Text).data.indexOf("config");
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(n, at);
+        range.setEnd(n, at + "config".length);
+        const sel = getSelection();
+        sel?.removeAllRanges();
+        sel?.addRange(range);
+        return sel?.toString() === "config";
+      }
+      return false;
+    }, undefined, { view: "sidebar", what: "a word of the streaming thought selected" });
+    // Twenty more chunks later, and at the end of the turn, it is still what is selected.
+    await waitFor(() => document.querySelector(".entry-thought.streaming .thought-text")?.textContent?.includes("then step 25 ") ?? false, undefined, { view: "sidebar", what: "the thought grown by twenty chunks" });
+    assert.equal(await evaluate(() => getSelection()?.toString() ?? "", undefined, "sidebar"), "config", "the selection as the thought streams");
+    await turn.result;
+    assert.equal(await evaluate(() => getSelection()?.toString() ?? "", undefined, "sidebar"), "config", "the selection once the turn ended");
   });
 
   it("a thought is markdown (bold, lists, code) with no leading gap; a very long one is plain text", async () => {

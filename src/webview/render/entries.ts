@@ -271,6 +271,16 @@ class ThoughtComp implements EntryComp, Ticker {
     }
   }
 
+  /**
+   * A thought that ends while the reader has text in it selected stays open (as if they had opened
+   * it), where it would fold on its own: folding it would take away what they are copying.
+   */
+  private keepOpenWhileSelected(): void {
+    const sel = document.getSelection();
+    if (!sel || sel.isCollapsed || sel.rangeCount === 0 || !sel.getRangeAt(0).intersectsNode(this.body)) return;
+    this.ctx.ui.entryOpen.set(entryKey(this.ctx, this.entry.id), true);
+  }
+
   private wantOpen(): boolean {
     const mode = this.ctx.host.thinkingDisplay;
     const override = this.ctx.ui.entryOpen.get(entryKey(this.ctx, this.entry.id));
@@ -279,6 +289,7 @@ class ThoughtComp implements EntryComp, Ticker {
 
   private syncOpen(): void {
     const streaming = this.entry.endedAt === undefined;
+    if (this.streaming && !streaming && this.open) this.keepOpenWhileSelected();
     const open = this.wantOpen();
     if (open && !this.opened) {
       // Drawn plain while closed: drawn again as markdown when short enough.
