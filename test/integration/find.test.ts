@@ -5,7 +5,7 @@
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { Step } from "../fixtures/agents/scenario";
-import { screenshot } from "./index";
+import { harnessRequest, screenshot } from "./index";
 import { click, evaluate, fill, press, waitFor } from "./webview";
 import { api, until, useAgent } from "./helpers";
 
@@ -197,8 +197,19 @@ describe("find in the transcript", function () {
     await waitFor((b: string) => (document.querySelector(".match-count")?.textContent ?? b) !== b, atF3, { view: "sidebar", what: "F3: the next match" });
     await press("#transcript", "Shift+F3", "sidebar");
     await waitFor((b: string) => document.querySelector(".match-count")?.textContent === b, atF3, { view: "sidebar", what: "Shift+F3: back" });
+    // With an editor open too, the reader back in the panel: VS Code's own Find (sent the key as well) would take the cursor to the editor.
+    const doc = await vscode.workspace.openTextDocument({ content: "an editor is open" });
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await click("#transcript", "sidebar");
+    await waitFor(() => document.hasFocus(), undefined, { view: "sidebar", what: "the panel focused by the click" });
     await press("#transcript", "Control+f", "sidebar");
-    await waitFor(() => document.activeElement?.id === "search", undefined, { view: "sidebar", what: "Ctrl+F: the cursor in the find box" });
+    // What is typed next goes to the find box, not to an editor's find.
+    await harnessRequest({ op: "keyboard", key: "q" });
+    await waitFor(() => document.hasFocus() && document.activeElement?.id === "search" && (document.getElementById("search") as HTMLInputElement).value === "q", undefined, { view: "sidebar", what: "Ctrl+F: the cursor in the find box, the query selected" });
+    await fill("#search", "needle", "sidebar");
+    await waitFor((t: number) => document.querySelector(".match-count")?.textContent?.endsWith(` of ${t}`) ?? false, total, { view: "sidebar", what: "the query back" });
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
 
     // Only the entries that match: the rest go, the matches stay the same; and back.
     await click(".find-only", "sidebar");

@@ -54,7 +54,10 @@ export class Toolbar {
         e.preventDefault();
         this.step(e.shiftKey ? -1 : 1);
       } else if ((e.key === "f" || e.key === "F") && (IS_MAC ? e.metaKey : e.ctrlKey) && !e.altKey && !e.shiftKey) {
+        // Not passed on to VS Code either (the webview hands keys to the workbench as they reach its
+        // window): its own Find would run on an open editor and take the cursor there.
         e.preventDefault();
+        e.stopPropagation();
         this.input.focus();
         this.input.select();
       }
