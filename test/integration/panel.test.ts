@@ -269,6 +269,22 @@ describe("the thought panel", function () {
     assert.match(thought, /BEHIND-THOUGHT one two three/);
   });
 
+  it("Focus Prompt from an editor, once the panel has been used, puts the cursor in the prompt box: what is typed next goes there", async () => {
+    // The reader used the panel (a click: before any, the browser lets a webview take no focus), then went to an editor.
+    await fill("#prompt", "", "sidebar");
+    await click("#transcript", "sidebar");
+    const doc = await vscode.workspace.openTextDocument({ content: "the reader was here" });
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand("agentThoughts.focusPrompt");
+    await waitFor(() => document.hasFocus() && document.activeElement?.id === "prompt", undefined, { view: "sidebar", what: "the cursor in the prompt box" });
+    await harnessRequest({ op: "keyboard", key: "k" });
+    await waitFor(() => document.hasFocus() && (document.getElementById("prompt") as HTMLTextAreaElement | null)?.value === "k", undefined, { view: "sidebar", what: "the key typed into the prompt box" });
+    assert.equal(doc.getText(), "the reader was here", "the editor got nothing");
+    await fill("#prompt", "", "sidebar");
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
+  });
+
   it("text selected in a thought as it streams stays selected while the thought grows", async () => {
     const steps: Step[] = [{ thought: "Reading the config first, " }];
     for (let i = 0; i < 60; i++) steps.push({ sleep: 40 }, { thought: `then step ${i} of the plan, ` });
