@@ -126,10 +126,15 @@ export function renderMarkdown(src: string): DocumentFragment {
   const text = prepare(src);
   const prose = proseParagraph(text);
   if (prose === undefined) return purify(md.render(text));
-  const p = document.createElement("p");
-  p.textContent = prose;
-  f.append(p, "\n");
+  f.append(...proseNodes(document.createTextNode(prose)));
   return f;
+}
+
+/** What markdown-it makes of a paragraph of plain prose (proseParagraph), around its text node: `<p>`, then a line break. */
+function proseNodes(text: Text): [HTMLElement, string] {
+  const p = document.createElement("p");
+  p.append(text);
+  return [p, "\n"];
 }
 
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
@@ -320,9 +325,7 @@ export class IncrementalMarkdown {
       else if (prose !== was) this.prose.data = prose;
     } else {
       this.prose = document.createTextNode(prose);
-      const p = document.createElement("p");
-      p.append(this.prose);
-      this.tail.replaceChildren(p, "\n");
+      this.tail.replaceChildren(...proseNodes(this.prose));
     }
   }
 
