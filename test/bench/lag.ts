@@ -19,7 +19,7 @@ import type { ViewState } from "../../src/shared/viewModel";
 import { isShape, SHAPES, shapeUpdates, unitsOf, type Shape } from "../fixtures/agents/shapes";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
-import { benchFile, fmt, gcPauses, longBlocks, percentile, profileHost, rendererCapture, useScenario } from "./util";
+import { benchFile, fmt, gapsText, gcPauses, longBlocks, percentile, profileHost, rendererCapture, useScenario } from "./util";
 
 const P95_TARGET = 33;
 const MAX_TARGET = 100;
@@ -158,9 +158,7 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   log(`             agent write → the patch in the webview, not yet drawn: ${stage(toWebview)}`);
   const legs = patchLegs(got.arrivals, got.samples, posts);
   log(`    each patch: posted → in the webview (the relay: the extension host → code-server → the workbench → the webview) ${stage(legs.relay)}; in the webview → drawn (waiting for the next frame, and drawing it) ${stage(legs.drawn)}`);
-  const gcIn = (start: number, ms: number): number => gcEntries.filter((e) => e.startTime < start + ms && e.startTime + e.duration > start).reduce((n, e) => n + e.duration, 0);
-  const ms1 = (v: number): string => (Number.isNaN(v) ? "?" : v.toFixed(1));
-  log(`    the extension host meanwhile: ${heldPatches} of ${posts.samples.length} patches waited for the webview to have the one before; its event loop's gaps over 25 ms (ms; of it on a CPU / waiting for one / in garbage collection): ${longest.length ? longest.map(([start, ms, run, wait]) => `${ms1(ms)} (${ms1(run)} / ${ms1(wait)} / ${ms1(gcIn(start, ms))})`).join(", ") : "none"}; garbage collection: ${gc}`);
+  log(`    the extension host meanwhile: ${heldPatches} of ${posts.samples.length} patches waited for the webview to have the one before; its event loop's gaps over 25 ms (ms; of it on a CPU / waiting for one / in garbage collection): ${longest.length ? gapsText(longest, gcEntries) : "none"}; garbage collection: ${gc}`);
   if (hostFile) log(`    extension host CPU profile: ${hostFile}`);
   log(`    renderer long tasks (> 50 ms): ${figures.longTasks}${figures.longTasks ? `, longest ${fmt(figures.longest)}` : ""}; DOM elements ${got.dom.toLocaleString("en")}; last text on screen: ${shown ? "yes" : "NO"}`);
   return figures;

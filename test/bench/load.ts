@@ -24,7 +24,7 @@ import { recorded } from "../support/recorded";
 import { until } from "../support/until";
 import * as assert from "node:assert/strict";
 import {
-  collectGarbage, findTranscriptDir, fmt, gcPauses, hostHeap, longBlocks, mb, num, percentile, profileHost, readTranscript, scriptedAgent, setAgents, slope, spread,
+  collectGarbage, findTranscriptDir, fmt, gapsText, gcPauses, hostHeap, longBlocks, mb, num, percentile, profileHost, readTranscript, scriptedAgent, setAgents, slope, spread,
   transcriptName, webviewHeap, workbenchHeap,
 } from "./util";
 
@@ -407,9 +407,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   log(`    extension host event loop blocked at most ${vs(loopMax, 50)} (the longest gap between the ticks of a 1 ms timer; gaps p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}); CPU ${fmt((cpu.user + cpu.system) / 1000)} (${((cpu.user + cpu.system) / events).toFixed(0)} µs per event, ${Math.round((100 * (cpu.user + cpu.system)) / 1000 / total)}% of one core)`);
   log(`      of which garbage collection in the extension host: ${gc}`);
   if (longest.length > 0) {
-    const gcIn = (start: number, ms: number): number => gcEntries.filter((e) => e.startTime < start + ms && e.startTime + e.duration > start).reduce((n, e) => n + e.duration, 0);
-    const ms1 = (v: number): string => (Number.isNaN(v) ? "?" : v.toFixed(1));
-    log(`      the longest gaps, ms, at seconds after the ten prompts (of it the host's main thread on a CPU / waiting for a CPU / garbage collection in it): ${longest.map(([start, ms, run, wait]) => `${ms1(ms)} at ${((start - (t0 - performance.timeOrigin)) / 1000).toFixed(2)} s (${ms1(run)} / ${ms1(wait)} / ${ms1(gcIn(start, ms))})`).join(", ")}`);
+    log(`      the longest gaps, ms, at seconds after the ten prompts (of it the host's main thread on a CPU / waiting for a CPU / garbage collection in it): ${gapsText(longest, gcEntries, (start) => `at ${((start - (t0 - performance.timeOrigin)) / 1000).toFixed(2)} s`)}`);
     log(`      the most the main thread was on a CPU in one of them: ${fmt(Math.max(...longest.map(([, , run]) => run)))} (the rest of a gap it waited for a CPU, which the browser, code-server and the ten agents share, or slept: on a lock, or while a collection's helpers ran)`);
   }
   log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length}`);

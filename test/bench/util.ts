@@ -274,6 +274,16 @@ export function longBlocks(ms: number): { stop(): [number, number, number, numbe
   };
 }
 
+/**
+ * The gaps `longBlocks` found, as "length (on a CPU / waiting for one / in garbage collection)" in
+ * ms, the collections among `gcEntries` that overlap each; `at` says where one began, if given.
+ */
+export function gapsText(gaps: readonly [number, number, number, number][], gcEntries: readonly PerformanceEntry[], at?: (start: number) => string): string {
+  const gcIn = (start: number, ms: number): number => gcEntries.filter((e) => e.startTime < start + ms && e.startTime + e.duration > start).reduce((n, e) => n + e.duration, 0);
+  const ms1 = (v: number): string => (Number.isNaN(v) ? "?" : v.toFixed(1));
+  return gaps.map(([start, ms, run, wait]) => `${ms1(ms)}${at ? ` ${at(start)}` : ""} (${ms1(run)} / ${ms1(wait)} / ${ms1(gcIn(start, ms))})`).join(", ");
+}
+
 /** The extension host's garbage-collection pauses from now until `stop`, summed up per kind (the longest of each); `entries` as they are. */
 export function gcPauses(): { stop(): string; entries(): PerformanceEntry[] } {
   const entries: PerformanceEntry[] = [];
