@@ -131,3 +131,26 @@ let idCounter = 0;
 export function uid(prefix: string): string {
   return `${prefix}-${++idCounter}`;
 }
+
+let selection: Range | undefined;
+let watchingSelection = false;
+
+/**
+ * What the reader has selected, or undefined: the range the document's selection had when it last
+ * changed (`selectionchange`), kept up to date by the DOM as nodes change. Read during a draw,
+ * the selection itself (`isCollapsed`, `rangeCount`) lays the page out first, a forced layout
+ * per call; this costs nothing.
+ */
+export function selectedRange(): Range | undefined {
+  if (!watchingSelection) {
+    watchingSelection = true;
+    const read = (): void => {
+      const sel = document.getSelection();
+      selection = sel && sel.rangeCount > 0 && !sel.isCollapsed ? sel.getRangeAt(0) : undefined;
+    };
+    // For the page's life, as the selection is.
+    document.addEventListener("selectionchange", read);
+    read();
+  }
+  return selection && !selection.collapsed ? selection : undefined;
+}

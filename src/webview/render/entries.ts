@@ -6,7 +6,7 @@
  */
 import { agentIdOf, appendedSince, type Entry } from "../../shared/viewModel";
 import { pairSafeEnd } from "../../shared/utf16";
-import { button, cleanBlock, cleanInline, h, icon, setText, thoughtLabel, toggleHidden, uid } from "../dom";
+import { button, cleanBlock, cleanInline, h, icon, selectedRange, setText, thoughtLabel, toggleHidden, uid } from "../dom";
 import { IncrementalMarkdown } from "../markdown";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
 import { afterLayout, runAfterLayout } from "./frame";
@@ -276,8 +276,7 @@ class ThoughtComp implements EntryComp, Ticker {
    * it), where it would fold on its own: folding it would take away what they are copying.
    */
   private keepOpenWhileSelected(): void {
-    const sel = document.getSelection();
-    if (!sel || sel.isCollapsed || sel.rangeCount === 0 || !sel.getRangeAt(0).intersectsNode(this.body)) return;
+    if (!selectedRange()?.intersectsNode(this.body)) return;
     this.ctx.ui.entryOpen.set(entryKey(this.ctx, this.entry.id), true);
   }
 
