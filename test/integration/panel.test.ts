@@ -210,6 +210,43 @@ describe("the thought panel", function () {
     assert.equal((await asking.result).text, "kept build/");
   });
 
+  it("find counts every match in a picked session's forty folded thoughts (a megabyte of text, counted over several slices)", async () => {
+    // Forty thoughts of 29 KB (short enough to be drawn only when opened), each holding "needle" 10 times, a tool call after each so they stay apart.
+    const steps: Step[] = [];
+    for (let i = 0; i < 40; i++) {
+      const thought = Array.from({ length: 10 }, (_, k) => `thought ${i} part ${k} needle ${"filler text ".repeat(240)}`).join("\n\n");
+      steps.push({ thought, chunkSize: 8192 });
+      steps.push({ sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `c${i}`, title: `Read f${i}.ts`, kind: "read", status: "completed" } });
+    }
+    steps.push({ message: "FORTY-DONE" });
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Forty", { turns: [[{ message: "ready" }], steps] }),
+      scriptedAgent("Elsewhere", { turns: [[{ message: "elsewhere here" }]] }),
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    const forty = (await a.stream("start", { agent: "Forty", newSession: true }).result).sessionId;
+    await a.stream("look", { agent: "Elsewhere", newSession: true }).result;
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    // The thoughts end while another session is shown: picked, they are drawn folded, their text not drawn.
+    await a.stream("think", { sessionId: forty }).result;
+    await evaluate((id: string) => {
+      const sel = document.querySelector<HTMLSelectElement>(".session-select")!;
+      sel.value = id;
+      sel.dispatchEvent(new Event("change", { bubbles: true }));
+    }, forty, "sidebar");
+    await waitFor(() => (document.querySelector("#transcript")?.textContent ?? "").includes("FORTY-DONE"), undefined, { view: "sidebar", what: "the picked session drawn" });
+    const later = await evaluate(() => document.querySelectorAll("[data-entry-type='thought'][data-body='later']").length, undefined, "sidebar");
+    assert.equal(later, 40, "forty folded thoughts with their text not drawn");
+    await fill("#search", "needle", "sidebar");
+    const counted = await waitFor(() => {
+      const t = document.querySelector(".match-count")?.textContent ?? "";
+      return /^\d+ of \d+$/.test(t) ? t : undefined;
+    }, undefined, { view: "sidebar", timeoutMs: 30_000, what: "the matches counted" });
+    // All 400 counted (the current one is the match the view is nearest).
+    assert.match(counted ?? "", / of 400$/);
+    await press("#search", "Escape", "sidebar");
+  });
+
   it("a session streaming while another is shown: its text is held back to a few posts a second; picked, all of it shows", async () => {
     await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
       scriptedAgent("Behind", { turns: [[{ message: "ready" }], [{ thought: "BEHIND-THOUGHT one two three", chunkSize: 5 }, { message: "BEHIND-MESSAGE four five six", chunkSize: 5 }]] }),

@@ -57,9 +57,11 @@ interface DomSite {
   ranges: StaticRange[];
   /** Its match count when it was last painted (to follow a growing end). */
   paintedOf: number;
-  /** Matches in a tool card's body that is not built, counted from the entry. */
+  /** Matches in what the entry keeps off the page (see countUndrawn), counted from the entry. */
   extra: number;
   extraOf: [Entry, boolean] | undefined;
+  /** Its `extra` is put off to a later slice (the frame's time was up): not counted yet. */
+  owed: boolean;
 }
 
 const SITE_SELECTOR = ".turn-prompt, [data-entry-id]";
@@ -345,7 +347,7 @@ export class Finder {
   /** Matches at a site: from the page when drawn, else from its text; undefined when not counted yet. */
   private countOf(s: Site): number | undefined {
     const d = this.dom.get(s.key);
-    if (d) return d.scan.count + d.extra;
+    if (d) return d.owed ? undefined : d.scan.count + d.extra;
     const m = this.model.get(s.key);
     return m && m.of === (s.entry ?? s.prompt) ? m.n : undefined;
   }
@@ -360,6 +362,11 @@ export class Finder {
           this.complete = false;
           this.countLater();
           return false;
+        }
+        const d = this.dom.get(s.key);
+        if (d) {
+          this.countUndrawn(s.key, d);
+          continue;
         }
         const text = s.entry ? searchableText(s.entry, cwd) : foldCase(shownPrompt(s.prompt));
         this.model.set(s.key, { of: s.entry ?? s.prompt, n: countIn(text, this.q) });
@@ -423,12 +430,12 @@ export class Finder {
         d = undefined;
       }
       if (!d) {
-        d = { el, scan: new PieceScan<Node>(), lo: 0, ranges: [], paintedOf: 0, extra: 0, extraOf: undefined };
+        d = { el, scan: new PieceScan<Node>(), lo: 0, ranges: [], paintedOf: 0, extra: 0, extraOf: undefined, owed: false };
         this.dom.set(key, d);
         this.nearby.observe(el);
         this.rescan(key, d, due);
       } else if (this.dirty.has(el)) this.rescan(key, d, due);
-      this.countUndrawn(key, d);
+      this.countUndrawn(key, d, due);
     }
     let left = false;
     for (const [key, d] of this.dom) {
@@ -467,13 +474,21 @@ export class Finder {
 
   /**
    * What a drawn entry keeps off the page is counted from the entry: a closed tool card's body (not
-   * built), a thought never opened (`data-body="later"`, its text not drawn).
+   * built), a thought never opened (`data-body="later"`, its text not drawn). Once `due` says the
+   * frame's time is up, it is owed instead, and counted in a later slice (countModel): a session
+   * of a hundred folded thoughts is a couple of megabytes of text to count.
    */
-  private countUndrawn(key: string, d: DomSite): void {
+  private countUndrawn(key: string, d: DomSite, due?: () => boolean): void {
     const e = this.site(key)?.entry;
+    d.owed = false;
     if (e?.type !== "tool" && e?.type !== "thought") return;
     const built = e.type === "tool" ? d.el.querySelector(":scope > .tool-body") !== null : d.el.dataset.body !== "later";
     if (d.extraOf?.[0] === e && d.extraOf[1] === built) return;
+    if (!built && due?.()) {
+      d.owed = true;
+      this.complete = false;
+      return;
+    }
     d.extraOf = [e, built];
     const cwd = this.session?.cwd ?? "";
     d.extra = built ? 0 : countIn(e.type === "tool" ? foldFields(toolBodyFields(e, cwd)) : searchableText(e, cwd), this.q);
