@@ -154,3 +154,65 @@ export function selectedRange(): Range | undefined {
   }
   return selection && !selection.collapsed ? selection : undefined;
 }
+
+/** Where a point of the DOM falls in `root`'s text: the characters of its text nodes before it (no layout). */
+function textOffset(root: Node, node: Node, offset: number): number {
+  const before = document.createRange();
+  before.setStart(root, 0);
+  before.setEnd(node, offset);
+  return before.toString().length;
+}
+
+/**
+ * The reader's selection as [start, end] character offsets into `part`'s text, when it begins or
+ * ends in `part` (clamped to it); undefined otherwise.
+ */
+export function selectionIn(part: Node): [number, number] | undefined {
+  const range = selectedRange();
+  if (!range || !(part.contains(range.startContainer) || part.contains(range.endContainer))) return undefined;
+  const length = part.textContent?.length ?? 0;
+  const start = part.contains(range.startContainer) ? textOffset(part, range.startContainer, range.startOffset) : 0;
+  const end = part.contains(range.endContainer) ? textOffset(part, range.endContainer, range.endOffset) : length;
+  return [start, end];
+}
+
+/**
+ * After `part` was drawn again as `nodes` (in order): selects `[start, end]` of their text (see
+ * `selectionIn`), unless the reader's selection survived the drawing. The text before the
+ * selection is the same drawn either way, so it lands on the same characters; a boundary the
+ * new text does not reach goes to its end.
+ */
+export function keepSelection(was: [number, number], nodes: readonly Node[]): void {
+  if (selectedRange()?.commonAncestorContainer.isConnected) return;
+  const sel = document.getSelection();
+  if (!sel) return;
+  const range = document.createRange();
+  let pos = 0;
+  let startSet = false;
+  let last: Text | undefined;
+  for (const root of nodes) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let t = walker.currentNode instanceof Text ? walker.currentNode : walker.nextNode(); t; t = walker.nextNode()) {
+      const text = t as Text;
+      const next = pos + text.length;
+      if (!startSet && was[0] <= next) {
+        range.setStart(text, was[0] - pos);
+        startSet = true;
+      }
+      if (startSet && was[1] <= next) {
+        range.setEnd(text, was[1] - pos);
+        sel.removeAllRanges();
+        sel.addRange(range);
+        selection = range;
+        return;
+      }
+      pos = next;
+      last = text;
+    }
+  }
+  if (!startSet || !last) return;
+  range.setEnd(last, last.length);
+  sel.removeAllRanges();
+  sel.addRange(range);
+  selection = range;
+}

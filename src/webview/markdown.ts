@@ -6,7 +6,7 @@
  */
 import DOMPurify from "dompurify";
 import MarkdownIt from "markdown-it";
-import { cleanBlock } from "./dom";
+import { cleanBlock, keepSelection, selectionIn } from "./dom";
 import { pairSafeEnd } from "../shared/utf16";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
@@ -267,7 +267,11 @@ export class IncrementalMarkdown {
 
   update(text: string): void {
     if (text === this.text) return;
-    if (!this.extends(text)) this.reset();
+    const continued = this.extends(text);
+    if (!continued) this.reset();
+    // Text the reader selected in the tail, in case drawing the update moves it into the stable part or draws it anew.
+    const selected = continued ? selectionIn(this.tail) : undefined;
+    const stableEnd = this.stable.lastChild;
     this.text = text;
     let split = this.scan();
     const closed = this.closed;
@@ -300,6 +304,12 @@ export class IncrementalMarkdown {
         }
         this.streamed.update(code);
       }
+    }
+    if (selected) {
+      const redrawn: Node[] = [];
+      for (let n = stableEnd ? stableEnd.nextSibling : this.stable.firstChild; n; n = n.nextSibling) redrawn.push(n);
+      redrawn.push(this.tail);
+      keepSelection(selected, redrawn);
     }
   }
 

@@ -354,6 +354,45 @@ describe("the thought panel", function () {
     assert.equal(await evaluate(() => getSelection()?.toString() ?? "", undefined, "sidebar"), "config", "the selection once the turn ended");
   });
 
+  it("text selected in a streaming message stays selected when its paragraph ends and markdown follows", async () => {
+    const steps: Step[] = [{ message: "Reading the config first, " }];
+    for (let i = 0; i < 20; i++) steps.push({ sleep: 40 }, { message: `then step ${i} of the plan, ` });
+    // The paragraph ends (drawn again as a finished block), then a list with bold text and more prose.
+    steps.push({ message: "done.\n\n- a **bold** item\n- another `code` item\n\n" });
+    for (let i = 0; i < 20; i++) steps.push({ sleep: 30 }, { message: `more text ${i} ` });
+    await useAgent("SelectingMessage", { turns: [steps] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const turn = a.stream("answer slowly", { agent: "SelectingMessage", newSession: true });
+    await waitFor(() => {
+      const bodies = document.querySelectorAll(".entry-message .message-body");
+      const body = bodies[bodies.length - 1];
+      if (!body?.textContent?.includes("then step 3 ")) return false;
+      const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const at = (n as Text).data.indexOf("config");
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(n, at);
+        range.setEnd(n, at + "config".length);
+        const sel = getSelection();
+        sel?.removeAllRanges();
+        sel?.addRange(range);
+        return sel?.toString() === "config";
+      }
+      return false;
+    }, undefined, { view: "sidebar", what: "a word of the streaming message selected" });
+    // Once the list is drawn and more prose streamed after it, and at the end of the turn, the same word is selected.
+    await waitFor(() => {
+      const bodies = document.querySelectorAll(".entry-message .message-body");
+      const body = bodies[bodies.length - 1];
+      return !!body?.querySelector("li strong") && (body.textContent?.includes("more text 10 ") ?? false);
+    }, undefined, { view: "sidebar", what: "the list and ten more chunks drawn" });
+    assert.equal(await evaluate(() => getSelection()?.toString() ?? "", undefined, "sidebar"), "config", "the selection after the paragraph ended");
+    await turn.result;
+    assert.equal(await evaluate(() => getSelection()?.toString() ?? "", undefined, "sidebar"), "config", "the selection once the turn ended");
+  });
+
   it("a thought is markdown (bold, lists, code) with no leading gap; a very long one is plain text", async () => {
     const long = `**not bold** ${"word ".repeat(8000)}`;
     await useAgent("Blanks", { turns: [
