@@ -163,56 +163,76 @@ function textOffset(root: Node, node: Node, offset: number): number {
   return before.toString().length;
 }
 
-/**
- * The reader's selection as [start, end] character offsets into `part`'s text, when it begins or
- * ends in `part` (clamped to it); undefined otherwise.
- */
-export function selectionIn(part: Node): [number, number] | undefined {
-  const range = selectedRange();
-  if (!range || !(part.contains(range.startContainer) || part.contains(range.endContainer))) return undefined;
-  const length = part.textContent?.length ?? 0;
-  const start = part.contains(range.startContainer) ? textOffset(part, range.startContainer, range.startOffset) : 0;
-  const end = part.contains(range.endContainer) ? textOffset(part, range.endContainer, range.endOffset) : length;
-  return [start, end];
+/** A selection noted before a part of the page is drawn again (see `selectionIn`). */
+export interface HeldSelection {
+  range: Range;
+  /** Its start and end as character offsets into the part's text. */
+  start: number;
+  end: number;
+  /** The text it selected. */
+  text: string;
 }
 
 /**
- * After `part` was drawn again as `nodes` (in order): selects `[start, end]` of their text (see
- * `selectionIn`), unless the reader's selection survived the drawing. The text before the
- * selection is the same drawn either way, so it lands on the same characters; a boundary the
- * new text does not reach goes to its end.
+ * The reader's selection when it lies wholly in `part` (both its ends), noted so that it can be
+ * selected again once `part` is drawn anew (`keepSelection`); undefined otherwise. Reads DOM
+ * ranges only (no layout); costs the text of `part` up to the selection's end.
  */
-export function keepSelection(was: [number, number], nodes: readonly Node[]): void {
-  if (selectedRange()?.commonAncestorContainer.isConnected) return;
+export function selectionIn(part: Node): HeldSelection | undefined {
+  const range = selectedRange();
+  if (!range || !part.contains(range.startContainer) || !part.contains(range.endContainer)) return undefined;
+  const start = textOffset(part, range.startContainer, range.startOffset);
+  const text = range.toString();
+  return { range, start, end: start + text.length, text };
+}
+
+/**
+ * After a part was drawn again as `nodes` (in order): selects what `held` selected, unless the
+ * selection survived the drawing or the reader has since selected or focused something else.
+ * Only the same text is selected: at the same offsets if it is still there (the text before it
+ * drawn the same), else where it is nearest to them (markdown took characters out before it,
+ * such as the `**` of bold); if it is not within a few hundred characters, nothing is.
+ */
+export function keepSelection(held: HeldSelection, nodes: readonly Node[]): void {
+  if (selection !== held.range) return;
+  if (!held.range.collapsed && held.range.toString() === held.text) return;
   const sel = document.getSelection();
-  if (!sel) return;
-  const range = document.createRange();
-  let pos = 0;
-  let startSet = false;
-  let last: Text | undefined;
+  const active = document.activeElement;
+  if (!sel || (active && (active.tagName === "TEXTAREA" || active.tagName === "INPUT"))) return;
+  if (sel.rangeCount > 0 && sel.getRangeAt(0) !== held.range) return;
+  const texts: Text[] = [];
   for (const root of nodes) {
+    if (root instanceof Text) texts.push(root);
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let t = walker.currentNode instanceof Text ? walker.currentNode : walker.nextNode(); t; t = walker.nextNode()) {
-      const text = t as Text;
-      const next = pos + text.length;
-      if (!startSet && was[0] <= next) {
-        range.setStart(text, was[0] - pos);
-        startSet = true;
-      }
-      if (startSet && was[1] <= next) {
-        range.setEnd(text, was[1] - pos);
-        sel.removeAllRanges();
-        sel.addRange(range);
-        selection = range;
-        return;
-      }
-      pos = next;
-      last = text;
-    }
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) texts.push(t as Text);
   }
-  if (!startSet || !last) return;
-  range.setEnd(last, last.length);
+  const all = texts.map((t) => t.data).join("");
+  let at = all.startsWith(held.text, held.start) ? held.start : -1;
+  if (at < 0) {
+    const before = all.lastIndexOf(held.text, held.start);
+    const after = all.indexOf(held.text, held.start);
+    const near = (i: number): boolean => i >= 0 && Math.abs(i - held.start) <= NEAR_SELECTION;
+    at = near(before) && (!near(after) || held.start - before <= after - held.start) ? before : near(after) ? after : -1;
+  }
+  if (at < 0) return;
+  const point = (offset: number): [Text, number] | undefined => {
+    let pos = 0;
+    for (const t of texts) {
+      if (offset <= pos + t.length) return [t, offset - pos];
+      pos += t.length;
+    }
+    return undefined;
+  };
+  const from = point(at);
+  const to = point(at + held.text.length);
+  if (!from || !to) return;
+  const range = document.createRange();
+  range.setStart(from[0], from[1]);
+  range.setEnd(to[0], to[1]);
   sel.removeAllRanges();
   sel.addRange(range);
   selection = range;
 }
+
+/** How far (characters) `keepSelection` looks for the selected text when it moved. */
+const NEAR_SELECTION = 256;

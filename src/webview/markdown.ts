@@ -269,8 +269,9 @@ export class IncrementalMarkdown {
     if (text === this.text) return;
     const continued = this.extends(text);
     if (!continued) this.reset();
-    // Text the reader selected in the tail, in case drawing the update moves it into the stable part or draws it anew.
-    const selected = continued ? selectionIn(this.tail) : undefined;
+    // Text the reader selected in the tail, in case drawing the update moves it into the stable part
+    // or draws it anew (a code fence being streamed is appended to, and moved whole when it closes).
+    const selected = continued && !this.streamed ? selectionIn(this.tail) : undefined;
     const stableEnd = this.stable.lastChild;
     this.text = text;
     let split = this.scan();

@@ -393,6 +393,40 @@ describe("the thought panel", function () {
     assert.equal(await evaluate(() => getSelection()?.toString() ?? "", undefined, "sidebar"), "config", "the selection once the turn ended");
   });
 
+  it("a word selected after an unclosed ** in a streaming message stays selected when the bold closes and the text moves", async () => {
+    // While the agent pauses the reader selects "config" after the literal **; then the bold closes (the ** go, the word moves two characters).
+    await useAgent("SelectingBold", { turns: [[{ message: "Then **read the config" }, { sleep: 3000 }, { message: " file** first, then the rest." }, { sleep: 200 }, { message: "\n\nNext paragraph." }]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const turn = a.stream("answer", { agent: "SelectingBold", newSession: true });
+    await waitFor(() => {
+      const bodies = document.querySelectorAll(".entry-message .message-body");
+      const body = bodies[bodies.length - 1];
+      if (!body?.textContent?.includes("**read the config")) return false;
+      const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const at = (n as Text).data.indexOf("config");
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(n, at);
+        range.setEnd(n, at + "config".length);
+        getSelection()?.removeAllRanges();
+        getSelection()?.addRange(range);
+        return getSelection()?.toString() === "config";
+      }
+      return false;
+    }, undefined, { view: "sidebar", what: "a word after the unclosed ** selected" });
+    await turn.result;
+    await waitFor(() => {
+      const bodies = document.querySelectorAll(".entry-message .message-body");
+      return bodies[bodies.length - 1]?.querySelector("strong")?.textContent === "read the config file";
+    }, undefined, { view: "sidebar", what: "the bold drawn" });
+    assert.equal(await evaluate(() => {
+      const sel = getSelection();
+      return `${sel?.toString() ?? ""}|${sel && sel.rangeCount ? sel.getRangeAt(0).startContainer.parentElement?.tagName : ""}`;
+    }, undefined, "sidebar"), "config|STRONG", "the same word, now in the bold");
+  });
+
   it("a thought is markdown (bold, lists, code) with no leading gap; a very long one is plain text", async () => {
     const long = `**not bold** ${"word ".repeat(8000)}`;
     await useAgent("Blanks", { turns: [

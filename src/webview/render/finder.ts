@@ -475,8 +475,10 @@ export class Finder {
   /**
    * What a drawn entry keeps off the page is counted from the entry: a closed tool card's body (not
    * built), a thought never opened (`data-body="later"`, its text not drawn). Once `due` says the
-   * frame's time is up, it is owed instead, and counted in a later slice (countModel): a session
-   * of a hundred folded thoughts is a couple of megabytes of text to count.
+   * frame's time is up, a site not counted before is owed instead, and counted in a later slice
+   * (countModel): a session of a hundred folded thoughts is a couple of megabytes of text to count.
+   * One counted before (a folded thought streaming) is counted again at once, so that its count
+   * does not go back to pending every frame.
    */
   private countUndrawn(key: string, d: DomSite, due?: () => boolean): void {
     const e = this.site(key)?.entry;
@@ -484,7 +486,7 @@ export class Finder {
     if (e?.type !== "tool" && e?.type !== "thought") return;
     const built = e.type === "tool" ? d.el.querySelector(":scope > .tool-body") !== null : d.el.dataset.body !== "later";
     if (d.extraOf?.[0] === e && d.extraOf[1] === built) return;
-    if (!built && due?.()) {
+    if (!built && d.extraOf === undefined && due?.()) {
       d.owed = true;
       this.complete = false;
       return;
