@@ -37,6 +37,26 @@ const HOSTILE = [
   "ctrl\u0000chars\u0007\u001b[31mred",
 ];
 
+/** In the webview: selects `word` in the last element matching `selector` once that holds `after`, as a reader would with the mouse; true when it is the selection. */
+function selectWord(a: { selector: string; after: string; word: string }): boolean {
+  const els = document.querySelectorAll(a.selector);
+  const el = els[els.length - 1];
+  if (!el?.textContent?.includes(a.after)) return false;
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const at = (n as Text).data.indexOf(a.word);
+    if (at < 0) continue;
+    const range = document.createRange();
+    range.setStart(n, at);
+    range.setEnd(n, at + a.word.length);
+    const sel = getSelection();
+    sel?.removeAllRanges();
+    sel?.addRange(range);
+    return sel?.toString() === a.word;
+  }
+  return false;
+}
+
 describe("the thought panel", function () {
   this.timeout(120_000);
 
@@ -330,23 +350,7 @@ describe("the thought panel", function () {
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     const turn = a.stream("think slowly", { agent: "Selecting", newSession: true });
     // The reader selects a word of the streaming thought, as with the mouse.
-    await waitFor(() => {
-      const thought = document.querySelector(".entry-thought.streaming .thought-text");
-      if (!thought?.textContent?.includes("then step 3 ")) return false;
-      const walker = document.createTreeWalker(thought, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const at = (n as Text).data.indexOf("config");
-        if (at < 0) continue;
-        const range = document.createRange();
-        range.setStart(n, at);
-        range.setEnd(n, at + "config".length);
-        const sel = getSelection();
-        sel?.removeAllRanges();
-        sel?.addRange(range);
-        return sel?.toString() === "config";
-      }
-      return false;
-    }, undefined, { view: "sidebar", what: "a word of the streaming thought selected" });
+    await waitFor(selectWord, { selector: ".entry-thought.streaming .thought-text", after: "then step 3 ", word: "config" }, { view: "sidebar", what: "a word of the streaming thought selected" });
     // Twenty more chunks later, and at the end of the turn, it is still what is selected.
     await waitFor(() => document.querySelector(".entry-thought.streaming .thought-text")?.textContent?.includes("then step 25 ") ?? false, undefined, { view: "sidebar", what: "the thought grown by twenty chunks" });
     assert.equal(await evaluate(() => getSelection()?.toString() ?? "", undefined, "sidebar"), "config", "the selection as the thought streams");
@@ -364,24 +368,7 @@ describe("the thought panel", function () {
     const a = await api();
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     const turn = a.stream("answer slowly", { agent: "SelectingMessage", newSession: true });
-    await waitFor(() => {
-      const bodies = document.querySelectorAll(".entry-message .message-body");
-      const body = bodies[bodies.length - 1];
-      if (!body?.textContent?.includes("then step 3 ")) return false;
-      const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const at = (n as Text).data.indexOf("config");
-        if (at < 0) continue;
-        const range = document.createRange();
-        range.setStart(n, at);
-        range.setEnd(n, at + "config".length);
-        const sel = getSelection();
-        sel?.removeAllRanges();
-        sel?.addRange(range);
-        return sel?.toString() === "config";
-      }
-      return false;
-    }, undefined, { view: "sidebar", what: "a word of the streaming message selected" });
+    await waitFor(selectWord, { selector: ".entry-message .message-body", after: "then step 3 ", word: "config" }, { view: "sidebar", what: "a word of the streaming message selected" });
     // Once the list is drawn and more prose streamed after it, and at the end of the turn, the same word is selected.
     await waitFor(() => {
       const bodies = document.querySelectorAll(".entry-message .message-body");
@@ -399,23 +386,7 @@ describe("the thought panel", function () {
     const a = await api();
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     const turn = a.stream("answer", { agent: "SelectingBold", newSession: true });
-    await waitFor(() => {
-      const bodies = document.querySelectorAll(".entry-message .message-body");
-      const body = bodies[bodies.length - 1];
-      if (!body?.textContent?.includes("**read the config")) return false;
-      const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const at = (n as Text).data.indexOf("config");
-        if (at < 0) continue;
-        const range = document.createRange();
-        range.setStart(n, at);
-        range.setEnd(n, at + "config".length);
-        getSelection()?.removeAllRanges();
-        getSelection()?.addRange(range);
-        return getSelection()?.toString() === "config";
-      }
-      return false;
-    }, undefined, { view: "sidebar", what: "a word after the unclosed ** selected" });
+    await waitFor(selectWord, { selector: ".entry-message .message-body", after: "**read the config", word: "config" }, { view: "sidebar", what: "a word after the unclosed ** selected" });
     await turn.result;
     await waitFor(() => {
       const bodies = document.querySelectorAll(".entry-message .message-body");
