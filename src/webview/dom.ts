@@ -166,9 +166,8 @@ function textOffset(root: Node, node: Node, offset: number): number {
 /** A selection noted before a part of the page is drawn again (see `selectionIn`). */
 export interface HeldSelection {
   range: Range;
-  /** Its start and end as character offsets into the part's text. */
+  /** Where it starts, as a character offset into the part's text. */
   start: number;
-  end: number;
   /** The text it selected. */
   text: string;
 }
@@ -181,9 +180,7 @@ export interface HeldSelection {
 export function selectionIn(part: Node): HeldSelection | undefined {
   const range = selectedRange();
   if (!range || !part.contains(range.startContainer) || !part.contains(range.endContainer)) return undefined;
-  const start = textOffset(part, range.startContainer, range.startOffset);
-  const text = range.toString();
-  return { range, start, end: start + text.length, text };
+  return { range, start: textOffset(part, range.startContainer, range.startOffset), text: range.toString() };
 }
 
 /**
