@@ -40,14 +40,21 @@ const FRAME_MS = 8;
 const APPLIED_WAIT_MS = 1_000;
 const MAX_GAP_MS = 100;
 /**
- * A webview gets at most SNAPSHOT_BURST snapshots (`ready`, `requestSnapshot`) in this time: one
- * asked for sooner comes when the time is up, however often it was asked meanwhile. A snapshot is
- * the whole view state, each one serialised on the extension host's thread: a webview asking in a
- * loop (a bug, or a script that got into it) would otherwise keep the host doing nothing else.
- * The burst lets a panel reloaded just after its last snapshot have the next at once.
+ * A snapshot is the whole view state, serialised on the extension host's thread and carried to the
+ * webview whole: a webview asking in a loop (a bug, or a script that got into it) would otherwise
+ * keep the host doing nothing else, and with a state of megabytes pile copies up faster than they
+ * are carried (seen: a 10 MB state asked for 300 times held the host 32 s and took it to 2.7 GB).
+ * So a webview has one snapshot on its way at a time (one asked for meanwhile waits until it has
+ * arrived, or SNAPSHOT_FLIGHT_MS), and at most SNAPSHOT_BURST within a window counted from when each
+ * arrived: SNAPSHOT_WINDOW_MS, or SNAPSHOT_COST_TIMES the host time the last one took if longer, so
+ * asks in a loop cost the host at most a tenth of its time whatever the state's size. One asked for
+ * sooner comes when the time is up, however often it was asked meanwhile. The burst lets a panel
+ * reloaded just after its last snapshot have the next at once.
  */
 const SNAPSHOT_WINDOW_MS = 500;
 const SNAPSHOT_BURST = 2;
+const SNAPSHOT_COST_TIMES = 20;
+const SNAPSHOT_FLIGHT_MS = 2_000;
 /** After a post fails, a fresh snapshot follows after 100, 200, 400… ms, at most this many times in a row. */
 const POST_RETRIES = 6;
 const POST_RETRY_MS = 100;
@@ -107,9 +114,13 @@ interface View extends ViewProgress {
   /** Failed posts since the last delivered snapshot, and the pending re-sync. */
   failures: number;
   resync?: NodeJS.Timeout;
-  /** When its last SNAPSHOT_BURST snapshots went (performance.now()), oldest first, and the one asked for that waits for the window. */
+  /** When its last SNAPSHOT_BURST snapshots arrived (performance.now()), oldest first, and the one asked for that waits for the window. */
   snapshotsAt: number[];
   asked?: NodeJS.Timeout;
+  /** The snapshot on its way (its number and when it was posted), and the host time the last one took. */
+  inFlight?: { n: number; at: number };
+  snapshotsPosted: number;
+  snapshotCostMs: number;
 }
 
 /**
@@ -367,14 +378,18 @@ export class ThoughtPanelController implements vscode.Disposable {
     for (const v of this.views) if (v.ready) this.post(v, msg);
   }
 
-  private post(v: View, msg: HostMessage): void {
+  /** `settled` is told when the message has reached the webview or failed to. */
+  private post(v: View, msg: HostMessage, settled?: () => void): void {
     this.stats.posts++;
     const version = msg.type === "snapshot" ? msg.version : msg.type === "patch" || msg.type === "sessions" || msg.type === "turns" ? msg.to : undefined;
     if (version !== undefined) {
       v.posted = version;
       v.postedAt = performance.now();
     }
-    const failed = (reason: string): void => this.postFailed(v, msg, reason);
+    const failed = (reason: string): void => {
+      settled?.();
+      this.postFailed(v, msg, reason);
+    };
     if (TEST_MODE && this.testFaults.failingPosts > 0) {
       this.testFaults.failingPosts--;
       queueMicrotask(() => failed("test fault"));
@@ -389,7 +404,10 @@ export class ThoughtPanelController implements vscode.Disposable {
     }
     sent.then((delivered) => {
       if (!delivered) failed("not delivered");
-      else if (msg.type === "snapshot") v.failures = 0;
+      else {
+        settled?.();
+        if (msg.type === "snapshot") v.failures = 0;
+      }
     }, (err: unknown) => failed(err instanceof Error ? err.message : String(err)));
   }
 
@@ -426,8 +444,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   private snapshotAsked(v: View): void {
     v.ready = false;
     if (v.asked) return;
-    const oldest = v.snapshotsAt.length < SNAPSHOT_BURST ? -Infinity : v.snapshotsAt[0]!;
-    const wait = oldest + SNAPSHOT_WINDOW_MS - performance.now();
+    const wait = this.snapshotWait(v);
     if (wait <= 0) {
       this.stats.snapshotsAtOnce++;
       v.applied = 0;
@@ -435,6 +452,19 @@ export class ThoughtPanelController implements vscode.Disposable {
       return;
     }
     this.stats.snapshotsDeferred++;
+    this.snapshotLater(v, wait);
+  }
+
+  /** How long until a webview may have its next snapshot (≤ 0: now); re-planned when the one on its way arrives. */
+  private snapshotWait(v: View): number {
+    const now = performance.now();
+    if (v.inFlight) return v.inFlight.at + SNAPSHOT_FLIGHT_MS - now;
+    if (v.snapshotsAt.length < SNAPSHOT_BURST) return 0;
+    return v.snapshotsAt[0]! + Math.max(SNAPSHOT_WINDOW_MS, SNAPSHOT_COST_TIMES * v.snapshotCostMs) - now;
+  }
+
+  private snapshotLater(v: View, wait: number): void {
+    clearTimeout(v.asked);
     v.asked = setTimeout(() => {
       v.asked = undefined;
       if (!this.views.has(v)) return;
@@ -444,13 +474,20 @@ export class ThoughtPanelController implements vscode.Disposable {
       } catch (err) {
         this.logger.error(`The ${v.kind} panel's snapshot failed: ${err instanceof Error ? err.message : String(err)}`);
       }
-    }, wait);
+    }, Math.max(0, wait));
+  }
+
+  /** A snapshot reached the webview (or failed to): its window starts, and one asked for meanwhile is planned anew. */
+  private snapshotArrived(v: View, n: number): void {
+    if (v.inFlight?.n !== n) return;
+    v.inFlight = undefined;
+    v.snapshotsAt.push(performance.now());
+    if (v.snapshotsAt.length > SNAPSHOT_BURST) v.snapshotsAt.shift();
+    if (v.asked && this.views.has(v)) this.snapshotLater(v, this.snapshotWait(v));
   }
 
   private snapshot(v: View): void {
     this.flush();
-    v.snapshotsAt.push(performance.now());
-    if (v.snapshotsAt.length > SNAPSHOT_BURST) v.snapshotsAt.shift();
     this.stats.snapshots++;
     this.stats.lastReadyAt = Date.now();
     // This one answers an ask waiting for the window, and a re-sync after a failed post.
@@ -459,9 +496,12 @@ export class ThoughtPanelController implements vscode.Disposable {
     clearTimeout(v.asked);
     v.asked = undefined;
     v.ready = true;
-    const started = Date.now();
-    this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() });
-    this.stats.lastSnapshotPostMs = Date.now() - started;
+    const n = ++v.snapshotsPosted;
+    const started = performance.now();
+    v.inFlight = { n, at: started };
+    this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() }, () => this.snapshotArrived(v, n));
+    v.snapshotCostMs = performance.now() - started;
+    this.stats.lastSnapshotPostMs = Math.round(v.snapshotCostMs);
     if (this.pendingReveal && Date.now() - this.pendingReveal.at < 30_000) {
       this.post(v, { type: "reveal", sessionId: this.pendingReveal.sessionId, toolCallId: this.pendingReveal.toolCallId });
     }
@@ -473,7 +513,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   attach(webview: vscode.Webview, kind: View["kind"], visible: () => boolean, lifetime: vscode.Disposable[]): void {
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")] };
     webview.html = this.html(webview, kind);
-    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [] };
+    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [], snapshotsPosted: 0, snapshotCostMs: 0 };
     this.views.add(view);
     lifetime.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(view, raw)),
