@@ -45,13 +45,17 @@ const MAX_GAP_MS = 100;
  * keep the host doing nothing else, and with a state of megabytes pile copies up faster than they
  * are carried (seen: a 10 MB state asked for 300 times held the host 32 s and took it to 2.7 GB).
  * So a webview has one snapshot on its way at a time (one asked for meanwhile waits until it has
- * arrived, or SNAPSHOT_FLIGHT_MS), and at most SNAPSHOT_BURST within a window counted from when each
- * arrived: SNAPSHOT_WINDOW_MS, or SNAPSHOT_COST_TIMES the host time the last one took if longer, so
- * asks in a loop cost the host at most a tenth of its time whatever the state's size. One asked for
+ * arrived, or the window below and at least SNAPSHOT_FLIGHT_MS after it was posted), and at most
+ * SNAPSHOT_BURST within a window counted from when each arrived: SNAPSHOT_COST_TIMES the host time a
+ * snapshot takes (the less of the last two, so one slowed by a collection does not stretch it), at
+ * least SNAPSHOT_WINDOW_MS and at most SNAPSHOT_WINDOW_MAX_MS. Asks in a loop so cost the host a
+ * tenth of its time, at most a quarter with a state of 10 MB on a slow machine, while a panel shown
+ * again a third time in a row (an editor panel reloads when shown) waits 4 s at most. One asked for
  * sooner comes when the time is up, however often it was asked meanwhile. The burst lets a panel
  * reloaded just after its last snapshot have the next at once.
  */
 const SNAPSHOT_WINDOW_MS = 500;
+const SNAPSHOT_WINDOW_MAX_MS = 4_000;
 const SNAPSHOT_BURST = 2;
 const SNAPSHOT_COST_TIMES = 20;
 const SNAPSHOT_FLIGHT_MS = 2_000;
@@ -117,10 +121,10 @@ interface View extends ViewProgress {
   /** When its last SNAPSHOT_BURST snapshots arrived (performance.now()), oldest first, and the one asked for that waits for the window. */
   snapshotsAt: number[];
   asked?: NodeJS.Timeout;
-  /** The snapshot on its way (its number and when it was posted), and the host time the last one took. */
+  /** The snapshot on its way (its number and when its post ended), and the host time the last two took. */
   inFlight?: { n: number; at: number };
   snapshotsPosted: number;
-  snapshotCostMs: number;
+  snapshotCostsMs: number[];
 }
 
 /**
@@ -161,7 +165,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   readonly testFaults = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
   readonly stats = {
-    posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, failedPosts: 0, resyncs: 0,
+    posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, snapshotPostMs: 0, failedPosts: 0, resyncs: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
     /** Times a patch waited for a webview to apply the one before it. */
@@ -458,9 +462,21 @@ export class ThoughtPanelController implements vscode.Disposable {
   /** How long until a webview may have its next snapshot (≤ 0: now); re-planned when the one on its way arrives. */
   private snapshotWait(v: View): number {
     const now = performance.now();
-    if (v.inFlight) return v.inFlight.at + SNAPSHOT_FLIGHT_MS - now;
+    if (v.inFlight) return v.inFlight.at + Math.max(SNAPSHOT_FLIGHT_MS, this.snapshotWindow(v)) - now;
     if (v.snapshotsAt.length < SNAPSHOT_BURST) return 0;
-    return v.snapshotsAt[0]! + Math.max(SNAPSHOT_WINDOW_MS, SNAPSHOT_COST_TIMES * v.snapshotCostMs) - now;
+    return v.snapshotsAt[0]! + this.snapshotWindow(v) - now;
+  }
+
+  private snapshotWindow(v: View): number {
+    const cost = v.snapshotCostsMs.length ? Math.min(...v.snapshotCostsMs) : 0;
+    return Math.min(SNAPSHOT_WINDOW_MAX_MS, Math.max(SNAPSHOT_WINDOW_MS, SNAPSHOT_COST_TIMES * cost));
+  }
+
+  /** The snapshot's window starts (it arrived, or is taken to have: it failed, or another follows it). */
+  private snapshotEnded(v: View): void {
+    v.inFlight = undefined;
+    v.snapshotsAt.push(performance.now());
+    if (v.snapshotsAt.length > SNAPSHOT_BURST) v.snapshotsAt.shift();
   }
 
   private snapshotLater(v: View, wait: number): void {
@@ -480,9 +496,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   /** A snapshot reached the webview (or failed to): its window starts, and one asked for meanwhile is planned anew. */
   private snapshotArrived(v: View, n: number): void {
     if (v.inFlight?.n !== n) return;
-    v.inFlight = undefined;
-    v.snapshotsAt.push(performance.now());
-    if (v.snapshotsAt.length > SNAPSHOT_BURST) v.snapshotsAt.shift();
+    this.snapshotEnded(v);
     if (v.asked && this.views.has(v)) this.snapshotLater(v, this.snapshotWait(v));
   }
 
@@ -496,12 +510,19 @@ export class ThoughtPanelController implements vscode.Disposable {
     clearTimeout(v.asked);
     v.asked = undefined;
     v.ready = true;
+    // One still on its way (a resync, a forgotten session, or it never said it arrived) counts as arrived now.
+    if (v.inFlight) this.snapshotEnded(v);
     const n = ++v.snapshotsPosted;
     const started = performance.now();
-    v.inFlight = { n, at: started };
+    const inFlight = { n, at: started };
+    v.inFlight = inFlight;
     this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() }, () => this.snapshotArrived(v, n));
-    v.snapshotCostMs = performance.now() - started;
-    this.stats.lastSnapshotPostMs = Math.round(v.snapshotCostMs);
+    const ended = performance.now();
+    inFlight.at = ended;
+    v.snapshotCostsMs.push(ended - started);
+    if (v.snapshotCostsMs.length > 2) v.snapshotCostsMs.shift();
+    this.stats.lastSnapshotPostMs = Math.round(ended - started);
+    this.stats.snapshotPostMs += ended - started;
     if (this.pendingReveal && Date.now() - this.pendingReveal.at < 30_000) {
       this.post(v, { type: "reveal", sessionId: this.pendingReveal.sessionId, toolCallId: this.pendingReveal.toolCallId });
     }
@@ -513,7 +534,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   attach(webview: vscode.Webview, kind: View["kind"], visible: () => boolean, lifetime: vscode.Disposable[]): void {
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")] };
     webview.html = this.html(webview, kind);
-    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [], snapshotsPosted: 0, snapshotCostMs: 0 };
+    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [], snapshotsPosted: 0, snapshotCostsMs: [] };
     this.views.add(view);
     lifetime.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(view, raw)),
