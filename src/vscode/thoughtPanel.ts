@@ -48,14 +48,14 @@ const MAX_GAP_MS = 100;
  * arrived, or the window below and at least SNAPSHOT_FLIGHT_MS after it was posted), and at most
  * SNAPSHOT_BURST within a window counted from when each arrived: SNAPSHOT_COST_TIMES the host time a
  * snapshot takes (the less of the last two, so one slowed by a collection does not stretch it), at
- * least SNAPSHOT_WINDOW_MS and at most SNAPSHOT_WINDOW_MAX_MS. Asks in a loop so cost the host a
- * tenth of its time, at most a quarter with a state of 10 MB on a slow machine, while a panel shown
- * again a third time in a row (an editor panel reloads when shown) waits 4 s at most. One asked for
- * sooner comes when the time is up, however often it was asked meanwhile. The burst lets a panel
- * reloaded just after its last snapshot have the next at once.
+ * least SNAPSHOT_WINDOW_MS and at most SNAPSHOT_WINDOW_MAX_MS: asks in a loop so cost the host a
+ * tenth of its time, whatever the state's size. One asked for sooner comes when the time is up,
+ * however often it was asked meanwhile. The burst lets a panel reloaded just after its last
+ * snapshot have the next at once; and a panel the user hid and shows again (an editor panel loads
+ * anew when shown) has its `ready` answered without the window (only the user can do that).
  */
 const SNAPSHOT_WINDOW_MS = 500;
-const SNAPSHOT_WINDOW_MAX_MS = 4_000;
+const SNAPSHOT_WINDOW_MAX_MS = 20_000;
 const SNAPSHOT_BURST = 2;
 const SNAPSHOT_COST_TIMES = 20;
 const SNAPSHOT_FLIGHT_MS = 2_000;
@@ -125,6 +125,9 @@ interface View extends ViewProgress {
   inFlight?: { n: number; at: number };
   snapshotsPosted: number;
   snapshotCostsMs: number[];
+  /** Hidden since its last snapshot; and the ask waiting is the `ready` of its showing again (no window). */
+  hidden?: boolean;
+  askedShown?: boolean;
 }
 
 /**
@@ -165,7 +168,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   readonly testFaults = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
   readonly stats = {
-    posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, snapshotPostMs: 0, failedPosts: 0, resyncs: 0,
+    posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, snapshotsShown: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, snapshotPostMs: 0, snapshotPostsMs: [] as number[], failedPosts: 0, resyncs: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
     /** Times a patch waited for a webview to apply the one before it. */
@@ -271,6 +274,7 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   /** A view was shown or hidden: the next patch goes at the pace for what is now seen. */
   visibilityChanged(): void {
+    for (const v of this.views) if (!v.visible()) v.hidden = true;
     if (!this.timer || this.holding) return;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -445,9 +449,17 @@ export class ThoughtPanelController implements vscode.Disposable {
    * SNAPSHOT_WINDOW_MS (one for any number of asks meanwhile). A webview that asks has nothing
    * usable until then: no patches go to it, and none wait for it.
    */
-  private snapshotAsked(v: View): void {
+  private snapshotAsked(v: View, shown = false): void {
     v.ready = false;
-    if (v.asked) return;
+    if (shown && v.hidden && v.visible()) {
+      v.hidden = false;
+      v.askedShown = true;
+      this.stats.snapshotsShown++;
+    }
+    if (v.asked) {
+      if (v.askedShown) this.snapshotLater(v, this.snapshotWait(v));
+      return;
+    }
     const wait = this.snapshotWait(v);
     if (wait <= 0) {
       this.stats.snapshotsAtOnce++;
@@ -462,8 +474,8 @@ export class ThoughtPanelController implements vscode.Disposable {
   /** How long until a webview may have its next snapshot (≤ 0: now); re-planned when the one on its way arrives. */
   private snapshotWait(v: View): number {
     const now = performance.now();
-    if (v.inFlight) return v.inFlight.at + Math.max(SNAPSHOT_FLIGHT_MS, this.snapshotWindow(v)) - now;
-    if (v.snapshotsAt.length < SNAPSHOT_BURST) return 0;
+    if (v.inFlight) return v.inFlight.at + (v.askedShown ? SNAPSHOT_FLIGHT_MS : Math.max(SNAPSHOT_FLIGHT_MS, this.snapshotWindow(v))) - now;
+    if (v.askedShown || v.snapshotsAt.length < SNAPSHOT_BURST) return 0;
     return v.snapshotsAt[0]! + this.snapshotWindow(v) - now;
   }
 
@@ -509,6 +521,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     v.resync = undefined;
     clearTimeout(v.asked);
     v.asked = undefined;
+    v.askedShown = false;
     v.ready = true;
     // One still on its way (a resync, a forgotten session, or it never said it arrived) counts as arrived now.
     if (v.inFlight) this.snapshotEnded(v);
@@ -523,6 +536,8 @@ export class ThoughtPanelController implements vscode.Disposable {
     if (v.snapshotCostsMs.length > 2) v.snapshotCostsMs.shift();
     this.stats.lastSnapshotPostMs = Math.round(ended - started);
     this.stats.snapshotPostMs += ended - started;
+    this.stats.snapshotPostsMs.push(ended - started);
+    if (this.stats.snapshotPostsMs.length > 50) this.stats.snapshotPostsMs.shift();
     if (this.pendingReveal && Date.now() - this.pendingReveal.at < 30_000) {
       this.post(v, { type: "reveal", sessionId: this.pendingReveal.sessionId, toolCallId: this.pendingReveal.toolCallId });
     }
@@ -794,7 +809,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     switch (m.type) {
       case "ready":
       case "requestSnapshot":
-        this.snapshotAsked(view);
+        this.snapshotAsked(view, m.type === "ready");
         return;
       case "applied":
         this.appliedBy(view, m.version);

@@ -318,12 +318,43 @@ describe("security", function () {
     const spent = stats.snapshotPostMs - hostMs;
     log(`      ${all} snapshots of ${(state / 1e6).toFixed(1)} MB for ${asks} asks in ${Math.round(took)} ms, posting them took the host ${Math.round(spent)} ms; its timers ran ${Math.round(late)} ms late in all (at most ${Math.round(worst)} ms at once)`);
     assert.ok(all >= 1 && all <= most(started), `${all} snapshots for ${asks} asks`);
-    // Each snapshot costs the host its post; a window of twenty times that keeps the asks from holding it
-    // (two every 500 ms, as before, held it about half the time with this state).
-    assert.ok(late <= took / 3, `the host was held ${Math.round(late)} ms of ${Math.round(took)} ms by ${all} snapshots of ${state} characters (posting them: ${Math.round(spent)} ms)`);
+    // Each snapshot costs the host its post: two at once, then a window of twenty times that keeps the
+    // asks from holding it (two every 500 ms, as before, held it about half the time with a 4 MB state).
+    const burst = stats.snapshotPostsMs.slice(-all).sort((x, y) => y - x).slice(0, 2).reduce((x, y) => x + y, 0);
+    assert.ok(late <= burst + took / 3, `the host was held ${Math.round(late)} ms of ${Math.round(took)} ms by ${all} snapshots of ${state} characters (posting them: ${Math.round(spent)} ms)`);
     // The panel took the last snapshot and follows what happens next.
     await a.stream("still there?", { agent: "Calm", sessionId: first.sessionId }).result;
     await waitFor(() => (document.body.textContent ?? "").includes("after the storm"), undefined, { view: "sidebar", what: "the next turn's answer in the panel" });
+  });
+
+  it("a panel the user hides and shows again gets its snapshot at once, even while asks in a loop wait for the window", async () => {
+    const a = await api();
+    const { stats } = a._test.controller;
+    await vscode.commands.executeCommand("agentThoughts.openPanel");
+    await waitFor(() => (document.body.textContent ?? "").includes("after the storm"), undefined, { view: "editor", what: "the editor panel" });
+    // Asks from the editor panel until the window holds the next one back.
+    const deferred = stats.snapshotsDeferred;
+    for (let i = 0; i < 20 && stats.snapshotsDeferred === deferred; i++) {
+      const before = stats.ignoredMessages;
+      await postRaw([{ type: "requestSnapshot", have: 0 }, { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }], "editor");
+      await counted(() => stats.ignoredMessages, before + 1, "the host has handled the ask");
+    }
+    assert.ok(stats.snapshotsDeferred > deferred, "an ask waits for the window");
+    const [snapshots, shown] = [stats.snapshots, stats.snapshotsShown];
+    // The user shows a file where the panel is, then the panel again: it loads anew and says ready.
+    const group = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts"));
+    assert.ok(group, "the panel's tab group");
+    const file = vscode.Uri.file(path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, "hide-the-panel.txt"));
+    fs.writeFileSync(file.fsPath, "a file over the panel\n");
+    const editor = await vscode.window.showTextDocument(file, { viewColumn: group.viewColumn, preview: false });
+    await until(() => vscode.window.tabGroups.all.every((g) => !g.tabs.some((t) => t.isActive && t.input instanceof vscode.TabInputWebview)) || undefined, "the panel hidden");
+    await vscode.commands.executeCommand("agentThoughts.openPanel");
+    await waitFor(() => (document.body.textContent ?? "").includes("after the storm"), undefined, { view: "editor", what: "the panel shown again, with the transcript" });
+    assert.equal(stats.snapshotsShown, shown + 1, "its ready was answered as a panel shown again");
+    assert.ok(stats.snapshots > snapshots, "by a snapshot");
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+    await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === editor.document.uri.fsPath)));
+    fs.rmSync(file.fsPath, { force: true });
   });
 
   it("out-of-state messages are logged and ignored: unknown ids, forged options, a second answer, cancel with no turn", async () => {
