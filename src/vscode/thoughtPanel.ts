@@ -59,6 +59,8 @@ const SNAPSHOT_WINDOW_MAX_MS = 20_000;
 const SNAPSHOT_BURST = 2;
 const SNAPSHOT_COST_TIMES = 20;
 const SNAPSHOT_FLIGHT_MS = 2_000;
+/** An ask for a snapshot older than the last one posted is taken as sent before that one arrived, this long after it was posted. */
+const STALE_ASK_MS = 30_000;
 /** After a post fails, a fresh snapshot follows after 100, 200, 400… ms, at most this many times in a row. */
 const POST_RETRIES = 6;
 const POST_RETRY_MS = 100;
@@ -125,9 +127,11 @@ interface View extends ViewProgress {
   inFlight?: { n: number; at: number };
   snapshotsPosted: number;
   snapshotCostsMs: number[];
-  /** Hidden since its last snapshot; and the ask waiting is the `ready` of its showing again (no window). */
+  /** An editor panel hidden since its last snapshot; and the ask waiting is the `ready` of its showing again (no window). */
   hidden?: boolean;
   askedShown?: boolean;
+  /** The version of the last snapshot posted to it, and when. */
+  snapshotVersion?: { version: number; at: number };
 }
 
 /**
@@ -168,7 +172,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   readonly testFaults = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
   readonly stats = {
-    posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, snapshotsShown: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, snapshotPostMs: 0, snapshotPostsMs: [] as number[], failedPosts: 0, resyncs: 0,
+    posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, snapshotsShown: 0, staleAsks: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, snapshotPostMs: 0, snapshotPostsMs: [] as number[], failedPosts: 0, resyncs: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
     /** Times a patch waited for a webview to apply the one before it. */
@@ -274,7 +278,8 @@ export class ThoughtPanelController implements vscode.Disposable {
 
   /** A view was shown or hidden: the next patch goes at the pace for what is now seen. */
   visibilityChanged(): void {
-    for (const v of this.views) if (!v.visible()) v.hidden = true;
+    // An editor panel loads anew when shown (a sidebar view keeps its page).
+    for (const v of this.views) if (v.kind === "editor" && !v.visible()) v.hidden = true;
     if (!this.timer || this.holding) return;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -527,6 +532,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     if (v.inFlight) this.snapshotEnded(v);
     const n = ++v.snapshotsPosted;
     const started = performance.now();
+    v.snapshotVersion = { version: this.state.version, at: started };
     const inFlight = { n, at: started };
     v.inFlight = inFlight;
     this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() }, () => this.snapshotArrived(v, n));
@@ -808,9 +814,18 @@ export class ThoughtPanelController implements vscode.Disposable {
     }
     switch (m.type) {
       case "ready":
-      case "requestSnapshot":
-        this.snapshotAsked(view, m.type === "ready");
+        this.snapshotAsked(view, true);
         return;
+      case "requestSnapshot": {
+        // Asked before the last snapshot reached it (a webview asks again when one is slow to come): that one answers it.
+        const last = view.snapshotVersion;
+        if (last && m.have < last.version && performance.now() - last.at < STALE_ASK_MS) {
+          this.stats.staleAsks++;
+          return;
+        }
+        this.snapshotAsked(view);
+        return;
+      }
       case "applied":
         this.appliedBy(view, m.version);
         return;

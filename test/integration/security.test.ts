@@ -287,6 +287,16 @@ describe("security", function () {
     await waitFor(() => (document.body.textContent ?? "").includes("before the storm"), undefined, { view: "sidebar", what: "the big turn in the panel" });
     const state = JSON.stringify(controller.viewState).length;
     assert.ok(state > 4_000_000, `the view state is ${state} characters`);
+    // An ask older than the last snapshot the panel was sent (sent before that one arrived) is answered by it: no snapshot, and patches go on.
+    const fresh = stats.snapshots;
+    await postRaw([{ type: "requestSnapshot", have: Number.MAX_SAFE_INTEGER }]);
+    await until(() => stats.snapshots > fresh || undefined, "a snapshot for the panel");
+    const [stale, before0, ignored0] = [stats.staleAsks, stats.snapshots, stats.ignoredMessages];
+    await postRaw([{ type: "requestSnapshot", have: 0 }, { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }]);
+    await counted(() => stats.ignoredMessages, ignored0 + 1, "the host has handled the stale ask");
+    assert.equal(stats.staleAsks, stale + 1, "taken as stale");
+    assert.equal(stats.snapshots, before0, "no snapshot for it");
+    // Asks a script would send to be answered: claiming a version the host has not reached.
     const [snapshots, atOnce, deferred, hostMs] = [stats.snapshots, stats.snapshotsAtOnce, stats.snapshotsDeferred, stats.snapshotPostMs];
     // The extension host's thread while the asks are answered: how late a 20 ms timer runs.
     let late = 0;
@@ -304,7 +314,7 @@ describe("security", function () {
     let asks = 0;
     while (performance.now() - started < 5_000) {
       const before = stats.ignoredMessages;
-      await postRaw([...Array.from({ length: 30 }, () => ({ type: "requestSnapshot", have: 0 })), { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }]);
+      await postRaw([...Array.from({ length: 30 }, () => ({ type: "requestSnapshot", have: Number.MAX_SAFE_INTEGER })), { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }]);
       await counted(() => stats.ignoredMessages, before + 1, "the host has handled the asks and the marker");
       asks += 30;
     }
@@ -337,7 +347,7 @@ describe("security", function () {
     const deferred = stats.snapshotsDeferred;
     for (let i = 0; i < 20 && stats.snapshotsDeferred === deferred; i++) {
       const before = stats.ignoredMessages;
-      await postRaw([{ type: "requestSnapshot", have: 0 }, { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }], "editor");
+      await postRaw([{ type: "requestSnapshot", have: Number.MAX_SAFE_INTEGER }, { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }], "editor");
       await counted(() => stats.ignoredMessages, before + 1, "the host has handled the ask");
     }
     assert.ok(stats.snapshotsDeferred > deferred, "an ask waits for the window");
@@ -349,13 +359,20 @@ describe("security", function () {
     fs.writeFileSync(file.fsPath, "a file over the panel\n");
     const editor = await vscode.window.showTextDocument(file, { viewColumn: group.viewColumn, preview: false });
     await until(() => vscode.window.tabGroups.all.every((g) => !g.tabs.some((t) => t.isActive && t.input instanceof vscode.TabInputWebview)) || undefined, "the panel hidden");
-    await vscode.commands.executeCommand("agentThoughts.openPanel");
-    await waitFor(() => (document.body.textContent ?? "").includes("after the storm"), undefined, { view: "editor", what: "the panel shown again, with the transcript" });
-    assert.equal(stats.snapshotsShown, shown + 1, "its ready was answered as a panel shown again");
-    assert.ok(stats.snapshots > snapshots, "by a snapshot");
-    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
-    await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === editor.document.uri.fsPath)));
-    fs.rmSync(file.fsPath, { force: true });
+    try {
+      await vscode.commands.executeCommand("agentThoughts.openPanel");
+      await until(() => stats.snapshotsShown > shown || undefined, "the panel's ready, answered as a panel shown again");
+      // Answered at once: a snapshot within the 2 s one still on its way may take, not after the window.
+      const ready = await until(() => [...stats.received].reverse().find(([, type]) => type === "ready")?.[0], "the ready in the host's log");
+      // (Two clocks: the log's performance.timeOrigin + now(), the snapshot's Date.now(), apart by a few ms.)
+      await until(() => (stats.snapshots > snapshots && stats.lastReadyAt >= ready - 100) || undefined, "a snapshot after the ready");
+      assert.ok(stats.lastReadyAt - ready < 2_500, `the snapshot went ${Math.round(stats.lastReadyAt - ready)} ms after the ready`);
+      await waitFor(() => (document.body.textContent ?? "").includes("after the storm"), undefined, { view: "editor", what: "the panel shown again, with the transcript" });
+    } finally {
+      // The panel stays open for the tests after this one; the file goes.
+      await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === editor.document.uri.fsPath)));
+      fs.rmSync(file.fsPath, { force: true });
+    }
   });
 
   it("out-of-state messages are logged and ignored: unknown ids, forged options, a second answer, cancel with no turn", async () => {
