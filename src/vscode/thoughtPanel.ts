@@ -123,9 +123,8 @@ interface View extends ViewProgress {
   /** When its last SNAPSHOT_BURST snapshots arrived (performance.now()), oldest first, and the one asked for that waits for the window. */
   snapshotsAt: number[];
   asked?: NodeJS.Timeout;
-  /** The snapshot on its way (its number and when its post ended), and the host time the last two took. */
-  inFlight?: { n: number; at: number };
-  snapshotsPosted: number;
+  /** The snapshot on its way (when its post ended), and the host time the last two took. */
+  inFlight?: { at: number };
   snapshotCostsMs: number[];
   /** An editor panel hidden since its last snapshot; and the ask waiting is the `ready` of its showing again (no window). */
   hidden?: boolean;
@@ -450,9 +449,10 @@ export class ThoughtPanelController implements vscode.Disposable {
   }
 
   /**
-   * A webview asked for a snapshot: now, or when SNAPSHOT_BURST snapshots are no longer within
-   * SNAPSHOT_WINDOW_MS (one for any number of asks meanwhile). A webview that asks has nothing
-   * usable until then: no patches go to it, and none wait for it.
+   * A webview asked for a snapshot: now, or when the one on its way has arrived and SNAPSHOT_BURST
+   * snapshots are no longer within the window (one for any number of asks meanwhile); `shown`: it
+   * says `ready` as it loads again. A webview that asks has nothing usable until then: no patches
+   * go to it, and none wait for it.
    */
   private snapshotAsked(v: View, shown = false): void {
     v.ready = false;
@@ -511,8 +511,8 @@ export class ThoughtPanelController implements vscode.Disposable {
   }
 
   /** A snapshot reached the webview (or failed to): its window starts, and one asked for meanwhile is planned anew. */
-  private snapshotArrived(v: View, n: number): void {
-    if (v.inFlight?.n !== n) return;
+  private snapshotArrived(v: View, inFlight: View["inFlight"]): void {
+    if (v.inFlight !== inFlight) return;
     this.snapshotEnded(v);
     if (v.asked && this.views.has(v)) this.snapshotLater(v, this.snapshotWait(v));
   }
@@ -530,12 +530,11 @@ export class ThoughtPanelController implements vscode.Disposable {
     v.ready = true;
     // One still on its way (a resync, a forgotten session, or it never said it arrived) counts as arrived now.
     if (v.inFlight) this.snapshotEnded(v);
-    const n = ++v.snapshotsPosted;
     const started = performance.now();
     v.snapshotVersion = { version: this.state.version, at: started };
-    const inFlight = { n, at: started };
+    const inFlight = { at: started };
     v.inFlight = inFlight;
-    this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() }, () => this.snapshotArrived(v, n));
+    this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() }, () => this.snapshotArrived(v, inFlight));
     const ended = performance.now();
     inFlight.at = ended;
     v.snapshotCostsMs.push(ended - started);
@@ -555,7 +554,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   attach(webview: vscode.Webview, kind: View["kind"], visible: () => boolean, lifetime: vscode.Disposable[]): void {
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")] };
     webview.html = this.html(webview, kind);
-    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [], snapshotsPosted: 0, snapshotCostsMs: [] };
+    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [], snapshotCostsMs: [] };
     this.views.add(view);
     lifetime.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(view, raw)),
