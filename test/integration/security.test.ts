@@ -52,6 +52,13 @@ async function counted(read: () => number, want: number, what: string): Promise<
   assert.equal(read(), want, what);
 }
 
+/** Posts `messages` from the panel, then a marker the host ignores, and waits until it has handled them all (messages are handled in order). */
+async function postHandled(messages: unknown[], stats: { ignoredMessages: number }, what: string, view: View = "sidebar"): Promise<void> {
+  const before = stats.ignoredMessages;
+  await postRaw([...messages, { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }], view);
+  await counted(() => stats.ignoredMessages, before + 1, what);
+}
+
 /**
  * The positive fact that comes after anything late: the host has answered a `ready` posted after
  * everything else (messages are handled in order), and a marker notification raised now is shown
@@ -291,9 +298,8 @@ describe("security", function () {
     const fresh = stats.snapshots;
     await postRaw([{ type: "requestSnapshot", have: Number.MAX_SAFE_INTEGER }]);
     await until(() => stats.snapshots > fresh || undefined, "a snapshot for the panel");
-    const [stale, before0, ignored0] = [stats.staleAsks, stats.snapshots, stats.ignoredMessages];
-    await postRaw([{ type: "requestSnapshot", have: 0 }, { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }]);
-    await counted(() => stats.ignoredMessages, ignored0 + 1, "the host has handled the stale ask");
+    const [stale, before0] = [stats.staleAsks, stats.snapshots];
+    await postHandled([{ type: "requestSnapshot", have: 0 }], stats, "the host has handled the stale ask");
     assert.equal(stats.staleAsks, stale + 1, "taken as stale");
     assert.equal(stats.snapshots, before0, "no snapshot for it");
     // Asks a script would send to be answered: claiming a version the host has not reached.
@@ -310,12 +316,10 @@ describe("security", function () {
       last = now;
     }, 20);
     const started = performance.now();
-    // Asks for 5 s: 30 at a time, then a marker the host counts when it has handled them (messages are handled in order).
+    // Asks for 5 s, 30 at a time, each batch handled before the next.
     let asks = 0;
     while (performance.now() - started < 5_000) {
-      const before = stats.ignoredMessages;
-      await postRaw([...Array.from({ length: 30 }, () => ({ type: "requestSnapshot", have: Number.MAX_SAFE_INTEGER })), { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }]);
-      await counted(() => stats.ignoredMessages, before + 1, "the host has handled the asks and the marker");
+      await postHandled(Array.from({ length: 30 }, () => ({ type: "requestSnapshot", have: Number.MAX_SAFE_INTEGER })), stats, "the host has handled the asks");
       asks += 30;
     }
     // Two at once at most (the second when the first has arrived), then one for all the asks that came before the window moved on: never one per ask.
@@ -346,9 +350,7 @@ describe("security", function () {
     // Asks from the editor panel until the window holds the next one back.
     const deferred = stats.snapshotsDeferred;
     for (let i = 0; i < 20 && stats.snapshotsDeferred === deferred; i++) {
-      const before = stats.ignoredMessages;
-      await postRaw([{ type: "requestSnapshot", have: Number.MAX_SAFE_INTEGER }, { type: "revealTerminal", sessionId: "no-such-session", toolCallId: "marker" }], "editor");
-      await counted(() => stats.ignoredMessages, before + 1, "the host has handled the ask");
+      await postHandled([{ type: "requestSnapshot", have: Number.MAX_SAFE_INTEGER }], stats, "the host has handled the ask", "editor");
     }
     assert.ok(stats.snapshotsDeferred > deferred, "an ask waits for the window");
     const [snapshots, shown] = [stats.snapshots, stats.snapshotsShown];
