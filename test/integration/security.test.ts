@@ -377,6 +377,41 @@ describe("security", function () {
     }
   });
 
+  it("an editor panel hidden while an agent streams is sent no snapshots until the user shows it again, then one at once", async () => {
+    await useAgent("Stream", { turns: [[{ flood: { count: 3_000, kind: "thought", paceMs: 1 } }, { message: "the stream ended" }]] });
+    const a = await api();
+    const controller = a._test.controller;
+    const { stats } = controller;
+    await vscode.commands.executeCommand("agentThoughts.openPanel");
+    await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "editor", what: "the editor panel" });
+    const group = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts"));
+    assert.ok(group, "the panel's tab group");
+    const turn = a.stream("go", { agent: "Stream", newSession: true });
+    await until(() => (controller.activeSession ? controller.viewState.sessions[controller.activeSession]?.eventCount ?? 0 : 0) > 100 || undefined, "the stream under way");
+    // The user shows a file where the panel is: its page goes (it loads anew when shown) while the agent streams on.
+    const file = vscode.Uri.file(path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, "over-the-panel.txt"));
+    fs.writeFileSync(file.fsPath, "a file over the panel\n");
+    const editor = await vscode.window.showTextDocument(file, { viewColumn: group.viewColumn, preview: false });
+    try {
+      await until(() => vscode.window.tabGroups.all.every((g) => !g.tabs.some((t) => t.isActive && t.input instanceof vscode.TabInputWebview)) || undefined, "the panel hidden");
+      const [snapshots, resyncs, failed] = [stats.snapshots, stats.resyncs, stats.failedPosts];
+      const result = await turn.result;
+      assert.equal(result.stopReason, "end_turn");
+      log(`      hidden while 3,000 chunks streamed: ${stats.failedPosts - failed} posts failed, ${stats.resyncs - resyncs} re-syncs, ${stats.snapshots - snapshots} snapshots`);
+      // A page that is gone takes nothing: a snapshot posted to it would cost the host its post for nothing.
+      assert.equal(stats.snapshots, snapshots, "no snapshot while the panel was hidden");
+      assert.equal(stats.resyncs, resyncs, "no re-sync while the panel was hidden");
+      // Shown again, its page loads and gets the state at once.
+      const shown = stats.snapshotsShown;
+      await vscode.commands.executeCommand("agentThoughts.openPanel");
+      await until(() => stats.snapshotsShown > shown || undefined, "the panel's ready, answered as a panel shown again");
+      await waitFor(() => (document.body.textContent ?? "").includes("the stream ended"), undefined, { view: "editor", what: "the panel shown again, with the whole turn" });
+    } finally {
+      await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === editor.document.uri.fsPath)));
+      fs.rmSync(file.fsPath, { force: true });
+    }
+  });
+
   it("out-of-state messages are logged and ignored: unknown ids, forged options, a second answer, cancel with no turn", async () => {
     await useAgent("Guarded", {
       turns: [[
