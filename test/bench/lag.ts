@@ -12,6 +12,7 @@
 // writes a CPU profile of the renderer and of the extension host per shape, AGENT_THOUGHTS_BENCH_TRACE=<dir> a performance trace
 // (style, layout, paint; open either in Chrome DevTools); AGENT_THOUGHTS_BENCH_CSS="<rules>" adds rules to the panel's styles
 // first (with `body { --bench-css: 1 }` among them, the bench says whether they apply).
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
@@ -251,7 +252,27 @@ export async function lagByShape(a: AgentThoughtsInternalApi): Promise<LagFigure
   const count = Number(process.env.AGENT_THOUGHTS_BENCH_CHUNKS) || 5_000;
   const rate = Number(process.env.AGENT_THOUGHTS_BENCH_RATE) || 1_000;
   log(`Lag by text shape (load average ${os.loadavg()[0]!.toFixed(1)})`);
+  if (shapes.includes("cjk")) {
+    const missing = missingFonts();
+    if (missing.length) log(`  warning: no installed font has ${missing.join(" or ")} (fontconfig): the browser looks for one on every layout of such text, and the cjk shape measures that (p50 over 1 s a frame here) instead of the panel; on Debian: apt-get install fonts-noto-cjk fonts-noto-color-emoji`);
+  }
   const out: LagFigures[] = [];
   for (const shape of shapes) out.push(await lagOf(a, shape, count, rate));
   return out;
+}
+
+/**
+ * The scripts of the cjk shape that no installed font draws, as fontconfig (which the browser asks
+ * on Linux) says; empty when it says nothing (no fc-list: another OS, or a machine that does not use it).
+ */
+function missingFonts(): string[] {
+  const has = (pattern: string): boolean | undefined => {
+    try {
+      return execFileSync("fc-list", [pattern, "family"], { encoding: "utf8", timeout: 10_000 }).trim().length > 0;
+    } catch {
+      return undefined;
+    }
+  };
+  const wanted: [string, string][] = [["Chinese", ":lang=zh"], ["Japanese", ":lang=ja"], ["Korean", ":lang=ko"], ["emoji", ":charset=1f680"]];
+  return wanted.filter(([, pattern]) => has(pattern) === false).map(([name]) => name);
 }
