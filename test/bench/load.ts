@@ -114,12 +114,15 @@ function startPicks(arg: PickArg): boolean {
   if (!p || p.picking) return false;
   p.picking = true;
   const promptShown = (): string => [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent ?? "";
-  /** Resolves after the next frame is painted (a message posted from its animation frame runs after paint). */
-  const painted = (): Promise<number> => new Promise((resolve) => requestAnimationFrame(() => {
+  /**
+   * Called from an animation frame's callbacks: resolves once that frame is painted (a message
+   * posted then runs after the frame's style, layout and paint), as the lag probe times frames.
+   */
+  const painted = (): Promise<number> => new Promise((resolve) => {
     const ch = new MessageChannel();
     ch.port1.onmessage = () => resolve(performance.now());
     ch.port2.postMessage(0);
-  }));
+  });
   let k = 0;
   const one = async (): Promise<void> => {
     let target = arg.sessions[k++ % arg.sessions.length]!;
@@ -135,14 +138,20 @@ function startPicks(arg: PickArg): boolean {
     window.addEventListener("message", onHost);
     select.value = target.id;
     select.dispatchEvent(new Event("change"));
-    // Checked once per frame (before it paints); then the time that frame was painted.
+    // Checked once per frame, after the panel's own frame callback (asked for first, by the pick)
+    // has drawn it and before the frame is painted; then the time that frame was painted.
     const limit = t0 + 30_000;
+    let drawn: Promise<number> | undefined;
     for (;;) {
       const now = await new Promise<number>((r) => requestAnimationFrame(r));
-      if (promptShown() === target.prompt) break;
+      // Still in that frame (a promise's continuation runs right after the callback).
+      if (promptShown() === target.prompt) {
+        drawn = painted();
+        break;
+      }
       if (now > limit || p.stop) break;
     }
-    if (promptShown() === target.prompt) pick.shown = (await painted()) - t0;
+    if (drawn) pick.shown = (await drawn) - t0;
     window.removeEventListener("message", onHost);
     p.picks.push(pick);
   };
@@ -400,6 +409,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   log(`    ${num(events)} events in ${fmt(total)} from the ten prompts to the last turn result (${num(events / (total / 1000))} events/s) over ${fmt(spanMs)}`);
   log(`    complete and in order in the turn results, the host view state and ${dir ? `${num(transcriptEvents)} transcript lines` : "(no transcripts found)"}: ${bad.length === 0 ? "yes" : `NO — ${bad.slice(0, 5).join("; ")}`}`);
   log(`    picking another session in the panel (${picks.length} picks, ${during.picks} of ${LOAD_AGENTS} streaming): shown ${against(shown, 100)}, ${spread(shown)}${missing ? `; ${missing} never shown` : ""}; DOM elements in the panel after the last: ${num(domAfterPicks)}`);
+  log(`      each pick until shown, in order (ms): ${shown.map((x) => Math.round(x)).join(", ")}`);
   log(`      the pick reaching the extension host ${spread(reached)}; the host's answer (a host message naming it) back in the webview before the panel showed it ${spread(answers)} (the panel shows a pick itself: it has every session's text)`);
   log(`    a permission answer (Allow clicked, ${during.permission} streaming) reaching the agent: ${vs(permissionMs, 100)}; the extension host had it after ${allowHost === undefined ? "?" : fmt(allowHost)}`);
   log(`    Stop (clicked, ${during.stop} streaming) reaching the agent as session/cancel: ${vs(stopMs, 100)}; the extension host had it after ${stopHost === undefined ? "?" : fmt(stopHost)}`);
