@@ -159,6 +159,7 @@ async function lagOf(a: AgentThoughtsInternalApi, shape: Shape, count: number, r
   log(`             agent write → the patch in the webview, not yet drawn: ${stage(toWebview)}`);
   const legs = patchLegs(got.arrivals, got.samples, posts);
   log(`    each patch: posted → in the webview (the relay: the extension host → code-server → the workbench → the webview) ${stage(legs.relay)}; in the webview → drawn (waiting for the next frame, and drawing it) ${stage(legs.drawn)}`);
+  log(`      posted → drawn, both legs (the lag an update would have with no wait in the extension host at all): ${stage(legs.both)}`);
   log(`    the extension host meanwhile: ${heldPatches} of ${posts.samples.length} patches waited for the webview to have the one before; its event loop's gaps over 25 ms (ms; of it on a CPU / waiting for one / in garbage collection): ${longest.length ? gapsText(longest, gcEntries) : "none"}; garbage collection: ${gc}`);
   if (hostFile) log(`    extension host CPU profile: ${hostFile}`);
   log(`    renderer long tasks (> 50 ms): ${figures.longTasks}${figures.longTasks ? `, longest ${fmt(figures.longest)}` : ""}; DOM elements ${got.dom.toLocaleString("en")}; last text on screen: ${shown ? "yes" : "NO"}`);
@@ -213,9 +214,10 @@ function watchPatches(a: AgentThoughtsInternalApi, sessionId: string): { samples
  * Each patch's two legs (sorted): posted → in the webview, and, for a patch that brings the
  * session more units, in the webview → the first frame drawn with them.
  */
-function patchLegs(arrivals: readonly [number, number][], drawn: readonly [number, number][], posts: { unitsAt(version: number): number; postedAt(version: number): number | undefined }): { relay: number[]; drawn: number[] } {
+function patchLegs(arrivals: readonly [number, number][], drawn: readonly [number, number][], posts: { unitsAt(version: number): number; postedAt(version: number): number | undefined }): { relay: number[]; drawn: number[]; both: number[] } {
   const relay: number[] = [];
   const toDrawn: number[] = [];
+  const both: number[] = [];
   let before = -1;
   let j = 0;
   for (const [t, version] of arrivals) {
@@ -225,9 +227,13 @@ function patchLegs(arrivals: readonly [number, number][], drawn: readonly [numbe
     if (units <= before) continue;
     before = units;
     while (j < drawn.length && drawn[j]![1] < units) j++;
-    if (j < drawn.length) toDrawn.push(drawn[j]![0] - t);
+    if (j < drawn.length) {
+      toDrawn.push(drawn[j]![0] - t);
+      if (at !== undefined) both.push(drawn[j]![0] - at);
+    }
   }
-  return { relay: relay.sort((x, y) => x - y), drawn: toDrawn.sort((x, y) => x - y) };
+  const up = (xs: number[]): number[] => xs.sort((x, y) => x - y);
+  return { relay: up(relay), drawn: up(toDrawn), both: up(both) };
 }
 
 /** For each update that adds units, the time from its write to the first sample holding it (sorted). */
