@@ -219,7 +219,9 @@ export class AgentConnection {
       })
       .onRequest(acp.methods.client.session.requestPermission, async (ctx) => {
         // Entered (and asked) by the tap, in wire order; here only its answer is sent back.
-        const outcome = await this.session(ctx.params.sessionId).permissionReply(rpcKey(ctx.requestId));
+        // The user's answer (not a policy's: an agent asking in a loop would keep the editor's share)
+        // raises the agent's share a moment: at the lowest it would get a CPU, and the answer, late.
+        const outcome = await this.session(ctx.params.sessionId).permissionReply(rpcKey(ctx.requestId), () => this.share?.answered());
         return { outcome };
       })
       .onRequest(acp.methods.client.fs.readTextFile, explained((p) => `read ${p.path}`, async ({ params }) => {

@@ -285,8 +285,8 @@ export class AgentSession {
   }
 
   /** The answer owed to the agent's permission request with this JSON-RPC id. */
-  permissionReply(rpcKey: string): Promise<PermissionOutcome> {
-    return this.permissions.reply(rpcKey);
+  permissionReply(rpcKey: string, byUser?: () => void): Promise<PermissionOutcome> {
+    return this.permissions.reply(rpcKey, byUser);
   }
 
   /** The agent's form question (`elicitation/create`, form mode), asked in the panel; resolves with the reply for the agent (see SessionElicitations). */

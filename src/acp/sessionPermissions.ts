@@ -80,8 +80,11 @@ export class SessionPermissions {
     if (this.refused.size < MAX_HELD) this.refused.add(rpcKey);
   }
 
-  /** Asks the agent's request with this JSON-RPC id; resolves with the answer it is sent. */
-  reply(rpcKey: string): Promise<PermissionOutcome> {
+  /**
+   * Asks the agent's request with this JSON-RPC id; resolves with the answer it is sent.
+   * `byUser` is told first when the user (not a policy, nor a cancel) chose one of its options.
+   */
+  reply(rpcKey: string, byUser?: () => void): Promise<PermissionOutcome> {
     const entry = this.held.get(rpcKey);
     this.held.delete(rpcKey);
     if (!entry && this.refused.delete(rpcKey)) {
@@ -92,7 +95,7 @@ export class SessionPermissions {
       this.logger.warn(`No permission request ${rpcKey} of ${this.session.agentName} was seen; answered cancelled`);
       return Promise.resolve(CANCELLED);
     }
-    return this.ask(entry, true);
+    return this.ask(entry, true, byUser);
   }
 
   /**
@@ -148,7 +151,7 @@ export class SessionPermissions {
   }
 
   /** Asks through the port; resolves with the outcome recorded for it. */
-  private async ask(entry: Entry, fromAgent: boolean): Promise<PermissionOutcome> {
+  private async ask(entry: Entry, fromAgent: boolean, byUser?: () => void): Promise<PermissionOutcome> {
     const { session } = this;
     const { request, reason } = entry;
     const { requestId } = request;
@@ -170,6 +173,7 @@ export class SessionPermissions {
     if (signal.aborted) return done(CANCELLED, "cancel");
     if (answer.outcome !== "selected") return done(CANCELLED, answer.by ?? "user");
     const outcome: PermissionOutcome = { outcome: "selected", optionId: answer.optionId };
+    if ((answer.by ?? "user") === "user") byUser?.();
     if (reason && fromAgent && answer.by !== "policy" && request.options.find((o) => o.optionId === answer.optionId)?.kind.startsWith("allow")) {
       for (const c of request.toolCall.content ?? []) if (c.type === "diff") this.approvedEdits.push({ path: c.path, oldText: c.oldText, newText: c.newText });
       this.approvedEdits.splice(0, Math.max(0, this.approvedEdits.length - MAX_APPROVED_EDITS));

@@ -199,6 +199,20 @@ export class LowShare {
 
   /** A stop begins: the editor's share until the returned `end` (or STOP_SHARE_MS). */
   stopping(): () => void {
+    return this.raise(STOP_SHARE_MS);
+  }
+
+  /**
+   * The user answered the agent's question (a permission, a form): the editor's share for
+   * ANSWER_SHARE_MS, so an agent waiting at the lowest share reads the answer when it comes, not
+   * when the editor leaves it a core.
+   */
+  answered(): void {
+    this.raise(ANSWER_SHARE_MS);
+  }
+
+  /** The editor's share until the returned `end`, or `ms` at the latest. */
+  private raise(ms: number): () => void {
     if (process.platform !== "linux") return () => undefined;
     this.stops++;
     if (this.stops === 1) this.reapply();
@@ -210,7 +224,7 @@ export class LowShare {
       this.stops--;
       if (this.stops === 0) this.reapply();
     };
-    const timer = setTimeout(end, STOP_SHARE_MS);
+    const timer = setTimeout(end, ms);
     timer.unref();
     return end;
   }
@@ -264,6 +278,12 @@ function editorAutogroupNice(): number {
 
 /** The longest a stopping agent keeps the editor's share (see LowShare). */
 const STOP_SHARE_MS = 3_000;
+/**
+ * How long an agent keeps the editor's share once the user answered its question (see
+ * LowShare.answered): long enough to be given a CPU and read the answer, short enough that what
+ * it then does runs below the editor again.
+ */
+const ANSWER_SHARE_MS = 500;
 
 /**
  * An agent's autogroup: the lowest share. The scheduler shares the CPU between autogroups by

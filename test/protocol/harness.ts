@@ -4,8 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { AgentConnection, type ConnectOptions } from "../../src/acp/agentConnection";
 import { NodeTerminals } from "../../src/acp/nodeTerminals";
-import type { AgentSpec, ClientPorts, FsPort, Logger, PermissionPort, PermissionRequest } from "../../src/acp/ports";
-import type { PermissionOutcome } from "../../src/shared/events";
+import type { AgentSpec, ClientPorts, FsPort, Logger, PermissionAnswer, PermissionPort, PermissionRequest } from "../../src/acp/ports";
 import { SCENARIO_ENV, type Scenario } from "../fixtures/agents/scenario";
 
 export const AGENT_JS = path.resolve(__dirname, "../../out/fixtures/agents/scriptedAgent.js");
@@ -23,8 +22,8 @@ export class MemoryLogger implements Logger {
 /** Answers permission requests with a scripted decision and records them. */
 export class ScriptedPermissions implements PermissionPort {
   readonly asked: PermissionRequest[] = [];
-  constructor(public decide: (req: PermissionRequest) => Promise<PermissionOutcome> | PermissionOutcome = (req) => ({ outcome: "selected", optionId: req.options[0]!.optionId })) {}
-  request(req: PermissionRequest): Promise<PermissionOutcome> {
+  constructor(public decide: (req: PermissionRequest) => Promise<PermissionAnswer> | PermissionAnswer = (req) => ({ outcome: "selected", optionId: req.options[0]!.optionId })) {}
+  request(req: PermissionRequest): Promise<PermissionAnswer> {
     this.asked.push(req);
     return Promise.resolve(this.decide(req));
   }
