@@ -172,8 +172,8 @@ export type ProcessPriority = "low" | "normal";
  * whatever its nice value: its autogroup gets AUTOGROUP_NICE. Best effort: what the OS refuses is
  * reported (`refused`), the process runs anyway.
  *
- * While it stops (the user pressed Stop: `stopping()`), its autogroup has the editor's share
- * instead: an agent that keeps a CPU busy at the lowest share read the cancel only when the
+ * While it stops (the user pressed Stop: `stopping()`), and for a moment after the user answered
+ * its permission request (`answered()`), its autogroup has the editor's share instead: an agent that keeps a CPU busy at the lowest share read the cancel only when the
  * editor left it a core (13-295 ms with ten agents streaming). Linux lets a user raise an
  * autogroup back up to nice 0 (unlike a process's nice value), so this needs no privilege. Each
  * stop ends by STOP_SHARE_MS at the latest, so an agent that ignores the cancel keeps the
@@ -203,9 +203,9 @@ export class LowShare {
   }
 
   /**
-   * The user answered the agent's question (a permission, a form): the editor's share for
-   * ANSWER_SHARE_MS, so an agent waiting at the lowest share reads the answer when it comes, not
-   * when the editor leaves it a core.
+   * The user answered the agent's permission request: the editor's share for ANSWER_SHARE_MS, so
+   * an agent waiting at the lowest share reads the answer when it comes, not when the editor
+   * leaves it a core.
    */
   answered(): void {
     this.raise(ANSWER_SHARE_MS);
@@ -250,7 +250,7 @@ export class LowShare {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // Going back down is retried for as long as it takes (else a stopped agent would keep the
-      // editor's share); going up only a few times (a stop is over within STOP_SHARE_MS anyway).
+      // editor's share); going up only a few times (a raise is over within STOP_SHARE_MS anyway).
       if (code === "EAGAIN" && (this.stops === 0 || this.triesLeft > 0)) {
         this.triesLeft--;
         this.retry = setTimeout(() => {

@@ -123,8 +123,11 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
     assert.equal(answered, false, "the agent had not answered the turn");
   });
 
-  /** Answers a low-priority agent's permission request as `by` says, and samples its autogroup's nice until the turn is over (the agent works 2 s after the answer). */
-  const answeredAgent = async (by: "user" | "policy"): Promise<{ niceAfterAnswer: string[] }> => {
+  /**
+   * Answers a low-priority agent's permission request as `by` says, and samples its autogroup's
+   * nice until the turn is over (the agent works 2 s after the answer): [ms after the answer, nice].
+   */
+  const answeredAgent = async (by: "user" | "policy"): Promise<[number, string][]> => {
     const child = path.join(tmp, "child.pid");
     h = await harness({ turns: [[
       { spawnChild: { command: "exec sleep 300", pidFile: child } },
@@ -142,30 +145,36 @@ const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ?
     await until(() => answer, "the agent's permission request");
     let over = false;
     void turn.result.finally(() => { over = true; });
+    const at = Date.now();
     answer!({ outcome: "selected", optionId: "yes", ...(by === "policy" ? { by } : {}) });
-    const niceAfterAnswer: string[] = [];
+    const samples: [number, string][] = [];
     while (!over) {
-      niceAfterAnswer.push(/ nice (-?\d+)$/.exec(autogroup(pid) ?? "")?.[1] ?? "?");
+      samples.push([Date.now() - at, / nice (-?\d+)$/.exec(autogroup(pid) ?? "")?.[1] ?? "?"]);
       await new Promise((r) => setTimeout(r, 10));
     }
     assert.equal((await turn.result).stopReason, "end_turn");
-    return { niceAfterAnswer };
+    return samples;
   };
+  const editorNice = / nice (\d+)$/.exec(autogroup("self") ?? "")?.[1] ?? "0";
+  const answerable = process.platform === "linux" && autogroup("self") !== undefined && editorNice !== "19";
+  const niceText = (samples: readonly [number, string][]): string => samples.filter(([, n], i) => i === 0 || n !== samples[i - 1]![1]).map(([t, n]) => `${n} from ${t} ms`).join(", ");
 
-  (process.platform === "linux" && autogroup("self") !== undefined ? it : it.skip)("the user's answer to a low-priority agent's permission request gives it the editor's share for a moment, then the lowest again while it works on", async () => {
-    const editor = / nice (\d+)$/.exec(autogroup("self") ?? "")?.[1] ?? "0";
-    const { niceAfterAnswer: seen } = await answeredAgent("user");
-    const raised = seen.indexOf(editor);
-    assert.ok(raised >= 0, `the agent's autogroup nice after the answer: ${[...new Set(seen)].join(", ")}`);
-    // Back at the lowest within ANSWER_SHARE_MS (0.5 s; Linux may hold a change ~0.1 s), and for the rest of the 2 s it works.
-    const lowered = seen.indexOf("19", raised);
-    assert.ok(lowered >= 0 && lowered < seen.length - 50, `back at nice 19 after ${lowered} of ${seen.length} samples`);
-    assert.ok(seen.slice(lowered).every((n) => n === "19"), "at nice 19 from then on");
+  (answerable ? it : it.skip)("the user's answer to a low-priority agent's permission request gives it the editor's share for about half a second, then the lowest again while it works on", async () => {
+    const samples = await answeredAgent("user");
+    const raised = samples.filter(([, n]) => n === editorNice).map(([t]) => t);
+    assert.ok(raised.length > 0, `the agent's autogroup nice after the answer: ${niceText(samples)}`);
+    // (Linux takes a user's autogroup nice once per 100 ms machine-wide: a change may come up to ~0.2 s late.)
+    assert.ok(raised[0]! <= 400, `raised ${raised[0]} ms after the answer: ${niceText(samples)}`);
+    assert.ok(raised[raised.length - 1]! <= 1_000, `still at the editor's nice ${raised[raised.length - 1]} ms after the answer (500 ms wanted): ${niceText(samples)}`);
+    const last = samples[samples.length - 1]![0];
+    assert.ok(last >= 1_500, `watched for ${last} ms`);
+    assert.ok(samples.filter(([t]) => t > raised[raised.length - 1]!).every(([, n]) => n === "19"), `at nice 19 from then on: ${niceText(samples)}`);
   });
 
-  (process.platform === "linux" && autogroup("self") !== undefined ? it : it.skip)("a policy's answer (an allow-always rule) leaves a low-priority agent at the lowest share", async () => {
-    const { niceAfterAnswer: seen } = await answeredAgent("policy");
-    assert.ok(seen.length > 50 && seen.every((n) => n === "19"), `the agent's autogroup nice after the answer: ${[...new Set(seen)].join(", ")}`);
+  (answerable ? it : it.skip)("a policy's answer (an allow-always rule) leaves a low-priority agent at the lowest share", async () => {
+    const samples = await answeredAgent("policy");
+    assert.ok(samples[samples.length - 1]![0] >= 1_500, `watched for ${samples[samples.length - 1]![0]} ms`);
+    assert.ok(samples.every(([, n]) => n === "19"), `the agent's autogroup nice after the answer: ${niceText(samples)}`);
   });
 
   it("an agent at normal priority runs at the editor's priority", async () => {
