@@ -270,11 +270,13 @@ export class AgentConnection {
     const sessionId = "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : undefined;
     const s = sessionId && !this.closedIds.has(sessionId) ? this.sessions.get(sessionId) : undefined;
     const toolCallId = "toolCallId" in params ? { toolCallId: params.toolCallId } : {};
+    // The user's answer raises the agent's share a moment, as for a permission request (LowShare.answered).
+    const answered = (): void => this.share?.answered();
     if (s && !s.isEnded && params.mode === "form" && "requestedSchema" in params) {
-      return s.elicit({ message: params.message, requestedSchema: params.requestedSchema, ...toolCallId });
+      return s.elicit({ message: params.message, requestedSchema: params.requestedSchema, ...toolCallId }, answered);
     }
     if (s && !s.isEnded && params.mode === "url" && "url" in params) {
-      return s.elicit({ message: params.message, url: params.url, elicitationId: "elicitationId" in params ? params.elicitationId : undefined, ...toolCallId });
+      return s.elicit({ message: params.message, url: params.url, elicitationId: "elicitationId" in params ? params.elicitationId : undefined, ...toolCallId }, answered);
     }
     const what = params.mode === "form" ? "outside a session" : `in ${truncate(String(params.mode), 40)} mode`;
     this.ports.logger.warn(`[${this.spec.name}] elicitation/create ${what} declined`);

@@ -290,8 +290,8 @@ export class AgentSession {
   }
 
   /** The agent's form question (`elicitation/create`, form mode), asked in the panel; resolves with the reply for the agent (see SessionElicitations). */
-  elicit(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown; url?: unknown; elicitationId?: unknown }): Promise<ElicitationReply> {
-    return this.elicitations.ask(params);
+  elicit(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown; url?: unknown; elicitationId?: unknown }, byUser?: () => void): Promise<ElicitationReply> {
+    return this.elicitations.ask(params, byUser);
   }
 
   /** The page the open URL-mode question would open, once the user agrees. */

@@ -58,9 +58,10 @@ export class SessionElicitations {
 
   /**
    * An agent's question — a form, or (with `url`) a page to open — resolves with the reply it is
-   * sent. A URL that is not plain http(s) is declined without showing it.
+   * sent. A URL that is not plain http(s) is declined without showing it. `byUser` is told first
+   * when the user answers it (not when it is cancelled or declined unasked).
    */
-  async ask(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown; url?: unknown; elicitationId?: unknown }): Promise<ElicitationReply> {
+  async ask(params: { message?: unknown; requestedSchema?: unknown; toolCallId?: unknown; url?: unknown; elicitationId?: unknown }, byUser?: () => void): Promise<ElicitationReply> {
     const page = params.url !== undefined ? openableUrl(params.url) : undefined;
     if (params.url !== undefined && (!page || typeof params.elicitationId !== "string" || params.elicitationId.length > 500)) {
       this.session.recordFromAgent({ kind: "notice", severity: "warning", title: `${this.session.agentName} asked you to open a page Agent Thoughts does not open (only http and https, without a user name in it); it was declined`, description: typeof params.url === "string" ? params.url.slice(0, 300) : "" });
@@ -87,6 +88,7 @@ export class SessionElicitations {
           if (this.open?.requestId !== requestId) return;
           this.open = undefined;
           this.session.log.append({ kind: "elicitation_outcome", requestId, action: reply.action, by });
+          if (by === "user") byUser?.();
           resolve(reply);
           this.waiting.shift()?.();
         },

@@ -126,6 +126,23 @@ describe("a session's questions (SessionElicitations)", () => {
     assert.deepEqual(kinds(log), ["ask elicit-#", "accept by user", "ask elicit-#", "decline by user"]);
   });
 
+  it("tells the caller when the user answered (an agent then gets the editor's CPU share a moment), not when a question is cancelled or declined unasked", async () => {
+    const { q } = make();
+    const told: string[] = [];
+    const answered = q.ask({ message: "Name?", requestedSchema: form }, () => told.push("first"));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(told.length, 0, "not while it is open");
+    assert.equal(q.answer(q.openRequestId!, "decline"), undefined);
+    await answered;
+    assert.deepEqual(told, ["first"], "the user's decline");
+    assert.deepEqual(await q.ask({ message: "Open it", url: "file:///etc/passwd", elicitationId: "e1" }, () => told.push("unsafe url")), { action: "decline" });
+    const cancelled = q.ask({ message: "Again?", requestedSchema: form }, () => told.push("cancelled"));
+    await new Promise((r) => setImmediate(r));
+    q.cancelAll();
+    assert.deepEqual(await cancelled, { action: "cancel" });
+    assert.deepEqual(told, ["first"], "not for a URL declined unasked, nor for a cancel");
+  });
+
   it("cancelAll cancels the open question and those waiting; a closed session is never asked", async () => {
     const { log, q, session } = make();
     const a = q.ask({ message: "1", requestedSchema: form });
