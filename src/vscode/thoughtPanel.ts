@@ -64,6 +64,8 @@ const STALE_ASK_MS = 30_000;
 /** After a post fails, a fresh snapshot follows after 100, 200, 400… ms, at most this many times in a row. */
 const POST_RETRIES = 6;
 const POST_RETRY_MS = 100;
+/** How long an editor panel shown again, its patches stopped while hidden, may take to say ready before it is sent a snapshot anyway. */
+const SHOWN_READY_WAIT_MS = 5_000;
 
 const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
 
@@ -278,7 +280,17 @@ export class ThoughtPanelController implements vscode.Disposable {
   /** A view was shown or hidden: the next patch goes at the pace for what is now seen. */
   visibilityChanged(): void {
     // An editor panel loads anew when shown (a sidebar view keeps its page).
-    for (const v of this.views) if (v.kind === "editor" && !v.visible()) v.hidden = true;
+    for (const v of this.views) {
+      if (v.kind !== "editor") continue;
+      if (!v.visible()) v.hidden = true;
+      else if (v.hidden && !v.ready && !v.asked && !v.resync) {
+        // Shown again with its patches stopped: its new page's ready brings the state; should no ready come, a snapshot does.
+        v.resync = setTimeout(() => {
+          v.resync = undefined;
+          if (this.views.has(v) && !v.ready && !v.asked && v.visible()) this.snapshot(v);
+        }, SHOWN_READY_WAIT_MS);
+      }
+    }
     if (!this.timer || this.holding) return;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -431,6 +443,12 @@ export class ThoughtPanelController implements vscode.Disposable {
   private postFailed(v: View, msg: HostMessage, reason: string): void {
     this.stats.failedPosts++;
     v.ready = false;
+    // An editor panel the user hid has no page (it loads anew, and says ready, when shown): a
+    // snapshot now would cost the host its post for nothing, a whole state each time.
+    if (v.kind === "editor" && !v.visible()) {
+      v.hidden = true;
+      return;
+    }
     if (!this.views.has(v) || v.resync) return;
     if (v.failures >= POST_RETRIES) {
       if (v.failures === POST_RETRIES) this.logger.warn(`The ${v.kind} panel did not take ${POST_RETRIES} snapshots in a row (last: ${reason}); it re-syncs when it reloads.`);

@@ -387,7 +387,8 @@ describe("security", function () {
     const group = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts"));
     assert.ok(group, "the panel's tab group");
     const turn = a.stream("go", { agent: "Stream", newSession: true });
-    await until(() => (controller.activeSession ? controller.viewState.sessions[controller.activeSession]?.eventCount ?? 0 : 0) > 100 || undefined, "the stream under way");
+    // (The host keeps a run of streamed chunks as one event: the thought's text tells how far the stream is.)
+    await until(() => Object.values(controller.viewState.sessions).some((s) => s.turns[s.turns.length - 1]?.entries.some((e) => e.type === "thought" && e.text.includes("000100 flood chunk text"))) || undefined, "the stream under way");
     // The user shows a file where the panel is: its page goes (it loads anew when shown) while the agent streams on.
     const file = vscode.Uri.file(path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, "over-the-panel.txt"));
     fs.writeFileSync(file.fsPath, "a file over the panel\n");
