@@ -173,8 +173,9 @@ export class SessionPermissions {
     if (signal.aborted) return done(CANCELLED, "cancel");
     if (answer.outcome !== "selected") return done(CANCELLED, answer.by ?? "user");
     const outcome: PermissionOutcome = { outcome: "selected", optionId: answer.optionId };
-    if ((answer.by ?? "user") === "user") byUser?.();
-    if (reason && fromAgent && answer.by !== "policy" && request.options.find((o) => o.optionId === answer.optionId)?.kind.startsWith("allow")) {
+    const userChose = answer.by !== "policy";
+    if (userChose) byUser?.();
+    if (reason && fromAgent && userChose && request.options.find((o) => o.optionId === answer.optionId)?.kind.startsWith("allow")) {
       for (const c of request.toolCall.content ?? []) if (c.type === "diff") this.approvedEdits.push({ path: c.path, oldText: c.oldText, newText: c.newText });
       this.approvedEdits.splice(0, Math.max(0, this.approvedEdits.length - MAX_APPROVED_EDITS));
     }

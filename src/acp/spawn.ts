@@ -173,7 +173,8 @@ export type ProcessPriority = "low" | "normal";
  * reported (`refused`), the process runs anyway.
  *
  * While it stops (the user pressed Stop: `stopping()`), and for a moment after the user answered
- * its permission request or question (`answered()`), its autogroup has the editor's share instead: an agent that keeps a CPU busy at the lowest share read the cancel only when the
+ * its permission request or question (`answered()`), its autogroup has the editor's share
+ * instead: an agent that keeps a CPU busy at the lowest share read the cancel only when the
  * editor left it a core (13-295 ms with ten agents streaming). Linux lets a user raise an
  * autogroup back up to nice 0 (unlike a process's nice value), so this needs no privilege. Each
  * stop ends by STOP_SHARE_MS at the latest, so an agent that ignores the cancel keeps the
@@ -203,9 +204,9 @@ export class LowShare {
   }
 
   /**
-   * The user answered the agent's permission request or question: the editor's share for ANSWER_SHARE_MS, so
-   * an agent waiting at the lowest share reads the answer when it comes, not when the editor
-   * leaves it a core.
+   * The user answered the agent's permission request or question: the editor's share for
+   * ANSWER_SHARE_MS, so an agent waiting at the lowest share reads the answer when it comes, not
+   * when the editor leaves it a core.
    */
   answered(): void {
     this.raise(ANSWER_SHARE_MS);
