@@ -7,7 +7,7 @@ import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Step } from "../fixtures/agents/scenario";
 import { harnessRequest, log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
-import { fmt, mb, percentile, rendererCapture, useScenario } from "./util";
+import { fmt, hostHeap, mb, percentile, rendererCapture, useScenario } from "./util";
 
 const ROUNDS = 10;
 const DEPTH = 5_000;
@@ -86,6 +86,7 @@ export async function hostileFlood(a: AgentThoughtsInternalApi): Promise<void> {
   const half = (from: number, last: string): Step[] => [...Array.from({ length: ROUNDS / 2 }, (_, k) => round(from + k)).flat(), { message: last }];
   await useScenario("Hostile", { turns: [[{ message: "ready" }], half(0, "first half over"), half(ROUNDS / 2, "hostile flood over")] });
   const session = (await a.stream("warm up", { agent: "Hostile", newSession: true }).result).sessionId;
+  const heldBefore = hostHeap();
   await evaluate(installLongTasks, undefined, "sidebar");
   const workbench = await harnessRequest<{ value: boolean }>({ op: "workbench", fn: installLongTasks.toString() });
   // AGENT_THOUGHTS_BENCH_PROFILE=<file.cpuprofile>: a CPU profile of the page's main thread while it streams.
@@ -106,6 +107,9 @@ export async function hostileFlood(a: AgentThoughtsInternalApi): Promise<void> {
   const bytes = ROUNDS * (RAW_OUTPUT_BYTES + WIDE_ENTRIES * 25 + DEPTH * 2 + PLAN_ENTRIES * 70);
   log(`  Hostile flood: ${ROUNDS} rounds (in two turns) of a tool call (raw input ${DEPTH.toLocaleString("en")} deep + ${WIDE_ENTRIES.toLocaleString("en")} entries wide, raw output ${mb(RAW_OUTPUT_BYTES)}, 600-character id) and a ${PLAN_ENTRIES.toLocaleString("en")}-entry plan; ~${mb(bytes)} on the wire`);
   log(`    turn over on the host after ${fmt(hostDone)}; last message shown after ${fmt(shown)}; panel DOM ${dom.toLocaleString("en")} elements; extension host heap ${mb(process.memoryUsage().heapUsed)}`);
+  // What the host keeps of the flood: its heap after a full GC (what the line above reads is mostly garbage not yet collected).
+  const heldAfter = hostHeap();
+  log(`    extension host heap after a full GC: ${mb(heldAfter)}, ${mb(heldAfter - heldBefore)} more than before the flood (what it holds of it)`);
   report("workbench page main thread", pageTasks);
   report("panel webview frame", webviewTasks);
 }

@@ -432,7 +432,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   await phase("typing a text each of its folded thoughts holds 800 times until counted", async () => {
     await fill("#search", "block", "sidebar");
     await waitFor(() => /^\d+ of \d/.test(document.querySelector(".match-count")?.textContent ?? ""), undefined, { view: "sidebar", what: "find counted", timeoutMs: 30_000 });
-  }, 50);
+  }, 50, "concurrent-find");
   await fill("#search", "", "sidebar");
   if (dir) log(`    transcripts in ${dir}`);
   if (profiled) log(`    extension host CPU profile: ${profiled}`);
