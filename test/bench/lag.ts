@@ -33,7 +33,7 @@ interface Probe { samples: [number, number][]; longTasks: number[] }
  * when the panel's body has the custom property `--bench-css` after it (give the body one in
  * `css` to check that it applies).
  */
-function addStyles(css: string): boolean {
+export function addStyles(css: string): boolean {
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(css);
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];

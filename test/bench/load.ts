@@ -20,6 +20,7 @@ import type { Step } from "../fixtures/agents/scenario";
 import { harnessRequest, log } from "../integration/index";
 import { evaluate, fill, typeKeys, waitFor } from "../integration/webview";
 import { phase } from "./hostile";
+import { addStyles } from "./lag";
 import { recorded } from "../support/recorded";
 import { until } from "../support/until";
 import * as assert from "node:assert/strict";
@@ -291,6 +292,8 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const streamingNow = (): number => seen.filter((s) => s.events > 0 && Date.now() - s.last < 250).length;
   await vscode.commands.executeCommand("agentThoughts.panel.focus");
   await evaluate(installProbe, undefined, "sidebar");
+  const css = process.env.AGENT_THOUGHTS_BENCH_CSS;
+  if (css) log(`    stylesheet added to the panel (AGENT_THOUGHTS_BENCH_CSS): the panel's body has --bench-css after it: ${await evaluate(addStyles, css, "sidebar") ? "yes" : "no"}`);
   const profile = await profileHost("concurrent");
   // A 1 ms timer: each gap it reports is a block plus at most 1 ms (a 10 ms one added up to 10 ms to each).
   const loop = monitorEventLoopDelay({ resolution: 1 });
