@@ -34,6 +34,8 @@ interface Persisted {
   /** Search hides the entries without a match (otherwise it only finds them). */
   searchFilter?: boolean;
   scrollTop: number;
+  /** The entry at the top of the view when it was saved, and where it started against the view's top (px). */
+  anchor?: ScrollAnchor;
   stick: boolean;
   planOpen: boolean;
   /** Sent prompts, oldest first (↑/↓ in the prompt box). */
@@ -43,6 +45,9 @@ interface Persisted {
   /** The chips in the prompt box (with the draft). */
   mentions?: MentionRef[];
 }
+
+/** An entry (its `data-entry-id`) and how far below the view's top it starts, in px (negative: above). */
+export interface ScrollAnchor { id: string; offset: number }
 
 export interface QueuedPrompt { sessionId: string; text: string; mentions?: MentionRef[] }
 
@@ -61,6 +66,8 @@ export class UiState {
   /** "Only entries that match": off, search finds matches in place (as an editor's find does). */
   searchFilter = false;
   scrollTop = 0;
+  /** Where the reader was, by entry: restored in preference to `scrollTop` (entries away from the view are not laid out). */
+  anchor: ScrollAnchor | undefined;
   stick = true;
   planOpen = true;
   history: string[] = [];
@@ -107,6 +114,8 @@ export class UiState {
     if (typeof p.search === "string") this.search = p.search;
     if (typeof p.searchFilter === "boolean") this.searchFilter = p.searchFilter;
     if (typeof p.scrollTop === "number" && Number.isFinite(p.scrollTop)) this.scrollTop = p.scrollTop;
+    const a = p.anchor;
+    if (a && typeof a === "object" && typeof a.id === "string" && a.id.length <= 1000 && typeof a.offset === "number" && Number.isFinite(a.offset)) this.anchor = { id: a.id, offset: a.offset };
     if (typeof p.stick === "boolean") this.stick = p.stick;
     if (typeof p.planOpen === "boolean") this.planOpen = p.planOpen;
     if (Array.isArray(p.history)) this.history = p.history.filter((t): t is string => typeof t === "string" && t.length <= MAX_KEPT_PROMPT).slice(-100);
@@ -133,7 +142,7 @@ export class UiState {
     if (keys.length > MAX_TURN_KEYS) for (const k of keys.slice(0, keys.length - MAX_TURN_KEYS)) delete this.turnOpen[k];
     const p: Persisted = {
       v: 1, draft: this.draft, turnOpen: this.turnOpen, filters: this.filters, search: this.search, searchFilter: this.searchFilter,
-      scrollTop: Math.round(this.scrollTop), stick: this.stick, planOpen: this.planOpen,
+      scrollTop: Math.round(this.scrollTop), ...(this.anchor ? { anchor: { id: this.anchor.id, offset: Math.round(this.anchor.offset) } } : {}), stick: this.stick, planOpen: this.planOpen,
       history: this.history.filter((t) => t.length <= MAX_KEPT_PROMPT), queue: this.queue,
       ...(this.mentions.length ? { mentions: this.mentions } : {}),
     };

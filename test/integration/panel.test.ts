@@ -531,6 +531,53 @@ describe("the thought panel", function () {
     }
   });
 
+  it("a reload keeps the reader's place by entry, though entries away from the view are not laid out", async () => {
+    const steps: Step[] = Array.from({ length: 40 }, (_, i): Step[] => [
+      { message: `Step ${i}: a paragraph long enough to wrap at the sidebar's width, as agents write${i % 3 === 0 ? ", and on some steps a good deal longer than on others, so that the entries differ in height" : ""}.\n\nAnd a second paragraph for step ${i}.` },
+      { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `read-${i}`, title: `Read file${i}.ts`, kind: "read", status: "completed" } },
+    ]).flat();
+    await useAgent("Reader", { turns: [[...steps, { message: "the end of it" }]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await a.stream("read", { agent: "Reader", newSession: true }).result;
+    await waitFor(() => (document.querySelector("#transcript")?.textContent ?? "").includes("the end of it"), undefined, { view: "sidebar", what: "the whole answer" });
+    // The reader scrolls up to step 12's text, its first lines just out of view above, and stops there.
+    const where = (): { top: string; offset: number } | undefined => {
+      const t = document.querySelector("#transcript");
+      const e = [...document.querySelectorAll<HTMLElement>(".entry")].find((x) => x.textContent?.startsWith("Step 12:"));
+      if (!t || !e) return undefined;
+      const box = t.getBoundingClientRect();
+      // What the view shows at its top, found by hit-testing, not by the code under test.
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry");
+      return { top: (hit?.textContent ?? "").slice(0, 8), offset: Math.round(e.getBoundingClientRect().top - box.top) };
+    };
+    await evaluate(() => {
+      const t = document.querySelector("#transcript")!;
+      const e = [...document.querySelectorAll<HTMLElement>(".entry")].find((x) => x.textContent?.startsWith("Step 12:"))!;
+      t.scrollTop += e.getBoundingClientRect().top - t.getBoundingClientRect().top + 12;
+    }, undefined, "sidebar");
+    await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === false, undefined, { view: "sidebar", what: "the view no longer following the bottom" });
+    const before = await evaluate(where, undefined, "sidebar");
+    assert.equal(before?.top, "Step 12:", `step 12 at the top of the view before the reload (${JSON.stringify(before)})`);
+    // The panel's page goes away and comes back (Developer: Reload Webviews; a window reload restores it the same way).
+    await evaluate(() => { (window as Window & { __atOldPage?: boolean }).__atOldPage = true; return true; }, undefined, "sidebar");
+    await vscode.commands.executeCommand("workbench.action.webview.reloadWebviewAction");
+    await waitFor(() => (window as Window & { __atOldPage?: boolean }).__atOldPage !== true && (document.querySelector("#transcript")?.textContent ?? "").includes("the end of it"), undefined, { view: "sidebar", what: "the new page with the answer", timeoutMs: 60_000 });
+    const after = await waitFor((b: { top: string; offset: number }) => {
+      const t = document.querySelector("#transcript");
+      const e = [...document.querySelectorAll<HTMLElement>(".entry")].find((x) => x.textContent?.startsWith("Step 12:"));
+      if (!t || !e) return undefined;
+      const box = t.getBoundingClientRect();
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry");
+      const now = { top: (hit?.textContent ?? "").slice(0, 8), offset: Math.round(e.getBoundingClientRect().top - box.top) };
+      return now.top === b.top && Math.abs(now.offset - b.offset) <= 2 ? now : undefined;
+    }, before, { view: "sidebar", what: "step 12 back where it was at the top of the view", timeoutMs: 10_000 }).catch(async (e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}; before the reload ${JSON.stringify(before)}, now ${JSON.stringify(await evaluate(where, undefined, "sidebar"))}`);
+    });
+    assert.ok(after, "the reader's place survived the reload");
+    assert.equal(await evaluate(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden, undefined, "sidebar"), false, "still not following the bottom");
+  });
+
   it("the header stays readable in the default 300 px sidebar with several sessions and a question waiting (screenshots at three sizes, light and dark)", async () => {
     const ask = { permission: { toolCall: { toolCallId: "h1", title: "npm run build", kind: "execute", status: "pending" }, options: [{ optionId: "yes", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] }, onSelected: { yes: [{ message: "built" }], no: [{ message: "not built" }] } };
     await vscode.workspace.getConfiguration("agentThoughts").update("agents", [

@@ -10,13 +10,16 @@
  * own below the transcript, covering nothing. Browsers do not anchor a view at its very top, so
  * when content first outgrows the box, and when the box is resized (the sidebar dragged, the
  * window resized, the question or the plan taking room), a ResizeObserver takes the view to the
- * bottom once. The scroll position is read only for saving, a moment after the reader stops.
+ * bottom once. The scroll position is read only for saving, a moment after the reader stops, and
+ * as the page goes away; it is kept as the entry at the top of the view and its offset, since
+ * entries away from the view are not laid out (panel.css) and a pixel offset would land elsewhere
+ * after a reload.
  * "Jump to latest" also shows while the last turn's newest entries are hidden below a window
  * around something far above them (find took the reader there): the bottom is not the latest then,
  * and reaching it does not follow (what "Show N later" adds there must not push the view past it).
  */
 import { button, h, toggleHidden } from "../dom";
-import type { UiState } from "../uiState";
+import type { ScrollAnchor, UiState } from "../uiState";
 
 const STICK_PX = 40;
 /** The position is saved this long after the last scroll. */
@@ -88,10 +91,15 @@ export class ScrollKeeper {
       clearTimeout(this.saveTimer);
       this.saveTimer = setTimeout(() => this.persist(), SAVE_MS);
     }, { passive: true });
+    // A reload within SAVE_MS of the last scroll keeps it too; a page that never showed content keeps what was saved.
+    window.addEventListener("pagehide", () => this.persist(true));
   }
 
   private onSentinel(visible: boolean): void {
     this.atBottom = visible;
+    // A new page's empty transcript has the sentinel in view: that is not the reader coming back
+    // to the bottom, and must not overwrite the place saved before the reload.
+    if (!this.restored) return;
     if (visible) {
       if (this.stick || this.latestHidden) return;
       this.stick = true; // shown at the frame's end, as above
@@ -100,7 +108,7 @@ export class ScrollKeeper {
       this.stick = false;
       this.sync();
     }
-    this.persist();
+    this.persist(true);
     this.requestFrame();
   }
 
@@ -110,9 +118,19 @@ export class ScrollKeeper {
       this.restored = true;
       this.stick = this.ui.stick;
       if (this.stick) this.toBottom();
-      else this.el.scrollTop = this.ui.scrollTop;
+      else this.restore();
     }
     this.sync();
+  }
+
+  /** Back where the reader was: the saved entry at its offset from the view's top; else the saved pixels. */
+  private restore(): void {
+    const a = this.ui.anchor;
+    const entry = a && this.el.querySelector<HTMLElement>(`.entry[data-entry-id="${CSS.escape(a.id)}"]`);
+    if (!a || !entry) this.el.scrollTop = this.ui.scrollTop;
+    else this.el.scrollTop += entry.getBoundingClientRect().top - this.el.getBoundingClientRect().top - a.offset;
+    // What the sentinel last said was of the empty page: the scroll this makes must not read as the reader reaching the bottom.
+    this.atBottom = this.el.scrollTop + this.el.clientHeight >= this.el.scrollHeight - STICK_PX;
   }
 
   /** Whether the last turn's newest entries are hidden (told each frame). */
@@ -149,11 +167,31 @@ export class ScrollKeeper {
     toggleHidden(this.jump, this.stick && !this.latestHidden);
   }
 
-  private persist(): void {
+  /** Saves the place; `now`: at once rather than with the next coalesced save (the reader started or stopped following: a reload may come next). */
+  private persist(now = false): void {
+    // Nothing the reader did yet on this page: the place saved by the page before it stands.
+    if (!this.restored) return;
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     this.ui.stick = this.stick;
     this.ui.scrollTop = this.el.scrollTop;
-    this.ui.save();
+    this.ui.anchor = this.stick ? undefined : this.anchorNow();
+    if (now) this.ui.flush();
+    else this.ui.save();
+  }
+
+  /**
+   * The first entry drawn at or below the view's top, and where it starts against it. Entries are
+   * in the order they are drawn; one filtered out (no box) is passed over.
+   */
+  private anchorNow(): ScrollAnchor | undefined {
+    const top = this.el.getBoundingClientRect().top;
+    for (const e of this.el.querySelectorAll<HTMLElement>(".entry[data-entry-id]")) {
+      const r = e.getBoundingClientRect();
+      if (r.height === 0 || r.bottom <= top) continue;
+      const id = e.dataset.entryId;
+      return id === undefined ? undefined : { id, offset: r.top - top };
+    }
+    return undefined;
   }
 }
