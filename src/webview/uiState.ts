@@ -46,8 +46,8 @@ interface Persisted {
   mentions?: MentionRef[];
 }
 
-/** An entry (its `data-entry-id`) and how far below the view's top it starts, in px (negative: above). */
-export interface ScrollAnchor { id: string; offset: number }
+/** A session's entry (its `data-entry-id`: ids are per session) and how far below the view's top it starts, in px (negative: above). */
+export interface ScrollAnchor { session: string; id: string; offset: number }
 
 export interface QueuedPrompt { sessionId: string; text: string; mentions?: MentionRef[] }
 
@@ -115,7 +115,7 @@ export class UiState {
     if (typeof p.searchFilter === "boolean") this.searchFilter = p.searchFilter;
     if (typeof p.scrollTop === "number" && Number.isFinite(p.scrollTop)) this.scrollTop = p.scrollTop;
     const a = p.anchor;
-    if (a && typeof a === "object" && typeof a.id === "string" && a.id.length <= 1000 && typeof a.offset === "number" && Number.isFinite(a.offset)) this.anchor = { id: a.id, offset: a.offset };
+    if (a && typeof a === "object" && typeof a.session === "string" && a.session.length <= 1000 && typeof a.id === "string" && a.id.length <= 1000 && typeof a.offset === "number" && Number.isFinite(a.offset)) this.anchor = { session: a.session, id: a.id, offset: a.offset };
     if (typeof p.stick === "boolean") this.stick = p.stick;
     if (typeof p.planOpen === "boolean") this.planOpen = p.planOpen;
     if (Array.isArray(p.history)) this.history = p.history.filter((t): t is string => typeof t === "string" && t.length <= MAX_KEPT_PROMPT).slice(-100);
@@ -142,7 +142,7 @@ export class UiState {
     if (keys.length > MAX_TURN_KEYS) for (const k of keys.slice(0, keys.length - MAX_TURN_KEYS)) delete this.turnOpen[k];
     const p: Persisted = {
       v: 1, draft: this.draft, turnOpen: this.turnOpen, filters: this.filters, search: this.search, searchFilter: this.searchFilter,
-      scrollTop: Math.round(this.scrollTop), ...(this.anchor ? { anchor: { id: this.anchor.id, offset: Math.round(this.anchor.offset) } } : {}), stick: this.stick, planOpen: this.planOpen,
+      scrollTop: Math.round(this.scrollTop), ...(this.anchor ? { anchor: { ...this.anchor, offset: Math.round(this.anchor.offset) } } : {}), stick: this.stick, planOpen: this.planOpen,
       history: this.history.filter((t) => t.length <= MAX_KEPT_PROMPT), queue: this.queue,
       ...(this.mentions.length ? { mentions: this.mentions } : {}),
     };

@@ -119,6 +119,9 @@ export class Panel {
     this.header.render(state, session, host);
     this.banners.render(session, host);
     this.plan.render(session);
+    // After a reload, the place the reader was at is drawn, however the windows around it start.
+    const place = session && ctx ? this.scroll.restoreTarget(session.sessionId) : undefined;
+    if (place && session && ctx) this.transcript.prepareReveal(session, ctx, place, undefined);
     this.transcript.render(session, ctx, session?.agentName ?? host.defaultAgent);
     this.finder.render(session, ctx);
     this.toolbar.render();
@@ -145,7 +148,7 @@ export class Panel {
     runAfterLayout();
     this.finder.reveal();
     this.scroll.setLatestHidden(!!session && this.transcript.hidesLatest);
-    this.scroll.settle(!!session && session.turns.length > 0);
+    this.scroll.settle(session && session.turns.length > 0 ? session.sessionId : undefined);
   }
 
   /** A prompt the user just sent, or a question the agent just asked, is at the bottom: show it. */

@@ -29,6 +29,8 @@ export class ScrollKeeper {
   readonly jump: HTMLButtonElement;
   stick: boolean;
   private restored = false;
+  /** The session shown (with turns), as the last frame said. */
+  private sessionId: string | undefined;
   /** Whether the sentinel was within 40 px of the view when last told. */
   private atBottom = true;
   /** The heights of the box and of its content, as the resize observer last reported them. */
@@ -112,25 +114,43 @@ export class ScrollKeeper {
     this.requestFrame();
   }
 
-  /** End of a frame: restores the saved position once after a reload; shows the state. */
-  settle(hasContent: boolean): void {
-    if (!this.restored && hasContent) {
+  /**
+   * The entry to draw for the place saved before a reload (the panel widens the windows around
+   * it), until that place is restored; none when it follows the bottom or is of another session.
+   */
+  restoreTarget(sessionId: string): string | undefined {
+    const a = this.ui.anchor;
+    return !this.restored && !this.ui.stick && a?.session === sessionId ? a.id : undefined;
+  }
+
+  /** End of a frame (`shown`: the session shown, when it has turns): restores the saved place once after a reload; shows the state. */
+  settle(shown: string | undefined): void {
+    this.sessionId = shown;
+    if (!this.restored && shown !== undefined) {
       this.restored = true;
       this.stick = this.ui.stick;
       if (this.stick) this.toBottom();
-      else this.restore();
+      else this.restore(shown);
     }
     this.sync();
   }
 
-  /** Back where the reader was: the saved entry at its offset from the view's top; else the saved pixels. */
-  private restore(): void {
+  /**
+   * Back where the reader was: the saved entry at its offset from the view's top. A place that is
+   * not drawn (another session shows, its turn did not load) gives the latest, followed.
+   */
+  private restore(sessionId: string): void {
     const a = this.ui.anchor;
-    const entry = a && this.el.querySelector<HTMLElement>(`.entry[data-entry-id="${CSS.escape(a.id)}"]`);
-    if (!a || !entry) this.el.scrollTop = this.ui.scrollTop;
-    else this.el.scrollTop += entry.getBoundingClientRect().top - this.el.getBoundingClientRect().top - a.offset;
-    // What the sentinel last said was of the empty page: the scroll this makes must not read as the reader reaching the bottom.
+    const entry = a?.session === sessionId ? this.el.querySelector<HTMLElement>(`.entry[data-entry-id="${CSS.escape(a.id)}"]`) : null;
+    if (!a || !entry) {
+      this.stick = true;
+      this.toBottom();
+      return;
+    }
+    this.el.scrollTop += entry.getBoundingClientRect().top - this.el.getBoundingClientRect().top - a.offset;
+    // What the sentinel last said was of the empty page; a place at the bottom (it all fits, say) follows it.
     this.atBottom = this.el.scrollTop + this.el.clientHeight >= this.el.scrollHeight - STICK_PX;
+    if (this.atBottom && !this.latestHidden) this.stick = true;
   }
 
   /** Whether the last turn's newest entries are hidden (told each frame). */
@@ -169,8 +189,8 @@ export class ScrollKeeper {
 
   /** Saves the place; `now`: at once rather than with the next coalesced save (the reader started or stopped following: a reload may come next). */
   private persist(now = false): void {
-    // Nothing the reader did yet on this page: the place saved by the page before it stands.
-    if (!this.restored) return;
+    // Nothing the reader did yet on this page, or nothing to read it from (hidden, going away): the place saved before stands.
+    if (!this.restored || this.el.clientHeight === 0) return;
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     this.ui.stick = this.stick;
@@ -190,7 +210,7 @@ export class ScrollKeeper {
       const r = e.getBoundingClientRect();
       if (r.height === 0 || r.bottom <= top) continue;
       const id = e.dataset.entryId;
-      return id === undefined ? undefined : { id, offset: r.top - top };
+      return id === undefined || this.sessionId === undefined ? undefined : { session: this.sessionId, id, offset: r.top - top };
     }
     return undefined;
   }
