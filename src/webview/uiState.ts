@@ -33,7 +33,6 @@ interface Persisted {
   search: string;
   /** Search hides the entries without a match (otherwise it only finds them). */
   searchFilter?: boolean;
-  scrollTop: number;
   /** The entry at the top of the view when it was saved, and where it started against the view's top (px). */
   anchor?: ScrollAnchor;
   stick: boolean;
@@ -65,8 +64,7 @@ export class UiState {
   search = "";
   /** "Only entries that match": off, search finds matches in place (as an editor's find does). */
   searchFilter = false;
-  scrollTop = 0;
-  /** Where the reader was, by entry: restored in preference to `scrollTop` (entries away from the view are not laid out). */
+  /** Where the reader was, by entry; none while following the bottom. */
   anchor: ScrollAnchor | undefined;
   stick = true;
   planOpen = true;
@@ -113,7 +111,6 @@ export class UiState {
     }
     if (typeof p.search === "string") this.search = p.search;
     if (typeof p.searchFilter === "boolean") this.searchFilter = p.searchFilter;
-    if (typeof p.scrollTop === "number" && Number.isFinite(p.scrollTop)) this.scrollTop = p.scrollTop;
     const a = p.anchor;
     if (a && typeof a === "object" && typeof a.session === "string" && a.session.length <= 1000 && typeof a.id === "string" && a.id.length <= 1000 && typeof a.offset === "number" && Number.isFinite(a.offset)) this.anchor = { session: a.session, id: a.id, offset: a.offset };
     if (typeof p.stick === "boolean") this.stick = p.stick;
@@ -142,7 +139,7 @@ export class UiState {
     if (keys.length > MAX_TURN_KEYS) for (const k of keys.slice(0, keys.length - MAX_TURN_KEYS)) delete this.turnOpen[k];
     const p: Persisted = {
       v: 1, draft: this.draft, turnOpen: this.turnOpen, filters: this.filters, search: this.search, searchFilter: this.searchFilter,
-      scrollTop: Math.round(this.scrollTop), ...(this.anchor ? { anchor: { ...this.anchor, offset: Math.round(this.anchor.offset) } } : {}), stick: this.stick, planOpen: this.planOpen,
+      ...(this.anchor ? { anchor: { ...this.anchor, offset: Math.round(this.anchor.offset) } } : {}), stick: this.stick, planOpen: this.planOpen,
       history: this.history.filter((t) => t.length <= MAX_KEPT_PROMPT), queue: this.queue,
       ...(this.mentions.length ? { mentions: this.mentions } : {}),
     };

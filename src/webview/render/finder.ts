@@ -254,26 +254,6 @@ export class Finder {
     else d.el.scrollIntoView({ block: "center" });
     this.hold = this.root.scrollTop;
     this.publish();
-    this.keepPut(range ?? d.el);
-  }
-
-  /**
-   * The entries around a match gone to that were not drawn (away from the view: panel.css) are
-   * drawn in the frames after, at their own heights: where that moves the match, it is put back
-   * where it was centred, unless the reader scrolled meanwhile.
-   */
-  private keepPut(target: Range | HTMLElement, frames = 2): void {
-    const top = target.getBoundingClientRect().top;
-    requestAnimationFrame(() => {
-      if (this.hold === undefined || Math.abs(this.root.scrollTop - this.hold) > 2) return;
-      if (!(target instanceof Range ? target.startContainer : target).isConnected) return;
-      const moved = target.getBoundingClientRect().top - top;
-      if (Math.abs(moved) > 2) {
-        this.root.scrollTop += moved;
-        this.hold = this.root.scrollTop;
-      }
-      if (frames > 1) this.keepPut(target, frames - 1);
-    });
   }
 
   /** True while the transcript is where going to a match left it (so it must not follow the bottom). */

@@ -4,7 +4,7 @@
  * scroll position first, writing the DOM, running post-write work, and settling the scroll last.
  */
 import type { ThoughtEvent } from "../../shared/events";
-import type { SessionView, ViewState } from "../../shared/viewModel";
+import { isLoading, type SessionView, type ViewState } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { h, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
@@ -121,7 +121,7 @@ export class Panel {
     this.plan.render(session);
     // After a reload, the place the reader was at is drawn, however the windows around it start.
     const place = session && ctx ? this.scroll.restoreTarget(session.sessionId) : undefined;
-    if (place && session && ctx) this.transcript.prepareReveal(session, ctx, place, undefined);
+    const placeFound = !!place && !!session && !!ctx && this.transcript.prepareReveal(session, ctx, place, undefined, false) !== undefined;
     this.transcript.render(session, ctx, session?.agentName ?? host.defaultAgent);
     this.finder.render(session, ctx);
     this.toolbar.render();
@@ -148,7 +148,8 @@ export class Panel {
     runAfterLayout();
     this.finder.reveal();
     this.scroll.setLatestHidden(!!session && this.transcript.hidesLatest);
-    this.scroll.settle(session && session.turns.length > 0 ? session.sessionId : undefined);
+    // A saved session's earlier turns come after its last: a place not among those yet waits for them.
+    this.scroll.settle(session && session.turns.length > 0 ? session.sessionId : undefined, !!place && !placeFound && isLoading(session));
   }
 
   /** A prompt the user just sent, or a question the agent just asked, is at the bottom: show it. */

@@ -11,9 +11,9 @@
  * when content first outgrows the box, and when the box is resized (the sidebar dragged, the
  * window resized, the question or the plan taking room), a ResizeObserver takes the view to the
  * bottom once. The scroll position is read only for saving, a moment after the reader stops, and
- * as the page goes away; it is kept as the entry at the top of the view and its offset, since
- * entries away from the view are not laid out (panel.css) and a pixel offset would land elsewhere
- * after a reload.
+ * as the page goes away; it is kept as the session, the entry at the top of the view and its
+ * offset: pixels land elsewhere once what is drawn above differs (a window, a folded turn, the
+ * sidebar's width).
  * "Jump to latest" also shows while the last turn's newest entries are hidden below a window
  * around something far above them (find took the reader there): the bottom is not the latest then,
  * and reaching it does not follow (what "Show N later" adds there must not push the view past it).
@@ -93,6 +93,7 @@ export class ScrollKeeper {
       clearTimeout(this.saveTimer);
       this.saveTimer = setTimeout(() => this.persist(), SAVE_MS);
     }, { passive: true });
+    for (const type of ["wheel", "pointerdown", "keydown"] as const) el.addEventListener(type, () => this.takeOver(), { passive: true });
     // A reload within SAVE_MS of the last scroll keeps it too; a page that never showed content keeps what was saved.
     window.addEventListener("pagehide", () => this.persist(true));
   }
@@ -123,16 +124,31 @@ export class ScrollKeeper {
     return !this.restored && !this.ui.stick && a?.session === sessionId ? a.id : undefined;
   }
 
-  /** End of a frame (`shown`: the session shown, when it has turns): restores the saved place once after a reload; shows the state. */
-  settle(shown: string | undefined): void {
+  /**
+   * End of a frame (`shown`: the session shown, when it has turns): restores the saved place once
+   * after a reload; shows the state. `waiting`: the place is in turns still to come (a saved
+   * session loads its last turn first): the latest shows meanwhile, and nothing is saved.
+   */
+  settle(shown: string | undefined, waiting = false): void {
     this.sessionId = shown;
     if (!this.restored && shown !== undefined) {
-      this.restored = true;
-      this.stick = this.ui.stick;
-      if (this.stick) this.toBottom();
-      else this.restore(shown);
+      if (waiting) {
+        this.stick = true;
+        this.toBottom();
+      } else {
+        this.restored = true;
+        this.stick = this.ui.stick;
+        if (this.stick) this.toBottom();
+        else this.restore(shown);
+      }
     }
     this.sync();
+  }
+
+  /** The reader scrolls before the saved place could be restored: theirs is the place now. */
+  private takeOver(): void {
+    if (this.restored || this.sessionId === undefined) return;
+    this.restored = true;
   }
 
   /**
@@ -147,6 +163,7 @@ export class ScrollKeeper {
       this.toBottom();
       return;
     }
+    this.stick = false;
     this.el.scrollTop += entry.getBoundingClientRect().top - this.el.getBoundingClientRect().top - a.offset;
     // What the sentinel last said was of the empty page; a place at the bottom (it all fits, say) follows it.
     this.atBottom = this.el.scrollTop + this.el.clientHeight >= this.el.scrollHeight - STICK_PX;
@@ -194,7 +211,6 @@ export class ScrollKeeper {
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     this.ui.stick = this.stick;
-    this.ui.scrollTop = this.el.scrollTop;
     this.ui.anchor = this.stick ? undefined : this.anchorNow();
     if (now) this.ui.flush();
     else this.ui.save();

@@ -484,8 +484,8 @@ export class Transcript {
     return this.preShown;
   }
 
-  /** Finds an entry (by id or tool call id), unfolding its turn and widening the window so it is drawn. */
-  prepareReveal(session: SessionView, ctx: RenderCtx, entryId: string | undefined, toolCallId: string | undefined): string | undefined {
+  /** Finds an entry (by id or tool call id), unfolding its turn and widening the window so it is drawn (`pin`: see prepareTurn). */
+  prepareReveal(session: SessionView, ctx: RenderCtx, entryId: string | undefined, toolCallId: string | undefined, pin = true): string | undefined {
     let ti = -1;
     let ei = -1;
     const pos = toolCallId ? toolPosition(session, toolCallId) : undefined;
@@ -497,19 +497,21 @@ export class Transcript {
       }
     }
     const entry = session.turns[ti]?.entries[ei];
-    if (!entry || !this.prepareTurn(session, ctx, ti, entry)) return undefined;
+    if (!entry || !this.prepareTurn(session, ctx, ti, entry, pin)) return undefined;
     return entry.id;
   }
 
   /**
    * Unfolds the `ti`-th turn and widens the windows so it is drawn, and `entry` in it if given
-   * (under the current filters); false when there is no such turn.
+   * (under the current filters); false when there is no such turn. `pin`: keep the turn open as
+   * newer turns come even if it is open only by default (going somewhere does; restoring does not).
    */
-  prepareTurn(session: SessionView, ctx: RenderCtx, ti: number, entry?: Entry): boolean {
+  prepareTurn(session: SessionView, ctx: RenderCtx, ti: number, entry?: Entry, pin = true): boolean {
     const turn = session.turns[ti];
     if (!turn) return false;
     const key = turnKey(session.sessionId, turn.turnId);
-    ctx.ui.setTurnOpen(key, true);
+    // Unpinned, a turn open by default (one of the last few) stays one that folds as newer turns come.
+    if (pin || !(ctx.ui.turnOpen[key] ?? ti >= session.turns.length - OPEN_TURNS)) ctx.ui.setTurnOpen(key, true);
     if (entry) {
       const visible = ctx.matcher ? turn.entries.filter(ctx.matcher) : turn.entries;
       const idx = visible.indexOf(entry);
