@@ -576,6 +576,21 @@ describe("the thought panel", function () {
     });
     assert.ok(after, "the reader's place survived the reload");
     assert.equal(await evaluate(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden, undefined, "sidebar"), false, "still not following the bottom");
+    // As a user sees it, dark at this size and light in a 1280×800 window (still not following: a resize keeps the place).
+    const config = vscode.workspace.getConfiguration("workbench");
+    try {
+      await config.update("colorTheme", "Default Dark Modern", vscode.ConfigurationTarget.Global);
+      await waitFor(() => document.body.classList.contains("vscode-dark"), undefined, { view: "sidebar", what: "the dark theme" });
+      await screenshot("test-results/reload-place-dark.png");
+      await viewport(1280, 800);
+      await config.update("colorTheme", "Default Light Modern", vscode.ConfigurationTarget.Global);
+      await waitFor(() => document.body.classList.contains("vscode-light"), undefined, { view: "sidebar", what: "the light theme" });
+      assert.equal(await evaluate(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden, undefined, "sidebar"), false, "a smaller window does not make it follow");
+      await screenshot("test-results/reload-place-1280x800-light.png");
+    } finally {
+      await config.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+      await viewport(1400, 900);
+    }
     // Following again, as the tests after this one expect.
     await click("#jump-latest", "sidebar");
     await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "following the bottom again" });

@@ -221,12 +221,14 @@ export class ScrollKeeper {
    * in the order they are drawn; one filtered out (no box) is passed over.
    */
   private anchorNow(): ScrollAnchor | undefined {
+    const session = this.sessionId;
+    if (session === undefined) return undefined;
     const top = this.el.getBoundingClientRect().top;
     for (const e of this.el.querySelectorAll<HTMLElement>(".entry[data-entry-id]")) {
       const r = e.getBoundingClientRect();
       if (r.height === 0 || r.bottom <= top) continue;
       const id = e.dataset.entryId;
-      return id === undefined || this.sessionId === undefined ? undefined : { session: this.sessionId, id, offset: r.top - top };
+      return id === undefined ? undefined : { session, id, offset: r.top - top };
     }
     return undefined;
   }
