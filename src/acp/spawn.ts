@@ -183,7 +183,7 @@ export type ProcessPriority = "low" | "normal";
  */
 export class LowShare {
   readonly refused: string[] = [];
-  private stops = 0;
+  private raises = 0;
   private retry: NodeJS.Timeout | undefined;
   private triesLeft = AUTOGROUP_TRIES;
 
@@ -215,15 +215,15 @@ export class LowShare {
   /** The editor's share until the returned `end`, or `ms` at the latest. */
   private raise(ms: number): () => void {
     if (process.platform !== "linux") return () => undefined;
-    this.stops++;
-    if (this.stops === 1) this.reapply();
+    this.raises++;
+    if (this.raises === 1) this.reapply();
     let ended = false;
     const end = (): void => {
       if (ended) return;
       ended = true;
       clearTimeout(timer);
-      this.stops--;
-      if (this.stops === 0) this.reapply();
+      this.raises--;
+      if (this.raises === 0) this.reapply();
     };
     const timer = setTimeout(end, ms);
     timer.unref();
@@ -246,13 +246,13 @@ export class LowShare {
       // Only a session leader's autogroup is its own; anyone else's is the editor's.
       const stat = readFileSync(`/proc/${this.pid}/stat`, "utf8");
       const session = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
-      if (session === this.pid) writeFileSync(`/proc/${this.pid}/autogroup`, String(this.stops > 0 ? editorAutogroupNice() : AUTOGROUP_NICE));
+      if (session === this.pid) writeFileSync(`/proc/${this.pid}/autogroup`, String(this.raises > 0 ? editorAutogroupNice() : AUTOGROUP_NICE));
       return undefined;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // Going back down is retried for as long as it takes (else a stopped agent would keep the
       // editor's share); going up only a few times (a raise is over within STOP_SHARE_MS anyway).
-      if (code === "EAGAIN" && (this.stops === 0 || this.triesLeft > 0)) {
+      if (code === "EAGAIN" && (this.raises === 0 || this.triesLeft > 0)) {
         this.triesLeft--;
         this.retry = setTimeout(() => {
           this.retry = undefined;

@@ -168,12 +168,13 @@ export class ThoughtPanelController implements vscode.Disposable {
   /**
    * TEST ONLY — faults the integration tests inject, honoured only when AGENT_THOUGHTS_TEST_MODE is
    * set (by test/host/runTests.mjs): the panel's event listener throws for the next
-   * `throwingEvents` events, and the next `failingPosts` posts fail without being sent.
+   * `throwingEvents` events, and the next `failingPosts` posts (to `failingKind` views only, when
+   * set) fail without being sent.
    */
-  readonly testFaults = { throwingEvents: 0, failingPosts: 0 };
+  readonly testFaults: { throwingEvents: number; failingPosts: number; failingKind?: View["kind"] } = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
   readonly stats = {
-    posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, snapshotsShown: 0, staleAsks: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, snapshotPostMs: 0, snapshotPostsMs: [] as number[], failedPosts: 0, resyncs: 0,
+    posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, snapshotsShown: 0, staleAsks: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, snapshotPostMs: 0, snapshotPostsMs: [] as number[], failedPosts: 0, resyncs: 0, resyncsHidden: 0, snapshotsToHidden: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
     /** Times a patch waited for a webview to apply the one before it. */
@@ -414,7 +415,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       settled?.();
       this.postFailed(v, msg, reason);
     };
-    if (TEST_MODE && this.testFaults.failingPosts > 0) {
+    if (TEST_MODE && this.testFaults.failingPosts > 0 && (!this.testFaults.failingKind || this.testFaults.failingKind === v.kind)) {
       this.testFaults.failingPosts--;
       queueMicrotask(() => failed("test fault"));
       return;
@@ -461,6 +462,12 @@ export class ThoughtPanelController implements vscode.Disposable {
     v.resync = setTimeout(() => {
       v.resync = undefined;
       if (!this.views.has(v) || v.ready) return;
+      // Hidden since the post failed: its page is gone (shown again, it loads and says ready).
+      if (v.kind === "editor" && !v.visible()) {
+        v.hidden = true;
+        this.stats.resyncsHidden++;
+        return;
+      }
       this.stats.resyncs++;
       this.snapshot(v);
     }, delay);
@@ -538,6 +545,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   private snapshot(v: View): void {
     this.flush();
     this.stats.snapshots++;
+    if (v.kind === "editor" && !v.visible()) this.stats.snapshotsToHidden++;
     this.stats.lastReadyAt = Date.now();
     // This one answers an ask waiting for the window, and a re-sync after a failed post.
     clearTimeout(v.resync);

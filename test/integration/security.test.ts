@@ -413,6 +413,46 @@ describe("security", function () {
     }
   });
 
+  it("an editor panel whose post failed and which the user then hides gets no re-sync snapshot while hidden", async () => {
+    await useAgent("Stream", { turns: [[{ flood: { count: 3_000, kind: "thought", paceMs: 1 } }, { message: "the stream ended" }]] });
+    const a = await api();
+    const controller = a._test.controller;
+    const { stats } = controller;
+    await vscode.commands.executeCommand("agentThoughts.openPanel");
+    await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "editor", what: "the editor panel" });
+    const group = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts"));
+    assert.ok(group, "the panel's tab group");
+    const [failed, hiddenBefore, toHidden] = [stats.failedPosts, stats.resyncsHidden, stats.snapshotsToHidden];
+    // TEST ONLY hook: the editor panel's next posts fail while it is still shown (each failure is
+    // re-synced after 100, 200, 400 ... ms, so one re-sync is still waiting when the panel is hidden).
+    controller.testFaults.failingKind = "editor";
+    controller.testFaults.failingPosts = 6;
+    const file = vscode.Uri.file(path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, "over-the-panel.txt"));
+    fs.writeFileSync(file.fsPath, "a file over the panel\n");
+    let editor: vscode.TextEditor | undefined;
+    try {
+      const turn = a.stream("go", { agent: "Stream", newSession: true });
+      await until(() => stats.failedPosts > failed || undefined, "a post to the shown editor panel failed");
+      editor = await vscode.window.showTextDocument(file, { viewColumn: group.viewColumn, preview: false });
+      await until(() => vscode.window.tabGroups.all.every((g) => !g.tabs.some((t) => t.isActive && t.input instanceof vscode.TabInputWebview)) || undefined, "the panel hidden");
+      // The waiting re-sync comes due with the panel hidden: it sends nothing to a page that is gone.
+      await until(() => stats.resyncsHidden > hiddenBefore || undefined, "the waiting re-sync came due while the panel was hidden");
+      assert.equal(stats.snapshotsToHidden, toHidden, "no snapshot posted to the hidden panel");
+      controller.testFaults.failingPosts = 0;
+      assert.equal((await turn.result).stopReason, "end_turn");
+      // Shown again, its page loads and gets the whole state.
+      const shown = stats.snapshotsShown;
+      await vscode.commands.executeCommand("agentThoughts.openPanel");
+      await until(() => stats.snapshotsShown > shown || undefined, "the panel's ready, answered as a panel shown again");
+      await waitFor(() => (document.body.textContent ?? "").includes("the stream ended"), undefined, { view: "editor", what: "the panel shown again, with the whole turn" });
+    } finally {
+      controller.testFaults.failingPosts = 0;
+      controller.testFaults.failingKind = undefined;
+      if (editor) await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === file.fsPath)));
+      fs.rmSync(file.fsPath, { force: true });
+    }
+  });
+
   it("out-of-state messages are logged and ignored: unknown ids, forged options, a second answer, cancel with no turn", async () => {
     await useAgent("Guarded", {
       turns: [[
