@@ -596,6 +596,63 @@ describe("the thought panel", function () {
     await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "following the bottom again" });
   });
 
+  it("a session picked anew draws only the folded entries near the view, and scrolling up through the rest moves the view by what was scrolled", async () => {
+    // 70 folded thoughts and 70 closed tool cards: within one window (no "Show earlier" to load while scrolling).
+    const steps: Step[] = Array.from({ length: 70 }, (_, i): Step[] => [
+      { thought: `Thinking about part ${i}: what it reads, what it writes, and what could break.` },
+      { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `row-read-${i}`, title: `Read src/part${i}.ts`, kind: "read", status: "completed", content: [{ type: "content", content: { type: "text", text: `part ${i}` } }] } },
+    ]).flat();
+    await useAgent("Rows", { turns: [[...steps, { message: "all parts read" }]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const first = await a.stream("read every part", { agent: "Rows", newSession: true }).result;
+    await waitFor(() => (document.querySelector("#transcript")?.textContent ?? "").includes("all parts read"), undefined, { view: "sidebar", what: "the whole turn" });
+    await a.stream("something else", { agent: "Rows", newSession: true }).result;
+    await waitFor(() => [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent === "something else" && (document.querySelector("#transcript")?.textContent ?? "").includes("all parts read"), undefined, { view: "sidebar", what: "the other session, its turn done" });
+    // The user picks the first session again: its entries are drawn anew, following the bottom.
+    await evaluate((id: string) => {
+      const select = document.querySelector<HTMLSelectElement>("select.session-select")!;
+      select.value = id;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+      return true;
+    }, first.sessionId, "sidebar");
+    await waitFor(() => [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent === "read every part" && (document.querySelector("#transcript")?.textContent ?? "").includes("all parts read") && document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "the first session picked, at its bottom" });
+    const scrolled = await evaluate(async () => {
+      const t = document.querySelector<HTMLElement>("#transcript")!;
+      const frame = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => r()));
+      await frame();
+      await frame();
+      const rows = [...t.querySelectorAll<HTMLElement>(".entry.row")];
+      // Skipped: what the entry holds is not drawn (away from the view).
+      const skipped = rows.filter((e) => e.firstElementChild?.checkVisibility({ contentVisibilityAuto: true }) === false).length;
+      const heights = new Set([t.scrollHeight]);
+      const moved: number[] = [];
+      const start = t.scrollTop;
+      while (t.scrollTop > 0) {
+        const box = t.getBoundingClientRect();
+        // An entry the reader sees in the middle of the view: after scrolling up by `step`, it is `step` lower.
+        const seen = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2)?.closest(".entry");
+        const before = seen?.getBoundingClientRect().top;
+        const step = Math.min(100, t.scrollTop);
+        t.scrollTop -= step;
+        await frame();
+        await frame();
+        if (seen && before !== undefined) moved.push(seen.getBoundingClientRect().top - before - step);
+        heights.add(t.scrollHeight);
+      }
+      return { known: t.dataset.rows ?? "", rows: rows.length, skipped, start, heights: [...heights], steps: moved.length, worst: Math.max(...moved.map(Math.abs)) };
+    }, undefined, "sidebar");
+    log(`      picked anew: ${scrolled.rows} one-row entries, ${scrolled.skipped} not drawn; scrolled up ${scrolled.start} px in ${scrolled.steps} steps: page heights ${scrolled.heights.join(", ")} px, worst extra move ${scrolled.worst.toFixed(2)} px`);
+    assert.equal(scrolled.known, "thought tool", "both kinds' heights measured");
+    assert.ok(scrolled.rows >= 130, `the folded entries are rows (${scrolled.rows})`);
+    assert.ok(scrolled.skipped >= scrolled.rows / 2, `most of them not drawn after the pick (${scrolled.skipped} of ${scrolled.rows})`);
+    assert.ok(scrolled.steps >= 10, `scrolled up through them (${scrolled.steps} steps)`);
+    assert.ok(Math.max(...scrolled.heights) - Math.min(...scrolled.heights) <= 1, `the page's height did not change as they were drawn (${scrolled.heights.join(", ")})`);
+    assert.ok(scrolled.worst <= 1, `each step moved the view by what was scrolled (worst extra ${scrolled.worst} px)`);
+    await click("#jump-latest", "sidebar");
+    await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "following the bottom again" });
+  });
+
   it("the header stays readable in the default 300 px sidebar with several sessions and a question waiting (screenshots at three sizes, light and dark)", async () => {
     const ask = { permission: { toolCall: { toolCallId: "h1", title: "npm run build", kind: "execute", status: "pending" }, options: [{ optionId: "yes", name: "Allow", kind: "allow_once" }, { optionId: "no", name: "Reject", kind: "reject_once" }] }, onSelected: { yes: [{ message: "built" }], no: [{ message: "not built" }] } };
     await vscode.workspace.getConfiguration("agentThoughts").update("agents", [

@@ -5,6 +5,7 @@
 import type { Entry, SessionView } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import type { UiState } from "../uiState";
+import type { Rows } from "./rows";
 
 /** Something showing elapsed time that must refresh while nothing else changes. */
 export interface Ticker {
@@ -21,6 +22,8 @@ export interface RenderCtx {
   /** Changes whenever something all entries depend on changes (filters, thinking display). */
   readonly version: number;
   readonly tickers: Set<Ticker>;
+  /** Entries say here whether they are one row (drawn only near the view: rows.ts). */
+  readonly rows: Rows;
   post(message: WebviewMessage): void;
   /** Asks for a render in the next frame (after a UI-only change). */
   invalidate(): void;

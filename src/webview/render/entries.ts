@@ -301,6 +301,7 @@ class ThoughtComp implements EntryComp, Ticker {
       this.head.setAttribute("aria-expanded", String(open));
       toggleHidden(this.body, !open);
     }
+    this.ctx.rows.mark(this.el, "thought", !open);
     if (streaming !== this.streaming) {
       // Done: the box goes back to top-down (a thought opened later reads from its start); one left open stays at its end.
       if (this.streaming && open) {

@@ -10,6 +10,7 @@ import { h, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
 import { Announcer } from "./announcer";
 import type { RenderCtx, Ticker } from "./context";
+import { Rows } from "./rows";
 import { Finder } from "./finder";
 import { runAfterLayout } from "./frame";
 import { Banners, Header } from "./header";
@@ -41,6 +42,7 @@ export function activeSession(state: ViewState, host: HostInfo): SessionView | u
 
 export class Panel {
   readonly tickers = new Set<Ticker>();
+  private readonly rows: Rows;
   private readonly header: Header;
   private readonly banners: Banners;
   private readonly plan: PinnedPlan;
@@ -69,6 +71,7 @@ export class Panel {
       ui.layoutVersion++;
       invalidate();
     }, invalidate);
+    this.rows = new Rows(this.transcript.el);
     this.scroll = new ScrollKeeper(this.transcript.el, ui, invalidate, () => {
       if (!this.transcript.showLatest(ui)) return;
       ui.layoutVersion++;
@@ -106,7 +109,7 @@ export class Panel {
     }
     return {
       session, sessionId: session.sessionId, host, ui: this.ui, matcher: this.matcher, version: this.ctxVersion,
-      tickers: this.tickers, post: this.post, invalidate: this.invalidate, editPrompt: (text) => this.prompt.edit(text),
+      tickers: this.tickers, rows: this.rows, post: this.post, invalidate: this.invalidate, editPrompt: (text) => this.prompt.edit(text),
     };
   }
 

@@ -174,6 +174,7 @@ export class ToolCard implements EntryComp {
     setAttr(this.toggleBtn, "aria-controls", this.body ? this.bodyId : undefined);
     setAttr(this.toggleBtn, "aria-disabled", hasBody ? undefined : "true");
     if (open) this.drawBody();
+    this.ctx.rows.mark(this.el, "tool", !open && !this.permission && !this.cutNote);
   }
 
   private drawPermission(): void {
