@@ -597,10 +597,16 @@ describe("the thought panel", function () {
   });
 
   it("a session picked anew draws only the folded entries near the view, and scrolling up through the rest moves the view by what was scrolled", async () => {
-    // 70 folded thoughts and 70 closed tool cards: within one window (no "Show earlier" to load while scrolling).
+    // 70 folded thoughts and 70 closed tool cards: within one window (no "Show earlier" to load while
+    // scrolling). Some cards have nothing to open (no chevron), some an agent's title of blanks, some failed.
+    const card = (i: number): Record<string, unknown> => {
+      const title = i % 10 === 3 ? "   " : `Read src/part${i}.ts`;
+      const content = i % 10 === 7 ? {} : { content: [{ type: "content", content: { type: "text", text: `part ${i}` } }] };
+      return { sessionUpdate: "tool_call", toolCallId: `row-read-${i}`, title, kind: i % 10 === 5 ? "execute" : "read", status: i % 10 === 9 ? "pending" : "completed", ...content };
+    };
     const steps: Step[] = Array.from({ length: 70 }, (_, i): Step[] => [
       { thought: `Thinking about part ${i}: what it reads, what it writes, and what could break.` },
-      { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `row-read-${i}`, title: `Read src/part${i}.ts`, kind: "read", status: "completed", content: [{ type: "content", content: { type: "text", text: `part ${i}` } }] } },
+      { sessionUpdate: card(i) },
     ]).flat();
     await useAgent("Rows", { turns: [[...steps, { message: "all parts read" }]] });
     const a = await api();
@@ -628,7 +634,7 @@ describe("the thought panel", function () {
       const heights = new Set([t.scrollHeight]);
       const moved: number[] = [];
       const start = t.scrollTop;
-      while (t.scrollTop > 0) {
+      while (t.scrollTop > 0 && moved.length < 500) {
         const box = t.getBoundingClientRect();
         // An entry the reader sees in the middle of the view: after scrolling up by `step`, it is `step` lower.
         const seen = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2)?.closest(".entry");
@@ -644,7 +650,7 @@ describe("the thought panel", function () {
     }, undefined, "sidebar");
     log(`      picked anew: ${scrolled.rows} one-row entries, ${scrolled.skipped} not drawn; scrolled up ${scrolled.start} px in ${scrolled.steps} steps: page heights ${scrolled.heights.join(", ")} px, worst extra move ${scrolled.worst.toFixed(2)} px`);
     assert.equal(scrolled.known, "thought tool", "both kinds' heights measured");
-    assert.ok(scrolled.rows >= 130, `the folded entries are rows (${scrolled.rows})`);
+    assert.ok(scrolled.rows >= 120, `the folded entries are rows (${scrolled.rows})`);
     assert.ok(scrolled.skipped >= scrolled.rows / 2, `most of them not drawn after the pick (${scrolled.skipped} of ${scrolled.rows})`);
     assert.ok(scrolled.steps >= 10, `scrolled up through them (${scrolled.steps} steps)`);
     assert.ok(Math.max(...scrolled.heights) - Math.min(...scrolled.heights) <= 1, `the page's height did not change as they were drawn (${scrolled.heights.join(", ")})`);

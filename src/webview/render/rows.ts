@@ -15,6 +15,8 @@ const KINDS: readonly RowKind[] = ["thought", "tool"];
 export class Rows {
   private readonly heights = new Map<RowKind, number>();
   private readonly samples = new Map<RowKind, Element>();
+  /** Samples measured at least once: one of them no longer on the page is gone for good (another session shown). */
+  private readonly measuredOnce = new WeakSet<Element>();
   private readonly observer: ResizeObserver;
 
   /** `root`: where the measured heights are set (as `--row-<kind>`, and `data-rows` naming the kinds known). */
@@ -31,7 +33,9 @@ export class Rows {
       if (row) return;
       this.observer.unobserve(el);
       this.samples.delete(kind);
-    } else if (row && !sample) {
+    } else if (row && (!sample || (!sample.isConnected && this.measuredOnce.has(sample)))) {
+      // (An entry being built is not on the page yet either: it is not taken for a sample gone.)
+      if (sample) this.observer.unobserve(sample);
       // The sample stays drawn (never `.row`), so what it reports is a drawn row's height.
       this.samples.set(kind, el);
       this.observer.observe(el);
@@ -51,6 +55,7 @@ export class Rows {
       this.samples.delete(kind);
       return;
     }
+    this.measuredOnce.add(r.target);
     if (Math.abs((this.heights.get(kind) ?? -1) - height) < 0.01) return;
     this.heights.set(kind, height);
     this.root.style.setProperty(`--row-${kind}`, `${height}px`);

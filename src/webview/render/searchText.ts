@@ -73,7 +73,7 @@ export function entryFields(e: Entry, cwd: string): string[] {
       return [text.length <= THOUGHT_MARKDOWN_MAX ? markdownText(text) : cleanBlock(text)];
     }
     case "message": return [e.text.length > MARKDOWN_TEXT_MAX ? cleanBlock(e.text) : markdownText(e.text)];
-    case "tool": return [cleanInline(e.title || "Tool call", 300), ...toolBodyFields(e, cwd)];
+    case "tool": return [cleanInline(e.title.trim() || "Tool call", 300), ...toolBodyFields(e, cwd)];
     case "plan": return e.entries.map((p) => cleanInline(p.content, 2000));
     case "notice": return [cleanInline(e.title, 1000), ...(e.description ? [cleanBlock(e.description.slice(0, 20_000))] : [])];
     case "error": return [e.fatal ? `Agent stopped: ${cleanInline(e.message, 1000)}` : cleanInline(e.message, 1000), ...(e.detail ? [cleanBlock(e.detail.slice(0, 20_000))] : [])];

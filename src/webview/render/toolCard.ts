@@ -146,7 +146,8 @@ export class ToolCard implements EntryComp {
       this.drawn.kind = kind;
       this.kindIcon.className = `codicon codicon-${KIND_ICON[kind] ?? "tools"} kind-icon`;
     }
-    setText(this.title, cleanInline(e.title || "Tool call", 300));
+    // A title of blanks reads as none (and would leave the head a line shorter than a titled one's).
+    setText(this.title, cleanInline(e.title.trim() || "Tool call", 300));
     setAttr(this.title, "title", e.title.length > 300 || e.title.includes("\n") ? cleanInline(e.title, 2000) : undefined);
     if (this.el.getAttribute("data-status") !== e.status) {
       this.el.setAttribute("data-status", e.status);
