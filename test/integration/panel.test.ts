@@ -596,6 +596,108 @@ describe("the thought panel", function () {
     await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "following the bottom again" });
   });
 
+  it("each session opens where the reader left it when picked again; one left at its latest opens at its latest", async () => {
+    const steps = (tag: string): Step[] => Array.from({ length: 30 }, (_, i): Step[] => [
+      { message: `${tag} step ${i}: a paragraph long enough to wrap at the sidebar's width, as agents write${i % 4 === 0 ? ", and on some steps a good deal longer than on others" : ""}.` },
+      { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `${tag}-read-${i}`, title: `Read ${tag}${i}.ts`, kind: "read", status: "completed" } },
+    ]).flat();
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Alpha", { turns: [[...steps("Alpha"), { message: "Alpha is done" }]] }),
+      scriptedAgent("Beta", { turns: [[...steps("Beta"), { message: "Beta is done" }]] }),
+    ], vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", "Alpha", vscode.ConfigurationTarget.Global);
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const alpha = await a.stream("alpha", { agent: "Alpha", newSession: true }).result;
+    const beta = await a.stream("beta", { agent: "Beta", newSession: true }).result;
+    await waitFor(() => (document.querySelector("#transcript")?.textContent ?? "").includes("Beta is done"), undefined, { view: "sidebar", what: "Beta's answer" });
+    // What the view shows at its top (hit-testing, not the code under test), and whether it follows.
+    const view = (): { top: string; following: boolean } => {
+      const t = document.querySelector("#transcript")!;
+      const box = t.getBoundingClientRect();
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry");
+      return { top: (hit?.textContent ?? "").split(":")[0] ?? "", following: document.querySelector<HTMLElement>("#jump-latest")?.hidden === true };
+    };
+    const scrollTo = (text: string): boolean => {
+      const t = document.querySelector("#transcript")!;
+      const e = [...document.querySelectorAll<HTMLElement>(".entry")].find((x) => x.textContent?.startsWith(text));
+      if (!e) return false;
+      t.scrollTop += e.getBoundingClientRect().top - t.getBoundingClientRect().top + 5;
+      return true;
+    };
+    const pick = async (id: string, prompt: string): Promise<void> => {
+      await evaluate((sid: string) => {
+        const select = document.querySelector<HTMLSelectElement>("select.session-select")!;
+        select.value = sid;
+        select.dispatchEvent(new Event("change", { bubbles: true }));
+        return true;
+      }, id, "sidebar");
+      await waitFor((p: string) => [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent === p, prompt, { view: "sidebar", what: `session "${prompt}" shown` });
+    };
+    // Reading Beta at step 9, the user picks Alpha: it opens at its latest, followed (never left elsewhere).
+    assert.ok(await evaluate(scrollTo, "Beta step 9:", "sidebar"), "Beta's step 9 drawn");
+    await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === false, undefined, { view: "sidebar", what: "Beta no longer following" });
+    assert.deepEqual(await evaluate(view, undefined, "sidebar"), { top: "Beta step 9", following: false });
+    // A new session (no turns yet) in between keeps Beta's place too.
+    const sessions = Object.keys(a._test.controller.viewState.sessions).length;
+    await click("#new-session", "sidebar");
+    await until(() => Object.keys(a._test.controller.viewState.sessions).length > sessions || undefined, "the new session");
+    await waitFor(() => document.querySelectorAll("#transcript .turn-prompt").length === 0 || undefined, undefined, { view: "sidebar", what: "the new, empty session shown" });
+    await pick(beta.sessionId, "beta");
+    await waitFor(() => {
+      const t = document.querySelector("#transcript")!;
+      const box = t.getBoundingClientRect();
+      return (document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry")?.textContent ?? "").startsWith("Beta step 9:") || undefined;
+    }, undefined, { view: "sidebar", what: "Beta's step 9 back at the top after the new session" });
+    await pick(alpha.sessionId, "alpha");
+    const alphaFirst = await waitFor(() => {
+      const t = document.querySelector("#transcript")!;
+      return t.scrollTop + t.clientHeight >= t.scrollHeight - 2 && document.querySelector<HTMLElement>("#jump-latest")?.hidden === true ? true : undefined;
+    }, undefined, { view: "sidebar", what: "Alpha at its latest, followed" });
+    assert.ok(alphaFirst);
+    // In Alpha the user scrolls to step 20, then picks Beta again: Beta's step 9 is back at the top, not followed.
+    assert.ok(await evaluate(scrollTo, "Alpha step 20:", "sidebar"), "Alpha's step 20 drawn");
+    await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === false, undefined, { view: "sidebar", what: "Alpha no longer following" });
+    await pick(beta.sessionId, "beta");
+    const back = await waitFor((want: string) => {
+      const t = document.querySelector("#transcript")!;
+      const box = t.getBoundingClientRect();
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry");
+      const top = (hit?.textContent ?? "").split(":")[0] ?? "";
+      return top === want ? { top, following: document.querySelector<HTMLElement>("#jump-latest")?.hidden === true } : undefined;
+    }, "Beta step 9", { view: "sidebar", what: "Beta's step 9 back at the top of the view" }).catch(async (e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}; now ${JSON.stringify(await evaluate(view, undefined, "sidebar"))}`);
+    });
+    assert.deepEqual(back, { top: "Beta step 9", following: false }, "Beta where it was left, not following");
+    // And Alpha where it was left.
+    await pick(alpha.sessionId, "alpha");
+    const alphaBack = await waitFor(() => {
+      const t = document.querySelector("#transcript")!;
+      const box = t.getBoundingClientRect();
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry");
+      return (hit?.textContent ?? "").startsWith("Alpha step 20:") ? true : undefined;
+    }, undefined, { view: "sidebar", what: "Alpha's step 20 back at the top of the view" }).catch(async (e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}; now ${JSON.stringify(await evaluate(view, undefined, "sidebar"))}`);
+    });
+    assert.ok(alphaBack);
+    assert.equal((await evaluate(view, undefined, "sidebar")).following, false, "Alpha not following either");
+    await screenshot("test-results/pick-keeps-place.png");
+    // Revealing a tool call of Beta (as "Why this change?" does) shows that card, not Beta's kept place.
+    a._test.controller.reveal(beta.sessionId, "Beta-read-25");
+    const revealed = await waitFor(() => {
+      const t = document.querySelector("#transcript")!;
+      const card = document.querySelector<HTMLElement>('.flash[data-tool-call-id="Beta-read-25"]');
+      if (!card) return undefined;
+      const box = t.getBoundingClientRect();
+      const r = card.getBoundingClientRect();
+      return { inView: r.top >= box.top && r.bottom <= box.bottom };
+    }, undefined, { view: "sidebar", what: "Beta's read 25 revealed" });
+    assert.deepEqual(revealed, { inView: true }, "the revealed card is in view");
+    // Following again, as the tests after this one expect.
+    await click("#jump-latest", "sidebar");
+    await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "following the bottom again" });
+  });
+
   it("a session picked anew draws only the folded entries near the view, and scrolling up through the rest moves the view by what was scrolled", async () => {
     // 70 folded thoughts and 70 closed tool cards: within one window (no "Show earlier" to load while
     // scrolling). Some cards have nothing to open (no chevron), some an agent's title of blanks, some failed.

@@ -117,12 +117,14 @@ export class Panel {
     // Going to a match stops following the bottom until the reader scrolls away from it.
     if (this.scroll.stick && this.finder.holding()) this.scroll.release();
     const session = activeSession(state, host);
+    // Another session picked: the place in the one drawn is read now, while its layout is that of the last frame.
+    this.scroll.switching(session?.sessionId);
     this.followNews(session);
     const ctx = session ? this.context(session, host) : undefined;
     this.header.render(state, session, host);
     this.banners.render(session, host);
     this.plan.render(session);
-    // After a reload, the place the reader was at is drawn, however the windows around it start.
+    // After a reload, or picking a session left unfollowed, the place the reader was at is drawn, however the windows around it start.
     const place = session && ctx ? this.scroll.restoreTarget(session.sessionId) : undefined;
     const placeFound = !!place && !!session && !!ctx && this.transcript.prepareReveal(session, ctx, place, undefined, false) !== undefined;
     this.transcript.render(session, ctx, session?.agentName ?? host.defaultAgent);
@@ -139,7 +141,7 @@ export class Panel {
       const id = this.transcript.prepareReveal(session, ctx, entryId, toolCallId);
       if (id) {
         this.transcript.render(session, ctx, session.agentName);
-        this.scroll.release();
+        this.scroll.revealed();
         const el = this.transcript.el.querySelector(`[data-entry-id="${CSS.escape(id)}"]`);
         if (el instanceof HTMLElement) {
           el.scrollIntoView({ block: "center" });

@@ -13,7 +13,8 @@
  * bottom once. The scroll position is read only for saving, a moment after the reader stops, and
  * as the page goes away; it is kept as the session, the entry at the top of the view and its
  * offset: pixels land elsewhere once what is drawn above differs (a window, a folded turn, the
- * sidebar's width).
+ * sidebar's width). It is also read as the reader picks another session: each session they left
+ * away from its latest opens where they left it when picked again (the others at their latest).
  * "Jump to latest" also shows while the last turn's newest entries are hidden below a window
  * around something far above them (find took the reader there): the bottom is not the latest then,
  * and reaching it does not follow (what "Show N later" adds there must not push the view past it).
@@ -24,6 +25,8 @@ import type { ScrollAnchor, UiState } from "../uiState";
 const STICK_PX = 40;
 /** The position is saved this long after the last scroll. */
 const SAVE_MS = 300;
+/** Sessions whose place is kept for when they are picked again. */
+const PLACES = 50;
 
 export class ScrollKeeper {
   readonly jump: HTMLButtonElement;
@@ -40,6 +43,12 @@ export class ScrollKeeper {
   /** The last turn's newest entries are not drawn (see Transcript.hidesLatest). */
   private latestHidden = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Where the reader left each session they picked another one from, when it was not its latest (the most recent PLACES). */
+  private readonly places = new Map<string, ScrollAnchor>();
+  /** The session just picked: its place is restored at the end of the first frame that draws its turns. */
+  private picked: string | undefined;
+  /** The session the panel draws (with turns or not), as the last frame said. */
+  private drawn: string | undefined;
   private readonly sentinel: HTMLElement;
   private readonly seen: IntersectionObserver;
   private readonly resized: ResizeObserver;
@@ -120,8 +129,45 @@ export class ScrollKeeper {
    * it), until that place is restored; none when it follows the bottom or is of another session.
    */
   restoreTarget(sessionId: string): string | undefined {
+    if (this.picked === sessionId) return this.places.get(sessionId)?.id;
     const a = this.ui.anchor;
     return !this.restored && !this.ui.stick && a?.session === sessionId ? a.id : undefined;
+  }
+
+  /**
+   * Before a frame draws `next` (the session to show): when it is another session than the one
+   * drawn, where the reader is in that one is kept (its DOM is still there), and `next`'s own
+   * place is restored at the frame's end: where they left it, or its latest, followed.
+   */
+  switching(next: string | undefined): void {
+    const from = this.drawn;
+    this.drawn = next;
+    if (next === from) return;
+    // (None drawn in between, as when the host names a new session a moment before its state comes, is a switch too.)
+    if (from !== undefined) {
+      this.places.delete(from);
+      if (!this.restored) {
+        // Picked before the place saved before a reload was restored: that place stays the old session's.
+        const a = this.ui.anchor;
+        if (!this.ui.stick && a?.session === from) this.keep(from, a);
+        this.restored = true;
+      } else if (!this.stick && from === this.sessionId) {
+        const place = this.anchorNow();
+        if (place) this.keep(from, place);
+      }
+    }
+    if (this.restored) this.picked = next;
+  }
+
+  /** A tool call or entry is revealed in the frame that switches to its session: that is the place, not the one kept. */
+  revealed(): void {
+    this.picked = undefined;
+    this.release();
+  }
+
+  private keep(session: string, place: ScrollAnchor): void {
+    this.places.set(session, place);
+    if (this.places.size > PLACES) this.places.delete(this.places.keys().next().value as string);
   }
 
   /**
@@ -131,6 +177,22 @@ export class ScrollKeeper {
    */
   settle(shown: string | undefined, waiting = false): void {
     this.sessionId = shown;
+    if (this.picked !== undefined && this.picked === shown) {
+      this.picked = undefined;
+      const place = this.places.get(shown);
+      if (place) this.restore(shown, place);
+      else if (!this.stick) {
+        this.stick = true;
+        this.toBottom();
+      } else {
+        // Following already: the sentinel, the only anchor, keeps the new content's bottom in view (nothing read).
+        this.sync();
+        return;
+      }
+      this.sync();
+      this.persist();
+      return;
+    }
     if (!this.restored && shown !== undefined) {
       if (waiting) {
         this.stick = true;
@@ -139,7 +201,7 @@ export class ScrollKeeper {
         this.restored = true;
         this.stick = this.ui.stick;
         if (this.stick) this.toBottom();
-        else this.restore(shown);
+        else this.restore(shown, this.ui.anchor);
       }
     }
     this.sync();
@@ -155,8 +217,7 @@ export class ScrollKeeper {
    * Back where the reader was: the saved entry at its offset from the view's top. A place that is
    * not drawn (another session shows, its turn did not load) gives the latest, followed.
    */
-  private restore(sessionId: string): void {
-    const a = this.ui.anchor;
+  private restore(sessionId: string, a: ScrollAnchor | undefined): void {
     const entry = a?.session === sessionId ? this.el.querySelector<HTMLElement>(`.entry[data-entry-id="${CSS.escape(a.id)}"]`) : null;
     if (!a || !entry) {
       this.stick = true;
