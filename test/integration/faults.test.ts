@@ -161,7 +161,8 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     // Deleted once no agent is working: the user's deletion, so those files leave the review.
     await until(() => !a._test.changes.agentBusy(ws("fault-edits")), "no agent to be working");
     fs.rmSync(ws("fault-edits"), { recursive: true, force: true });
-    await until(() => !a._test.changes.files().some((f) => f.path.startsWith(ws("fault-edits") + path.sep)), "the fault matrix's files to leave the review");
+    // (The deletion reaches the review by the file watcher's event: on a loaded machine, seconds later.)
+    await until(() => !a._test.changes.files().some((f) => f.path.startsWith(ws("fault-edits") + path.sep)), "the fault matrix's files to leave the review", 30_000);
     log("      Fault matrix:");
     for (const r of table) log(`      | ${r.row} | ${r.sees} | ${r.test} |`);
   });
