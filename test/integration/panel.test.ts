@@ -19,6 +19,17 @@ async function useAgent(name: string, scenario: Scenario): Promise<void> {
   await vscode.workspace.getConfiguration("agentThoughts").update("defaultAgent", name, vscode.ConfigurationTarget.Global);
 }
 
+/** Picks a session in the panel's session switcher, as a user's pick does (its `change`). */
+async function pickInSwitcher(id: string): Promise<void> {
+  assert.ok(await evaluate((sid: string) => {
+    const select = document.querySelector<HTMLSelectElement>("select.session-select");
+    if (!select) return false;
+    select.value = sid;
+    select.dispatchEvent(new Event("change", { bubbles: true }));
+    return true;
+  }, id, "sidebar"), "the session switcher");
+}
+
 /** Sends a prompt from the panel's prompt box, as a user would (type, Enter). */
 async function sendFromPanel(text: string): Promise<void> {
   await fill("#prompt", text, "sidebar");
@@ -219,12 +230,7 @@ describe("the thought panel", function () {
       return texts.some((t) => t.includes("waiting for you")) ? texts : undefined;
     }, undefined, { view: "sidebar", what: "a waiting session in the switcher" });
     const waitingId = (options ?? []).find((t) => t.includes("waiting for you"))!.split("|")[0]!;
-    await evaluate((id: string) => {
-      const sel = document.querySelector<HTMLSelectElement>(".session-select")!;
-      sel.value = id;
-      sel.dispatchEvent(new Event("change", { bubbles: true }));
-      return true;
-    }, waitingId, "sidebar");
+    await pickInSwitcher(waitingId);
     await waitFor(() => document.querySelector('[data-option-id="no"]') !== null, undefined, { view: "sidebar", what: "the waiting session's permission buttons" });
     await click('[data-option-id="no"]', "sidebar");
     assert.equal((await asking.result).text, "kept build/");
@@ -626,12 +632,7 @@ describe("the thought panel", function () {
       return true;
     };
     const pick = async (id: string, prompt: string): Promise<void> => {
-      await evaluate((sid: string) => {
-        const select = document.querySelector<HTMLSelectElement>("select.session-select")!;
-        select.value = sid;
-        select.dispatchEvent(new Event("change", { bubbles: true }));
-        return true;
-      }, id, "sidebar");
+      await pickInSwitcher(id);
       await waitFor((p: string) => [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent === p, prompt, { view: "sidebar", what: `session "${prompt}" shown` });
     };
     // Reading Beta at step 9, the user picks Alpha: it opens at its latest, followed (never left elsewhere).
@@ -718,12 +719,7 @@ describe("the thought panel", function () {
     await a.stream("something else", { agent: "Rows", newSession: true }).result;
     await waitFor(() => [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent === "something else" && (document.querySelector("#transcript")?.textContent ?? "").includes("all parts read"), undefined, { view: "sidebar", what: "the other session, its turn done" });
     // The user picks the first session again: its entries are drawn anew, following the bottom.
-    await evaluate((id: string) => {
-      const select = document.querySelector<HTMLSelectElement>("select.session-select")!;
-      select.value = id;
-      select.dispatchEvent(new Event("change", { bubbles: true }));
-      return true;
-    }, first.sessionId, "sidebar");
+    await pickInSwitcher(first.sessionId);
     await waitFor(() => [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent === "read every part" && (document.querySelector("#transcript")?.textContent ?? "").includes("all parts read") && document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "the first session picked, at its bottom" });
     const scrolled = await evaluate(async () => {
       const t = document.querySelector<HTMLElement>("#transcript")!;

@@ -16,6 +16,20 @@ async function useAgent(name: string, scenario: Scenario): Promise<void> {
 }
 
 /** `webview.cspSource` as this VS Code hands it to extensions (read from a throwaway webview). */
+type Controller = Awaited<ReturnType<typeof api>>["_test"]["controller"];
+
+/** An agent that streams 3,000 thought chunks, then "the stream ended"; the editor panel open (and its tab group). */
+async function editorPanelWithStreamingAgent(): Promise<{ a: Awaited<ReturnType<typeof api>>; controller: Controller; stats: Controller["stats"]; group: vscode.TabGroup }> {
+  await useAgent("Stream", { turns: [[{ flood: { count: 3_000, kind: "thought", paceMs: 1 } }, { message: "the stream ended" }]] });
+  const a = await api();
+  const controller = a._test.controller;
+  await vscode.commands.executeCommand("agentThoughts.openPanel");
+  await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "editor", what: "the editor panel" });
+  const group = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts"));
+  assert.ok(group, "the panel's tab group");
+  return { a, controller, stats: controller.stats, group };
+}
+
 async function hostCspSource(): Promise<string> {
   const probe = vscode.window.createWebviewPanel("agentThoughts.test.cspProbe", "CSP probe", { viewColumn: vscode.ViewColumn.Active, preserveFocus: true }, { enableScripts: true });
   const source = probe.webview.cspSource;
@@ -378,14 +392,7 @@ describe("security", function () {
   });
 
   it("an editor panel hidden while an agent streams is sent no snapshots until the user shows it again, then one at once", async () => {
-    await useAgent("Stream", { turns: [[{ flood: { count: 3_000, kind: "thought", paceMs: 1 } }, { message: "the stream ended" }]] });
-    const a = await api();
-    const controller = a._test.controller;
-    const { stats } = controller;
-    await vscode.commands.executeCommand("agentThoughts.openPanel");
-    await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "editor", what: "the editor panel" });
-    const group = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts"));
-    assert.ok(group, "the panel's tab group");
+    const { a, controller, stats, group } = await editorPanelWithStreamingAgent();
     const turn = a.stream("go", { agent: "Stream", newSession: true });
     // (The host keeps a run of streamed chunks as one event: the thought's text tells how far the stream is.)
     await until(() => Object.values(controller.viewState.sessions).some((s) => s.turns[s.turns.length - 1]?.entries.some((e) => e.type === "thought" && e.text.includes("000100 flood chunk text"))) || undefined, "the stream under way");
@@ -414,14 +421,7 @@ describe("security", function () {
   });
 
   it("an editor panel whose post failed and which the user then hides gets no re-sync snapshot while hidden", async () => {
-    await useAgent("Stream", { turns: [[{ flood: { count: 3_000, kind: "thought", paceMs: 1 } }, { message: "the stream ended" }]] });
-    const a = await api();
-    const controller = a._test.controller;
-    const { stats } = controller;
-    await vscode.commands.executeCommand("agentThoughts.openPanel");
-    await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "editor", what: "the editor panel" });
-    const group = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts"));
-    assert.ok(group, "the panel's tab group");
+    const { a, controller, stats, group } = await editorPanelWithStreamingAgent();
     const [failed, hiddenBefore, toHidden] = [stats.failedPosts, stats.resyncsHidden, stats.snapshotsToHidden];
     // TEST ONLY hook: the editor panel's next posts fail while it is still shown (each failure is
     // re-synced after 100, 200, 400 ... ms, so one re-sync is still waiting when the panel is hidden).
