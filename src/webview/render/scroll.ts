@@ -141,19 +141,22 @@ export class ScrollKeeper {
    */
   switching(next: string | undefined): void {
     const from = this.drawn;
-    this.drawn = next;
     if (next === from) return;
+    // A hidden panel (the sidebar keeps its page) has no place to read or restore: the switch is
+    // taken when it shows again (what it kept for the old session stands).
+    if (from !== undefined && this.el.clientHeight === 0) return;
+    this.drawn = next;
     // (None drawn in between, as when the host names a new session a moment before its state comes, is a switch too.)
     if (from !== undefined) {
-      this.places.delete(from);
       if (!this.restored) {
         // Picked before the place saved before a reload was restored: that place stays the old session's.
         const a = this.ui.anchor;
         if (!this.ui.stick && a?.session === from) this.keep(from, a);
         this.restored = true;
-      } else if (!this.stick && from === this.sessionId) {
-        const place = this.anchorNow();
+      } else if (from === this.sessionId) {
+        const place = this.stick ? undefined : this.anchorNow();
         if (place) this.keep(from, place);
+        else if (this.stick) this.places.delete(from);
       }
     }
     if (this.restored) this.picked = next;
@@ -166,6 +169,7 @@ export class ScrollKeeper {
   }
 
   private keep(session: string, place: ScrollAnchor): void {
+    this.places.delete(session);
     this.places.set(session, place);
     if (this.places.size > PLACES) this.places.delete(this.places.keys().next().value as string);
   }
