@@ -17,6 +17,11 @@ export function entryShell(entry: Entry, extraClass = ""): HTMLElement {
   return h("div", { class: `entry entry-${entry.type}${extraClass ? ` ${extraClass}` : ""}`, attrs: { "data-entry-id": entry.id, "data-entry-type": entry.type } });
 }
 
+/** The drawn entry with this id under `root`, if drawn. */
+export function entryElement(root: ParentNode, id: string): HTMLElement | null {
+  return root.querySelector<HTMLElement>(`.entry[data-entry-id="${CSS.escape(id)}"]`);
+}
+
 /** True when `next` is `prev` with more text appended (checked at the seam only: these texts only grow). */
 export function extendsText(prev: string, next: string): boolean {
   const n = prev.length;

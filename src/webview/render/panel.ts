@@ -10,6 +10,7 @@ import { h, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
 import { Announcer } from "./announcer";
 import type { RenderCtx, Ticker } from "./context";
+import { entryElement } from "./entryBase";
 import { Rows } from "./rows";
 import { Finder } from "./finder";
 import { runAfterLayout } from "./frame";
@@ -142,8 +143,8 @@ export class Panel {
       if (id) {
         this.transcript.render(session, ctx, session.agentName);
         this.scroll.revealed();
-        const el = this.transcript.el.querySelector(`[data-entry-id="${CSS.escape(id)}"]`);
-        if (el instanceof HTMLElement) {
+        const el = entryElement(this.transcript.el, id);
+        if (el) {
           el.scrollIntoView({ block: "center" });
           el.classList.add("flash");
           setTimeout(() => el.classList.remove("flash"), 1600);

@@ -21,6 +21,7 @@
  */
 import { button, h, toggleHidden } from "../dom";
 import type { ScrollAnchor, UiState } from "../uiState";
+import { entryElement } from "./entryBase";
 
 const STICK_PX = 40;
 /** The position is saved this long after the last scroll. */
@@ -222,7 +223,7 @@ export class ScrollKeeper {
    * not drawn (another session shows, its turn did not load) gives the latest, followed.
    */
   private restore(sessionId: string, a: ScrollAnchor | undefined): void {
-    const entry = a?.session === sessionId ? this.el.querySelector<HTMLElement>(`.entry[data-entry-id="${CSS.escape(a.id)}"]`) : null;
+    const entry = a?.session === sessionId ? entryElement(this.el, a.id) : null;
     if (!a || !entry) {
       this.stick = true;
       this.toBottom();

@@ -10,7 +10,7 @@ import { cleanBlock, cleanInline, displayPath } from "../dom";
 import { foldCase } from "../find";
 import { markdownText } from "../markdown";
 import { THOUGHT_MARKDOWN_MAX } from "./entries";
-import { MAX_LOCATIONS, TEXT_LIMIT, terminalTail } from "./toolCard";
+import { MAX_LOCATIONS, TEXT_LIMIT, terminalTail, toolTitle } from "./toolCard";
 
 /** The elements inside an entry that show its searchable text, in the order of `entryFields`. */
 export const REGIONS: Record<Entry["type"], string> = {
@@ -73,7 +73,7 @@ export function entryFields(e: Entry, cwd: string): string[] {
       return [text.length <= THOUGHT_MARKDOWN_MAX ? markdownText(text) : cleanBlock(text)];
     }
     case "message": return [e.text.length > MARKDOWN_TEXT_MAX ? cleanBlock(e.text) : markdownText(e.text)];
-    case "tool": return [cleanInline(e.title.trim() || "Tool call", 300), ...toolBodyFields(e, cwd)];
+    case "tool": return [toolTitle(e), ...toolBodyFields(e, cwd)];
     case "plan": return e.entries.map((p) => cleanInline(p.content, 2000));
     case "notice": return [cleanInline(e.title, 1000), ...(e.description ? [cleanBlock(e.description.slice(0, 20_000))] : [])];
     case "error": return [e.fatal ? `Agent stopped: ${cleanInline(e.message, 1000)}` : cleanInline(e.message, 1000), ...(e.detail ? [cleanBlock(e.detail.slice(0, 20_000))] : [])];

@@ -65,6 +65,11 @@ function preBlock(text: string, cls: string): HTMLElement {
 }
 
 /** The last lines of terminal output, without ANSI codes or overwritten progress text. */
+/** A tool card's title as it shows (find counts the same): a title of blanks reads as none. */
+export function toolTitle(e: ToolEntry): string {
+  return cleanInline(e.title.trim() || "Tool call", 300);
+}
+
 export function terminalTail(output: string, n = TERMINAL_LINES): string {
   const tail = output.length > 16_384 ? output.slice(-16_384) : output;
   const lines = stripAnsi(tail).replace(/\r\n/g, "\n").split("\n").map((l) => {
@@ -146,8 +151,7 @@ export class ToolCard implements EntryComp {
       this.drawn.kind = kind;
       this.kindIcon.className = `codicon codicon-${KIND_ICON[kind] ?? "tools"} kind-icon`;
     }
-    // A title of blanks reads as none (and would leave the head a line shorter than a titled one's).
-    setText(this.title, cleanInline(e.title.trim() || "Tool call", 300));
+    setText(this.title, toolTitle(e));
     setAttr(this.title, "title", e.title.length > 300 || e.title.includes("\n") ? cleanInline(e.title, 2000) : undefined);
     if (this.el.getAttribute("data-status") !== e.status) {
       this.el.setAttribute("data-status", e.status);
