@@ -92,8 +92,12 @@ export class AgentChanges implements vscode.Disposable {
       this.decorations,
       vscode.workspace.onDidChangeTextDocument((e) => this.documentChanged(e)),
       vscode.workspace.onDidSaveTextDocument((d) => { if (d.uri.scheme === "file" && this.ledger.get(d.uri.fsPath)) this.scheduleRefresh(d.uri.fsPath); }),
-      // Closed without saving: what counts from now on is the disk.
-      vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === "file" && this.ledger.get(d.uri.fsPath)) void readCurrent(d.uri.fsPath).then((t) => { if (!openDocument(d.uri.fsPath)) this.known.set(d.uri.fsPath, t); }); }),
+      // Closed without saving: what counts from now on is the disk (a file gone is the deletion's
+      // event to account for: the document may close just after its file was deleted).
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        const file = d.uri.fsPath;
+        if (d.uri.scheme === "file" && this.ledger.get(file)) void readCurrent(file).then((t) => { if (!openDocument(file) && (t !== null || typeof this.known.get(file) !== "string")) this.known.set(file, t); });
+      }),
       watcher,
       watcher.onDidChange((uri) => void this.diskChanged(uri)),
       watcher.onDidCreate((uri) => void this.diskChanged(uri)),
@@ -172,9 +176,13 @@ export class AgentChanges implements vscode.Disposable {
       const file = tracked.path;
       const before = this.known.get(file);
       const doc = openDocument(file);
-      if (typeof before !== "string" || doc?.isDirty || this.reviewEditing.has(file) || this.agentBusy(file) || this.stateOf(tracked) === "pending") {
-        // Stays under review: seen as gone (a file in a deleted folder gets no event of its own).
-        await this.diskChanged(vscode.Uri.file(file));
+      // Whether it had pending agent changes is judged on its text from before the deletion: a
+      // refresh that ran since (any Keep or Undo) may already have read it as gone.
+      if (typeof before !== "string" || doc?.isDirty || this.reviewEditing.has(file) || this.agentBusy(file) || summarize(tracked, before).state === "pending") {
+        // Stays under review: seen as gone (a file in a deleted folder gets no event of its own;
+        // an open document does not change when its file goes, so its file is read again).
+        if (doc) this.scheduleRefresh(file);
+        else await this.diskChanged(vscode.Uri.file(file));
         continue;
       }
       if ((await diskFile(file)).kind !== "missing" || this.ledger.get(file) !== tracked) continue;
@@ -631,8 +639,10 @@ export class AgentChanges implements vscode.Disposable {
     for (const f of files) {
       const text = await readCurrent(f.path);
       this.current.set(f.path, text);
-      // Open documents report every change as it happens; a closed file's changes are accounted for by the watcher.
-      if (openDocument(f.path) || typeof this.known.get(f.path) !== "string") this.known.set(f.path, text);
+      // Open documents report every change as it happens; a closed file's changes are accounted for
+      // by the watcher, and so is a deletion (an open document whose file is gone reads as null
+      // here, and the deletion's event decides what that means for the review).
+      if ((openDocument(f.path) && text !== null) || typeof this.known.get(f.path) !== "string") this.known.set(f.path, text);
     }
     if (!only) for (const f of files) this.baseMoved(f.path);
     const pending = this.pendingFiles().length;

@@ -162,7 +162,14 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await until(() => !a._test.changes.agentBusy(ws("fault-edits")), "no agent to be working");
     fs.rmSync(ws("fault-edits"), { recursive: true, force: true });
     // (The deletion reaches the review by the file watcher's event: on a loaded machine, seconds later.)
-    await until(() => !a._test.changes.files().some((f) => f.path.startsWith(ws("fault-edits") + path.sep)), "the fault matrix's files to leave the review", 30_000);
+    const mine = (): string[] => a._test.changes.files().filter((f) => f.path.startsWith(ws("fault-edits") + path.sep)).map((f) => f.path);
+    try {
+      await until(() => mine().length === 0, "the fault matrix's files to leave the review", 30_000);
+    } catch (e) {
+      const pending = new Set(a._test.changes.pendingFiles().map((f) => f.path));
+      const left = mine().map((f) => `${path.basename(f)} (${pending.has(f) ? "pending" : "settled"}, ${fs.existsSync(f) ? "on disk" : "gone"})`);
+      throw new Error(`${String(e)}; still under review: ${left.join(", ")}`, { cause: e });
+    }
     log("      Fault matrix:");
     for (const r of table) log(`      | ${r.row} | ${r.sees} | ${r.test} |`);
   });

@@ -205,6 +205,29 @@ describe("user edits in files under review", function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it("a folder of kept files the user deletes leaves the review even when the review is read again before the deletion's event", async () => {
+    // The user deletes a folder in the Explorer and at once keeps another file (any Keep, Undo or
+    // save re-reads the review): that read sees the kept files gone before the watcher says so.
+    const dir = ws("src", "user-deletes-then-keeps");
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    const files = ["one.txt", "two.txt", "three.txt"].map((f) => path.join(dir, f));
+    const other = ws("src", "kept-meanwhile.txt");
+    for (const f of [...files, other]) fs.writeFileSync(f, ORIGINAL);
+    await run("DeletesThenKeeps", { turns: [[...[...files, other].map((f) => ({ writeFile: { path: f, content: EDITED } }))]] });
+    await until(() => [...files, other].every((f) => changes.pendingFiles().some((p) => p.path === f)), "four files pending");
+    for (const f of files) await changes.keepFile(f);
+    await vscode.window.showTextDocument(vscode.Uri.file(files[0]!), { preview: false });
+    await until(() => !changes.agentBusy(other), "no agent to be working");
+    // Their review diffs and an editor just closed (their documents close around the deletion).
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    fs.rmSync(dir, { recursive: true });
+    await changes.keepFile(other);
+    await until(() => !changes.files().some((f) => f.path.startsWith(dir + path.sep)), "the deleted folder's kept files to leave the review");
+    assert.deepEqual(changes.pendingFiles().filter((f) => f.path.startsWith(dir + path.sep)).map((f) => f.path), [], "none of them pending as a deletion");
+    fs.rmSync(other, { force: true });
+  });
+
   it("a file the agent deletes while it works is pending as its deletion, and Undo brings it back", async () => {
     const file = ws("src", "agent-deletes.txt");
     fs.writeFileSync(file, ORIGINAL);
