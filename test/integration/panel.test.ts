@@ -683,6 +683,33 @@ describe("the thought panel", function () {
     assert.ok(alphaBack);
     assert.equal((await evaluate(view, undefined, "sidebar")).following, false, "Alpha not following either");
     await screenshot("test-results/pick-keeps-place.png");
+    // With find open, picking Beta makes the match at its kept place the current one (not one
+    // near where Alpha's view was before Beta's place was restored).
+    await fill("#search", "step", "sidebar");
+    await waitFor(() => /^\d+ of \d+$/.test(document.querySelector(".match-count")?.textContent ?? "") || undefined, undefined, { view: "sidebar", what: "the matches counted in Alpha" });
+    await pick(beta.sessionId, "beta");
+    const current = (): { counter: string; entry: string; inView: boolean; top: string } => {
+      const t = document.querySelector("#transcript")!;
+      const box = t.getBoundingClientRect();
+      const top = (document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry")?.textContent ?? "").split(":")[0] ?? "";
+      const counter = document.querySelector(".match-count")?.textContent ?? "";
+      const sr = [...(CSS.highlights.get("find-current") ?? [])][0];
+      if (!sr) return { counter, entry: "", inView: false, top };
+      const range = document.createRange();
+      range.setStart(sr.startContainer, sr.startOffset);
+      range.setEnd(sr.endContainer, sr.endOffset);
+      const r = range.getBoundingClientRect();
+      const entry = (sr.startContainer.parentElement?.closest(".entry")?.textContent ?? "").split(":")[0] ?? "";
+      // In sight, if only in part (the view's top line may be cut, as the reader left it).
+      return { counter, entry, inView: r.height > 0 && r.bottom > box.top && r.top < box.bottom, top };
+    };
+    const found = await waitFor(() => {
+      const c = (document.querySelector(".match-count")?.textContent ?? "");
+      return /^\d+ of \d+$/.test(c) && CSS.highlights.get("find-current")?.size ? true : undefined;
+    }, undefined, { view: "sidebar", what: "a current match in Beta" }).then(() => evaluate(current, undefined, "sidebar"));
+    assert.equal(found.top, "Beta step 9", `Beta opened at its kept place (${JSON.stringify(found)})`);
+    assert.ok(found.inView, `the current match is one the reader sees at Beta's kept place (${JSON.stringify(found)})`);
+    await fill("#search", "", "sidebar");
     // Revealing a tool call of Beta (as "Why this change?" does) shows that card, not Beta's kept place.
     a._test.controller.reveal(beta.sessionId, "Beta-read-25");
     const revealed = await waitFor(() => {

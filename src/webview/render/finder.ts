@@ -180,6 +180,11 @@ export class Finder {
    * reader types), or only make it current ("here": a search restored after a reload, another session).
    */
   private want: 1 | -1 | "near" | "here" | undefined;
+  /**
+   * The frame that reset the search has not ended: a "here" waits for the next one, because the
+   * place a picked session (or a reload) opens at is only restored at that frame's end.
+   */
+  private fresh = false;
   /** A step replaced a "near" still waiting for the count: it steps from the match nearest the view. */
   private stepFromNear = false;
   /** The match to scroll to at the end of this frame. */
@@ -238,6 +243,7 @@ export class Finder {
     this.scanOn(due);
     this.countModel(deadline);
     this.navigate(session, ctx);
+    this.fresh = false;
     this.publish();
   }
 
@@ -296,6 +302,7 @@ export class Finder {
     this.current = undefined;
     this.scrollTo = undefined;
     this.want = !q ? undefined : typed ? "near" : "here";
+    this.fresh = true;
     this.stepFromNear = false;
     this.complete = true;
     clearTimeout(this.timer);
@@ -646,6 +653,10 @@ export class Finder {
 
   private navigate(session: SessionView, ctx: RenderCtx): void {
     if (!this.counted() || this.want === undefined) return;
+    if (this.want === "here" && this.fresh) {
+      this.hooks.invalidate();
+      return;
+    }
     const want = this.want;
     const fromNear = this.stepFromNear;
     this.want = undefined;
