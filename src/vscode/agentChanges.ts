@@ -96,7 +96,13 @@ export class AgentChanges implements vscode.Disposable {
       // event to account for: the document may close just after its file was deleted).
       vscode.workspace.onDidCloseTextDocument((d) => {
         const file = d.uri.fsPath;
-        if (d.uri.scheme === "file" && this.ledger.get(file)) void readCurrent(file).then((t) => { if (!openDocument(file) && (t !== null || typeof this.known.get(file) !== "string")) this.known.set(file, t); });
+        if (d.uri.scheme !== "file" || !this.ledger.get(file)) return;
+        void readCurrent(file).then((t) => {
+          if (openDocument(file)) return;
+          if (t !== null || typeof this.known.get(file) !== "string") this.known.set(file, t);
+          // Its file was deleted while it had unsaved text (which kept it under review), and that text is now let go.
+          if (t === null) void this.diskDeleted(vscode.Uri.file(file));
+        });
       }),
       watcher,
       watcher.onDidChange((uri) => void this.diskChanged(uri)),
@@ -121,10 +127,16 @@ export class AgentChanges implements vscode.Disposable {
    */
   private documentChanged(e: vscode.TextDocumentChangeEvent): void {
     const doc = e.document;
-    if (doc.uri.scheme !== "file" || e.contentChanges.length === 0) return;
+    if (doc.uri.scheme !== "file") return;
     const file = doc.uri.fsPath;
     const tracked = this.ledger.get(file);
     if (!tracked) return;
+    if (e.contentChanges.length === 0) {
+      // Its unsaved text discarded (reverted, closed without saving): a file deleted meanwhile,
+      // which that text kept under review, is judged as a deletion now.
+      if (!doc.isDirty) void diskFile(file).then((d) => { if (d.kind === "missing") void this.diskDeleted(doc.uri); });
+      return;
+    }
     const after = doc.getText();
     const before = this.known.get(file);
     this.known.set(file, after);
@@ -151,7 +163,8 @@ export class AgentChanges implements vscode.Disposable {
     const after = await readCurrent(file);
     if (openDocument(file) || this.ledger.get(file) !== tracked) return;
     const before = this.known.get(file);
-    this.known.set(file, after);
+    // Gone: the text last accounted for stays (the deletion's event decides what a deletion means).
+    if (after !== null) this.known.set(file, after);
     this.current.set(file, after);
     if (typeof before === "string" && typeof after === "string" && before !== after) this.applyChange(tracked, before, after, changesBetween(before, after), author);
     this.scheduleRefresh(file);
@@ -176,9 +189,12 @@ export class AgentChanges implements vscode.Disposable {
       const file = tracked.path;
       const before = this.known.get(file);
       const doc = openDocument(file);
-      // Whether it had pending agent changes is judged on its text from before the deletion: a
-      // refresh that ran since (any Keep or Undo) may already have read it as gone.
-      if (typeof before !== "string" || doc?.isDirty || this.reviewEditing.has(file) || this.agentBusy(file) || summarize(tracked, before).state === "pending") {
+      // Whether it had pending agent changes is judged on its text from before the deletion: the
+      // last accounted for, and the last read unless that read already found it gone (a refresh,
+      // after any Keep or Undo, may run between the deletion and its event).
+      const read = this.current.get(file);
+      const hadPending = summarize(tracked, before ?? null).state === "pending" || (typeof read === "string" && summarize(tracked, read).state === "pending");
+      if (typeof before !== "string" || doc?.isDirty || this.reviewEditing.has(file) || this.agentBusy(file) || hadPending) {
         // Stays under review: seen as gone (a file in a deleted folder gets no event of its own;
         // an open document does not change when its file goes, so its file is read again).
         if (doc) this.scheduleRefresh(file);

@@ -225,7 +225,26 @@ describe("user edits in files under review", function () {
     await changes.keepFile(other);
     await until(() => !changes.files().some((f) => f.path.startsWith(dir + path.sep)), "the deleted folder's kept files to leave the review");
     assert.deepEqual(changes.pendingFiles().filter((f) => f.path.startsWith(dir + path.sep)).map((f) => f.path), [], "none of them pending as a deletion");
-    fs.rmSync(other, { force: true });
+    // A kept file deleted while its editor has unsaved text stays (the text is the user's to save);
+    // closed without saving, its review ends too, rather than turning into a pending deletion.
+    await typeAt(other, 0, "typed, not saved\n");
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(other)), path.basename(other)));
+    try {
+      const deleted = new Promise<void>((resolve) => watcher.onDidDelete(() => resolve()));
+      fs.rmSync(other);
+      // The review hears of it in the same batch of the watcher's events.
+      await deleted;
+    } finally {
+      watcher.dispose();
+    }
+    await until(async () => (await changes.hunksOf(other)).current?.startsWith("typed, not saved") || undefined, "the unsaved text read as the file's");
+    assert.ok(changes.files().some((f) => f.path === other) && !changes.pendingFiles().some((f) => f.path === other), "under review, nothing pending");
+    await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
+    await until(() => !changes.files().some((f) => f.path === other), "the file closed without saving to leave the review").catch(async (e: unknown) => {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === other);
+      throw new Error(`${String(e)}; document ${doc ? `open, dirty ${doc.isDirty}` : "closed"}; tabs ${tabsOf(other).length}; pending ${changes.pendingFiles().some((f) => f.path === other)}; current ${JSON.stringify((await changes.hunksOf(other)).current)}`, { cause: e });
+    });
+    assert.ok(!fs.existsSync(other), "not brought back");
   });
 
   it("a file the agent deletes while it works is pending as its deletion, and Undo brings it back", async () => {
