@@ -35,6 +35,8 @@ interface Persisted {
   searchFilter?: boolean;
   /** The entry at the top of the view when it was saved, and where it started against the view's top (px). */
   anchor?: ScrollAnchor;
+  /** Where the reader left other sessions they picked another one from, oldest first. */
+  places?: ScrollAnchor[];
   stick: boolean;
   planOpen: boolean;
   /** Sent prompts, oldest first (↑/↓ in the prompt box). */
@@ -55,6 +57,19 @@ const MAX_KEPT_PROMPT = 100_000;
 export const MAX_QUEUED = 20;
 
 const MAX_TURN_KEYS = 500;
+/** Sessions whose place is kept for when they are picked again. */
+const MAX_PLACES = 50;
+
+/** A saved place, if it is one (the webview's state is the reader's, but read as untrusted all the same). */
+function parseAnchor(a: unknown): ScrollAnchor | undefined {
+  if (!a || typeof a !== "object") return undefined;
+  const { session, id, offset } = a as Partial<ScrollAnchor>;
+  return typeof session === "string" && session.length <= 1000 && typeof id === "string" && id.length <= 1000 && typeof offset === "number" && Number.isFinite(offset)
+    ? { session, id, offset }
+    : undefined;
+}
+
+const rounded = (a: ScrollAnchor): ScrollAnchor => ({ ...a, offset: Math.round(a.offset) });
 
 export class UiState {
   draft = "";
@@ -72,6 +87,8 @@ export class UiState {
   queue: QueuedPrompt[] = [];
   /** The prompt box's chips, kept with the draft across a reload. */
   mentions: MentionRef[] = [];
+  /** Where the reader left each session they picked another one from, when it was not at its latest (the most recent MAX_PLACES, oldest first). */
+  private readonly places = new Map<string, ScrollAnchor>();
 
   /** Per-entry open/closed overrides (thoughts, tool cards), keyed `session/entryId`. */
   readonly entryOpen = new Map<string, boolean>();
@@ -111,8 +128,8 @@ export class UiState {
     }
     if (typeof p.search === "string") this.search = p.search;
     if (typeof p.searchFilter === "boolean") this.searchFilter = p.searchFilter;
-    const a = p.anchor;
-    if (a && typeof a === "object" && typeof a.session === "string" && a.session.length <= 1000 && typeof a.id === "string" && a.id.length <= 1000 && typeof a.offset === "number" && Number.isFinite(a.offset)) this.anchor = { session: a.session, id: a.id, offset: a.offset };
+    this.anchor = parseAnchor(p.anchor);
+    if (Array.isArray(p.places)) for (const a of p.places.slice(-MAX_PLACES)) { const place = parseAnchor(a); if (place) this.keepPlace(place); }
     if (typeof p.stick === "boolean") this.stick = p.stick;
     if (typeof p.planOpen === "boolean") this.planOpen = p.planOpen;
     if (Array.isArray(p.history)) this.history = p.history.filter((t): t is string => typeof t === "string" && t.length <= MAX_KEPT_PROMPT).slice(-100);
@@ -139,11 +156,30 @@ export class UiState {
     if (keys.length > MAX_TURN_KEYS) for (const k of keys.slice(0, keys.length - MAX_TURN_KEYS)) delete this.turnOpen[k];
     const p: Persisted = {
       v: 1, draft: this.draft, turnOpen: this.turnOpen, filters: this.filters, search: this.search, searchFilter: this.searchFilter,
-      ...(this.anchor ? { anchor: { ...this.anchor, offset: Math.round(this.anchor.offset) } } : {}), stick: this.stick, planOpen: this.planOpen,
+      ...(this.anchor ? { anchor: rounded(this.anchor) } : {}), stick: this.stick, planOpen: this.planOpen,
+      ...(this.places.size ? { places: [...this.places.values()].map(rounded) } : {}),
       history: this.history.filter((t) => t.length <= MAX_KEPT_PROMPT), queue: this.queue,
       ...(this.mentions.length ? { mentions: this.mentions } : {}),
     };
     this.store.setState(p);
+  }
+
+  /** The place the reader left `session` at, if kept. */
+  placeOf(session: string): ScrollAnchor | undefined {
+    return this.places.get(session);
+  }
+
+  /** Keeps where the reader left a session (its most recent); the oldest goes past MAX_PLACES. Saved soon. */
+  keepPlace(place: ScrollAnchor): void {
+    this.places.delete(place.session);
+    this.places.set(place.session, place);
+    if (this.places.size > MAX_PLACES) this.places.delete(this.places.keys().next().value as string);
+    this.save();
+  }
+
+  /** The reader left `session` at its latest: it opens there. */
+  dropPlace(session: string): void {
+    if (this.places.delete(session)) this.save();
   }
 
   setFilter(g: FilterGroup, on: boolean): void {

@@ -683,6 +683,33 @@ describe("the thought panel", function () {
     assert.ok(alphaBack);
     assert.equal((await evaluate(view, undefined, "sidebar")).following, false, "Alpha not following either");
     await screenshot("test-results/pick-keeps-place.png");
+    // The panel's page goes away and comes back (Developer: Reload Webviews; a window reload
+    // restores it the same way): Alpha, shown, is back at step 20, and Beta still opens at step 9.
+    await evaluate(() => { (window as Window & { __atOldPage?: boolean }).__atOldPage = true; return true; }, undefined, "sidebar");
+    await vscode.commands.executeCommand("workbench.action.webview.reloadWebviewAction");
+    await waitFor(() => (window as Window & { __atOldPage?: boolean }).__atOldPage !== true && (document.querySelector("#transcript")?.textContent ?? "").includes("Alpha is done"), undefined, { view: "sidebar", what: "the new page with Alpha", timeoutMs: 60_000 });
+    await waitFor(() => {
+      const t = document.querySelector("#transcript")!;
+      const box = t.getBoundingClientRect();
+      return (document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry")?.textContent ?? "").startsWith("Alpha step 20:") || undefined;
+    }, undefined, { view: "sidebar", what: "Alpha's step 20 at the top after the reload" }).catch(async (e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}; now ${JSON.stringify(await evaluate(view, undefined, "sidebar"))}`);
+    });
+    await pick(beta.sessionId, "beta");
+    const betaAfterReload = await waitFor(() => {
+      const t = document.querySelector("#transcript")!;
+      const box = t.getBoundingClientRect();
+      return (document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry")?.textContent ?? "").startsWith("Beta step 9:") || undefined;
+    }, undefined, { view: "sidebar", what: "Beta's step 9 at the top, picked after the reload" }).catch(async (e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}; now ${JSON.stringify(await evaluate(view, undefined, "sidebar"))}`);
+    });
+    assert.ok(betaAfterReload);
+    await pick(alpha.sessionId, "alpha");
+    await waitFor(() => {
+      const t = document.querySelector("#transcript")!;
+      const box = t.getBoundingClientRect();
+      return (document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry")?.textContent ?? "").startsWith("Alpha step 20:") || undefined;
+    }, undefined, { view: "sidebar", what: "Alpha's step 20 at the top, picked back after the reload" });
     // With find open, picking Beta makes the match at its kept place the current one (not one
     // near where Alpha's view was before Beta's place was restored).
     await fill("#search", "step", "sidebar");

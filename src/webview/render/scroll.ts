@@ -26,8 +26,6 @@ import { entryElement } from "./entryBase";
 const STICK_PX = 40;
 /** The position is saved this long after the last scroll. */
 const SAVE_MS = 300;
-/** Sessions whose place is kept for when they are picked again. */
-const PLACES = 50;
 
 export class ScrollKeeper {
   readonly jump: HTMLButtonElement;
@@ -44,8 +42,6 @@ export class ScrollKeeper {
   /** The last turn's newest entries are not drawn (see Transcript.hidesLatest). */
   private latestHidden = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Where the reader left each session they picked another one from, when it was not its latest (the most recent PLACES). */
-  private readonly places = new Map<string, ScrollAnchor>();
   /** The session just picked: its place is restored at the end of the first frame that draws its turns. */
   private picked: string | undefined;
   /** The session the panel draws (with turns or not), as the last frame said. */
@@ -130,7 +126,7 @@ export class ScrollKeeper {
    * it), until that place is restored; none when it follows the bottom or is of another session.
    */
   restoreTarget(sessionId: string): string | undefined {
-    if (this.picked === sessionId) return this.places.get(sessionId)?.id;
+    if (this.picked === sessionId) return this.ui.placeOf(sessionId)?.id;
     const a = this.ui.anchor;
     return !this.restored && !this.ui.stick && a?.session === sessionId ? a.id : undefined;
   }
@@ -152,12 +148,12 @@ export class ScrollKeeper {
       if (!this.restored) {
         // Picked before the place saved before a reload was restored: that place stays the old session's.
         const a = this.ui.anchor;
-        if (!this.ui.stick && a?.session === from) this.keep(from, a);
+        if (!this.ui.stick && a?.session === from) this.ui.keepPlace(a);
         this.restored = true;
       } else if (from === this.sessionId) {
         const place = this.stick ? undefined : this.anchorNow();
-        if (place) this.keep(from, place);
-        else if (this.stick) this.places.delete(from);
+        if (place) this.ui.keepPlace(place);
+        else if (this.stick) this.ui.dropPlace(from);
       }
     }
     if (this.restored) this.picked = next;
@@ -169,12 +165,6 @@ export class ScrollKeeper {
     this.release();
   }
 
-  private keep(session: string, place: ScrollAnchor): void {
-    this.places.delete(session);
-    this.places.set(session, place);
-    if (this.places.size > PLACES) this.places.delete(this.places.keys().next().value as string);
-  }
-
   /**
    * End of a frame (`shown`: the session shown, when it has turns): restores the saved place once
    * after a reload; shows the state. `waiting`: the place is in turns still to come (a saved
@@ -184,7 +174,7 @@ export class ScrollKeeper {
     this.sessionId = shown;
     if (this.picked !== undefined && this.picked === shown) {
       this.picked = undefined;
-      const place = this.places.get(shown);
+      const place = this.ui.placeOf(shown);
       if (place) this.restore(shown, place);
       else if (!this.stick) {
         this.stick = true;
