@@ -249,7 +249,7 @@ function finishInstall(status) {
 
 function install() {
   const started = Date.now();
-  log(`installing code-server@${CODE_SERVER_VERSION} into ${installDir()} (once; ~1 min)…`);
+  log(`installing code-server@${CODE_SERVER_VERSION} into ${installDir()} (once; ~2 min)…`);
   if (Number(process.versions.node.split(".")[0]) !== REQUIRED_NODE_MAJOR) {
     log(`warning: code-server ${CODE_SERVER_VERSION} requires Node ${REQUIRED_NODE_MAJOR}, this is ${process.version}`);
   }

@@ -635,6 +635,14 @@ describe("the thought panel", function () {
       await pickInSwitcher(id);
       await waitFor((p: string) => [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent === p, prompt, { view: "sidebar", what: `session "${prompt}" shown` });
     };
+    /** Waits for the entry at the top of the view to start with `prefix`. */
+    const atTop = async (prefix: string, what: string): Promise<unknown> => waitFor((p: string) => {
+      const t = document.querySelector("#transcript")!;
+      const box = t.getBoundingClientRect();
+      return (document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry")?.textContent ?? "").startsWith(p) || undefined;
+    }, prefix, { view: "sidebar", what }).catch(async (e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}; now ${JSON.stringify(await evaluate(view, undefined, "sidebar"))}`);
+    });
     // Reading Beta at step 9, the user picks Alpha: it opens at its latest, followed (never left elsewhere).
     assert.ok(await evaluate(scrollTo, "Beta step 9:", "sidebar"), "Beta's step 9 drawn");
     await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === false, undefined, { view: "sidebar", what: "Beta no longer following" });
@@ -645,11 +653,7 @@ describe("the thought panel", function () {
     await until(() => Object.keys(a._test.controller.viewState.sessions).length > sessions || undefined, "the new session");
     await waitFor(() => document.querySelectorAll("#transcript .turn-prompt").length === 0 || undefined, undefined, { view: "sidebar", what: "the new, empty session shown" });
     await pick(beta.sessionId, "beta");
-    await waitFor(() => {
-      const t = document.querySelector("#transcript")!;
-      const box = t.getBoundingClientRect();
-      return (document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry")?.textContent ?? "").startsWith("Beta step 9:") || undefined;
-    }, undefined, { view: "sidebar", what: "Beta's step 9 back at the top after the new session" });
+    await atTop("Beta step 9:", "Beta's step 9 back at the top after the new session");
     await pick(alpha.sessionId, "alpha");
     const alphaFirst = await waitFor(() => {
       const t = document.querySelector("#transcript")!;
@@ -688,28 +692,11 @@ describe("the thought panel", function () {
     await evaluate(() => { (window as Window & { __atOldPage?: boolean }).__atOldPage = true; return true; }, undefined, "sidebar");
     await vscode.commands.executeCommand("workbench.action.webview.reloadWebviewAction");
     await waitFor(() => (window as Window & { __atOldPage?: boolean }).__atOldPage !== true && (document.querySelector("#transcript")?.textContent ?? "").includes("Alpha is done"), undefined, { view: "sidebar", what: "the new page with Alpha", timeoutMs: 60_000 });
-    await waitFor(() => {
-      const t = document.querySelector("#transcript")!;
-      const box = t.getBoundingClientRect();
-      return (document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry")?.textContent ?? "").startsWith("Alpha step 20:") || undefined;
-    }, undefined, { view: "sidebar", what: "Alpha's step 20 at the top after the reload" }).catch(async (e: unknown) => {
-      throw new Error(`${e instanceof Error ? e.message : String(e)}; now ${JSON.stringify(await evaluate(view, undefined, "sidebar"))}`);
-    });
+    await atTop("Alpha step 20:", "Alpha's step 20 at the top after the reload");
     await pick(beta.sessionId, "beta");
-    const betaAfterReload = await waitFor(() => {
-      const t = document.querySelector("#transcript")!;
-      const box = t.getBoundingClientRect();
-      return (document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry")?.textContent ?? "").startsWith("Beta step 9:") || undefined;
-    }, undefined, { view: "sidebar", what: "Beta's step 9 at the top, picked after the reload" }).catch(async (e: unknown) => {
-      throw new Error(`${e instanceof Error ? e.message : String(e)}; now ${JSON.stringify(await evaluate(view, undefined, "sidebar"))}`);
-    });
-    assert.ok(betaAfterReload);
+    await atTop("Beta step 9:", "Beta's step 9 at the top, picked after the reload");
     await pick(alpha.sessionId, "alpha");
-    await waitFor(() => {
-      const t = document.querySelector("#transcript")!;
-      const box = t.getBoundingClientRect();
-      return (document.elementFromPoint(box.left + box.width / 2, box.top + 2)?.closest(".entry")?.textContent ?? "").startsWith("Alpha step 20:") || undefined;
-    }, undefined, { view: "sidebar", what: "Alpha's step 20 at the top, picked back after the reload" });
+    await atTop("Alpha step 20:", "Alpha's step 20 at the top, picked back after the reload");
     // With find open, picking Beta makes the match at its kept place the current one (not one
     // near where Alpha's view was before Beta's place was restored).
     await fill("#search", "step", "sidebar");
