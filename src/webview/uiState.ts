@@ -129,7 +129,15 @@ export class UiState {
     if (typeof p.search === "string") this.search = p.search;
     if (typeof p.searchFilter === "boolean") this.searchFilter = p.searchFilter;
     this.anchor = parseAnchor(p.anchor);
-    if (Array.isArray(p.places)) for (const a of p.places.slice(-MAX_PLACES)) { const place = parseAnchor(a); if (place) this.keepPlace(place); }
+    if (Array.isArray(p.places)) {
+      for (const a of p.places.slice(-MAX_PLACES)) {
+        const place = parseAnchor(a);
+        if (place) {
+          this.places.delete(place.session);
+          this.places.set(place.session, place);
+        }
+      }
+    }
     if (typeof p.stick === "boolean") this.stick = p.stick;
     if (typeof p.planOpen === "boolean") this.planOpen = p.planOpen;
     if (Array.isArray(p.history)) this.history = p.history.filter((t): t is string => typeof t === "string" && t.length <= MAX_KEPT_PROMPT).slice(-100);

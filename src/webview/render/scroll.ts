@@ -149,8 +149,10 @@ export class ScrollKeeper {
         // Picked before the place saved before a reload was restored: that place stays the old session's.
         const a = this.ui.anchor;
         if (!this.ui.stick && a?.session === from) this.ui.keepPlace(a);
+        else if (this.ui.stick) this.ui.dropPlace(from);
         this.restored = true;
-      } else if (from === this.sessionId) {
+      } else if (from === this.sessionId && this.picked !== from) {
+        // (A session whose kept place is still to be restored, in turns still loading, keeps it.)
         const place = this.stick ? undefined : this.anchorNow();
         if (place) this.ui.keepPlace(place);
         else if (this.stick) this.ui.dropPlace(from);
@@ -173,8 +175,18 @@ export class ScrollKeeper {
   settle(shown: string | undefined, waiting = false): void {
     this.sessionId = shown;
     if (this.picked !== undefined && this.picked === shown) {
-      this.picked = undefined;
       const place = this.ui.placeOf(shown);
+      if (place && waiting) {
+        // Its place is in turns still to come (a saved session loads its last turn first): the
+        // latest shows meanwhile, and the place waits for them, kept (nothing is saved).
+        if (!this.stick) {
+          this.stick = true;
+          this.toBottom();
+        }
+        this.sync();
+        return;
+      }
+      this.picked = undefined;
       if (place) this.restore(shown, place);
       else if (!this.stick) {
         this.stick = true;
@@ -202,8 +214,9 @@ export class ScrollKeeper {
     this.sync();
   }
 
-  /** The reader scrolls before the saved place could be restored: theirs is the place now. */
+  /** The reader scrolls before the saved place could be restored (or a picked session's kept one): theirs is the place now. */
   private takeOver(): void {
+    if (this.picked !== undefined && this.picked === this.sessionId) this.picked = undefined;
     if (this.restored || this.sessionId === undefined) return;
     this.restored = true;
   }
