@@ -109,6 +109,7 @@ const zBody = z.discriminatedUnion("kind", [
 
 const zEnvelope = z.object({
   seq: z.number().int().positive(),
+  from: z.number().int().positive().optional(),
   at: z.number(),
   sessionId: z.string(),
   turnId: z.number().optional(),

@@ -46,6 +46,11 @@ function plainChunk(e: ChunkEvent): boolean {
   return e.content.type === "text" && e.content.text === e.text;
 }
 
+/** A run's one event: its first chunk's fields and `from` (see EventEnvelope), the joined text, its last chunk's `seq`. */
+function joinedRun(first: ChunkEvent, text: string, lastSeq: number): ChunkEvent {
+  return { ...first, text, content: { type: "text", text }, seq: lastSeq, from: first.from ?? first.seq };
+}
+
 function sameRun(a: ChunkEvent, b: ChunkEvent): boolean {
   return a.kind === b.kind && a.messageId === b.messageId && a.turnId === b.turnId && a.replayed === b.replayed && a.cuts === undefined && b.cuts === undefined;
 }
@@ -118,7 +123,7 @@ export class RunQueue {
 export const LOG_RUNS: RunRules = {
   starts: (e): e is ChunkEvent => isChunk(e) && plainChunk(e),
   continues: (first, next): next is ChunkEvent => isChunk(next) && plainChunk(next) && sameRun(first, next),
-  joined: (first, last, text) => ({ ...first, text, content: { type: "text", text }, seq: last.seq }),
+  joined: (first, last, text) => joinedRun(first, text, last.seq),
 };
 
 /** `events` with each run of text chunks joined as the log keeps them (LOG_RUNS). */
@@ -213,7 +218,7 @@ export class SessionLog {
     const text = [...run.blocks, ...run.pieces].join("");
     run.blocks = [text];
     run.pieces = [];
-    this.events[run.index] = { ...run.first, text, content: { type: "text", text }, seq: run.lastSeq };
+    this.events[run.index] = joinedRun(run.first, text, run.lastSeq);
   }
 
   /** Ends turn attribution without a `turn_end` (the turn failed; an `error` event says why). */

@@ -161,6 +161,11 @@ export type ThoughtEventKind = ThoughtEventBody["kind"];
 export interface EventEnvelope {
   /** 1-based, dense and increasing within a session log. */
   seq: number;
+  /**
+   * A run of text chunks joined as one event (as the session log and transcripts keep them): its
+   * first chunk's `seq` (`seq` is its last's). The panel names the entry after it, as it did live.
+   */
+  from?: number;
   /** Receipt time, milliseconds since the epoch. */
   at: number;
   /** Our session key (the agent's session id once known). */

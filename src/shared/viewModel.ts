@@ -669,7 +669,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
         appendText(d, t, last, e.text);
         return;
       }
-      pushEntry(d, v, t, { type: "thought", id: `e${e.seq}`, text: e.text, startedAt: e.at }, e.at);
+      pushEntry(d, v, t, { type: "thought", id: `e${e.from ?? e.seq}`, text: e.text, startedAt: e.at }, e.at);
       return;
     }
     case "message": {
@@ -679,7 +679,7 @@ function apply(d: Draft, s: ViewState, e: ThoughtEvent): void {
         appendText(d, t, last, e.text);
         return;
       }
-      pushEntry(d, v, t, { type: "message", id: `e${e.seq}`, text: e.text, at: e.at, ...(e.messageId ? { messageId: e.messageId } : {}) }, e.at);
+      pushEntry(d, v, t, { type: "message", id: `e${e.from ?? e.seq}`, text: e.text, at: e.at, ...(e.messageId ? { messageId: e.messageId } : {}) }, e.at);
       return;
     }
     case "tool_start": {

@@ -3,6 +3,7 @@ import * as assert from "node:assert/strict";
 import { joinChunkRuns, LOG_RUNS, RunQueue, SessionLog, type ChunkEvent } from "../../src/core/sessionLog";
 import { PANEL_RUNS } from "../../src/core/panelPatches";
 import type { ThoughtEvent } from "../../src/shared/events";
+import { EMPTY_STATE, reduce } from "../../src/shared/viewModel";
 
 /** Runs joined the plain way (a list scanned once), to check RunQueue against. */
 function reference(events: readonly ThoughtEvent[], rules: typeof LOG_RUNS): ThoughtEvent[] {
@@ -95,6 +96,30 @@ describe("SessionLog", () => {
     assert.equal(heard.length, 1513, "listeners heard every chunk");
     assert.equal(log.length, 1513);
     assert.equal(log.lastSeq, 1513);
+  });
+
+  it("a joined run names its first chunk (`from`), so a session read back from its transcript has the entry ids it had live", () => {
+    let t = 0;
+    const log = new SessionLog("s", () => ++t);
+    const live: ThoughtEvent[] = [];
+    log.subscribe((e) => live.push(e));
+    const text = (kind: "thought" | "message", s: string) => ({ kind, text: s, content: { type: "text" as const, text: s } });
+    log.append({ kind: "turn_start", turnId: 1, prompt: [] }, text("thought", "weighing "), text("thought", "it"));
+    log.append({ kind: "tool_start", toolCallId: "t1", title: "Read a.ts" }, text("message", "Done"), text("message", " here."));
+    log.append({ kind: "turn_end", turnId: 1, stopReason: "end_turn" });
+    const ids = (events: readonly ThoughtEvent[]): string[] => {
+      let state = EMPTY_STATE;
+      for (const e of events) state = reduce(state, [e]);
+      return state.sessions.s!.turns.flatMap((turn) => turn.entries.map((e) => `${e.type} ${e.id}`));
+    };
+    assert.deepEqual(ids(live), ["thought e2", "tool e4", "message e5"]);
+    const kept = log.all();
+    assert.deepEqual(kept.map((e) => [e.kind, e.seq, e.from]), [["turn_start", 1, undefined], ["thought", 3, 2], ["tool_start", 4, undefined], ["message", 6, 5], ["turn_end", 7, undefined]]);
+    assert.deepEqual(ids(kept), ids(live), "read back as the log keeps them");
+    // Written as the transcript queues them (runs joined as they come), and joined again.
+    const queue = new RunQueue(LOG_RUNS);
+    for (const e of live) queue.push(e);
+    assert.deepEqual(ids(joinChunkRuns(queue.take())), ids(live), "read back from the transcript");
   });
 
   it("keeps the user's message blocks apart (two text blocks of a prompt are two paragraphs)", () => {
