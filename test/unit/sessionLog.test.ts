@@ -105,7 +105,7 @@ describe("SessionLog", () => {
     log.subscribe((e) => live.push(e));
     const text = (kind: "thought" | "message", s: string) => ({ kind, text: s, content: { type: "text" as const, text: s } });
     log.append({ kind: "turn_start", turnId: 1, prompt: [] }, text("thought", "weighing "), text("thought", "it"));
-    log.append({ kind: "tool_start", toolCallId: "t1", title: "Read a.ts" }, text("message", "Done"), text("message", " here."));
+    log.append({ kind: "tool_start", toolCallId: "t1", title: "Read a.ts", announced: true }, text("message", "Done"), text("message", " here."));
     log.append({ kind: "turn_end", turnId: 1, stopReason: "end_turn" });
     const ids = (events: readonly ThoughtEvent[]): string[] => {
       let state = EMPTY_STATE;

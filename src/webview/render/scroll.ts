@@ -149,7 +149,6 @@ export class ScrollKeeper {
         // Picked before the place saved before a reload was restored: that place stays the old session's.
         const a = this.ui.anchor;
         if (!this.ui.stick && a?.session === from) this.ui.keepPlace(a);
-        else if (this.ui.stick) this.ui.dropPlace(from);
         this.restored = true;
       } else if (from === this.sessionId && this.picked !== from) {
         // (A session whose kept place is still to be restored, in turns still loading, keeps it.)
@@ -178,7 +177,7 @@ export class ScrollKeeper {
       const place = this.ui.placeOf(shown);
       if (place && waiting) {
         // Its place is in turns still to come (a saved session loads its last turn first): the
-        // latest shows meanwhile, and the place waits for them, kept (nothing is saved).
+        // latest shows meanwhile, and the place waits for them, kept (persist saves nothing).
         if (!this.stick) {
           this.stick = true;
           this.toBottom();
@@ -258,6 +257,8 @@ export class ScrollKeeper {
 
   /** The reader asked to see something specific: stop following. */
   release(): void {
+    // (A picked session's kept place still to come is given up: the reader went somewhere.)
+    if (this.picked !== undefined && this.picked === this.sessionId) this.picked = undefined;
     if (!this.stick) return;
     this.stick = false;
     this.sync();
@@ -276,11 +277,14 @@ export class ScrollKeeper {
   /** Saves the place; `now`: at once rather than with the next coalesced save (the reader started or stopped following: a reload may come next). */
   private persist(now = false): void {
     // Nothing the reader did yet on this page, or nothing to read it from (hidden, going away): the place saved before stands.
-    if (!this.restored || this.el.clientHeight === 0) return;
+    // A picked session's kept place still to come (see settle) is not overwritten by the latest shown meanwhile.
+    if (!this.restored || this.el.clientHeight === 0 || (this.picked !== undefined && this.picked === this.sessionId)) return;
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     this.ui.stick = this.stick;
     this.ui.anchor = this.stick ? undefined : this.anchorNow();
+    // Following a session's latest again: it opens there when picked, not at a place kept before.
+    if (this.stick && this.sessionId !== undefined) this.ui.dropPlace(this.sessionId);
     if (now) this.ui.flush();
     else this.ui.save();
   }
