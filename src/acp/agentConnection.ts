@@ -15,7 +15,7 @@ import { stringifyJson } from "../core/json";
 import { parseConfigOptions } from "../core/updateMapper";
 import { jsonWeight, TURN_UPDATE_LIMIT } from "../core/outputBudget";
 import { AgentSession, describeError, type ContinueFrom, type SessionTransport } from "./agentSession";
-import { ndJsonStream } from "./ndjson";
+import { ndJsonStream, type AgentStream } from "./ndjson";
 import type { AgentSpec, ClientPorts } from "./ports";
 import { ProcessGroup } from "./processGroups";
 import { startProcess, type LowShare, type ProcessPriority } from "./spawn";
@@ -76,6 +76,8 @@ export class AgentConnection {
   /** Updates dropped since the held ones were last taken up (the first one is logged). */
   private pendingDropped = 0;
   private stderrTail = "";
+  /** The agent's stdio framing (set once it is spawned). */
+  private output: AgentStream | undefined;
   private stderrWindow = { start: 0, lines: 0, dropped: 0 };
   private stderrFloodNoticed = false;
   private disposed = false;
@@ -187,7 +189,7 @@ export class AgentConnection {
       this.die(new AgentError(this.spec.name, how + (tail ? `; its last output: ${tail.slice(-600)}` : ""), this.restartHint, this.stderrTail));
     });
 
-    const stream = ndJsonStream(proc.stdin!, proc.stdout!, {
+    const stream = this.output = ndJsonStream(proc.stdin!, proc.stdout!, {
       incoming: (m, line) => this.tap(m, line),
       outgoing: (m) => logger.traceEnabled && logger.trace(`→ ${this.spec.name} ${truncate(stringifyJson(m))}`),
       noise: (line, reason) => {
@@ -598,7 +600,10 @@ export class AgentConnection {
           this.stopped(sessionId);
           this.stopping.set(sessionId, { turn: this.prompting.get(sessionId), end });
         }
-        return this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+        const sent = this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+        // An agent blocked writing its output (which waits to be read) gets to its input sooner.
+        this.output?.hurry();
+        return sent;
       },
       setMode: async (sessionId: string, modeId: string) => {
         await Promise.race([this.conn.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId }), this.dead]);

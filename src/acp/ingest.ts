@@ -11,6 +11,13 @@
 /** The longest stretch of agent output handled in one event-loop turn, across all agents. */
 export const INGEST_SLICE_MS = 8;
 
+/**
+ * How many more chunks of its stdout (each at most 64 KB) a hurried agent's are read while its
+ * lines still wait: enough for a write it is blocked in to complete, a bound for one that goes on
+ * writing regardless.
+ */
+export const HURRY_CHUNKS = 16;
+
 /** One agent's output as the scheduler sees it. */
 export interface IngestSource {
   /** Handles one waiting line; false when there is none. */
@@ -29,6 +36,8 @@ export class IngestScheduler {
   private scheduled = false;
   /** Sources with lines left over, in the order they ran out of time (round-robin). */
   private readonly backlog: IngestSource[] = [];
+  /** Hurried sources read on while their lines wait, and how many more chunks they may bring. */
+  private readonly hurried = new Map<IngestSource, number>();
 
   constructor(private readonly sliceMs = INGEST_SLICE_MS, private readonly now: () => number = () => performance.now()) {}
 
@@ -37,8 +46,33 @@ export class IngestScheduler {
    * the same source waits before them), else later in order.
    */
   run(source: IngestSource): void {
-    if (this.backlog.includes(source)) return;
+    if (this.backlog.includes(source)) {
+      // Read on while hurried (the lines join those waiting), then paused again.
+      const left = this.hurried.get(source);
+      if (left !== undefined && left <= 1) {
+        this.hurried.delete(source);
+        source.pause();
+      } else if (left !== undefined) this.hurried.set(source, left - 1);
+      return;
+    }
     if (!this.drain(source)) this.defer(source);
+  }
+
+  /**
+   * We sent `source`'s agent something it must read at once (a Stop): while its lines wait, its
+   * stdout is not read, and an agent whose writes block on a full pipe (Node's stdout to a pipe
+   * does) does not read its input either. Its lines go first next turn, and its stdout is read on
+   * for up to HURRY_CHUNKS chunks, so the write it is in completes and it gets to its input.
+   */
+  hurry(source: IngestSource): void {
+    const at = this.backlog.indexOf(source);
+    if (at < 0) return;
+    this.backlog.splice(at, 1);
+    this.backlog.unshift(source);
+    if (!this.hurried.has(source)) {
+      this.hurried.set(source, HURRY_CHUNKS);
+      source.resume();
+    }
   }
 
   /** Handles `source`'s lines while the slice lasts; true when none are left. */
@@ -76,6 +110,7 @@ export class IngestScheduler {
       for (let i = 0; i < sources.length; i++) {
         const source = sources[i]!;
         if (this.drain(source)) {
+          this.hurried.delete(source);
           source.resume();
           continue;
         }

@@ -32,10 +32,14 @@ function isUpdateNotification(m: AnyMessage): boolean {
   return "method" in m && m.method === "session/update" && !("id" in m);
 }
 
-export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks: NdJsonHooks, maxMessageBytes = MAX_MESSAGE_BYTES, scheduler: IngestScheduler = agentIngest): Stream {
+/** The agent's stdio as the SDK's stream; `hurry`: we sent it something to read at once (see IngestScheduler.hurry). */
+export type AgentStream = Stream & { hurry(): void };
+
+export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks: NdJsonHooks, maxMessageBytes = MAX_MESSAGE_BYTES, scheduler: IngestScheduler = agentIngest): AgentStream {
   // Set once the reader went away (connection closed) or the stream ended: an agent still writing
   // after that is ignored rather than enqueued into a closed stream (which throws).
   let closed = false;
+  let hurry = (): void => undefined;
   const readable = new ReadableStream<AnyMessage>({
     cancel() {
       closed = true;
@@ -102,6 +106,7 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
         pause: () => agentStdout.pause(),
         resume: () => agentStdout.resume(),
       };
+      hurry = () => scheduler.hurry(source);
       agentStdout.on("data", (chunk: Buffer) => {
         if (closed) return;
         // Scan only the new text for newlines so a huge line costs linear time.
@@ -160,5 +165,5 @@ export function ndJsonStream(agentStdin: Writable, agentStdout: Readable, hooks:
       agentStdin.destroy();
     },
   });
-  return { readable, writable };
+  return { readable, writable, hurry: () => hurry() };
 }

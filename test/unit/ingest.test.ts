@@ -2,7 +2,7 @@
 import * as assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
-import { IngestScheduler, type IngestSource } from "../../src/acp/ingest";
+import { HURRY_CHUNKS, IngestScheduler, type IngestSource } from "../../src/acp/ingest";
 import { ndJsonStream } from "../../src/acp/ndjson";
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -73,6 +73,37 @@ describe("agent output in slices (ingest)", () => {
     assert.deepEqual([a.handled, b.handled, c.handled], [12, 4, 4]);
     while (a.waiting || b.waiting || c.waiting) await turn();
     assert.ok(!a.paused && !b.paused && !c.paused);
+    for (const name of ["a", "b", "c"]) assert.deepEqual(log.filter((l) => l.startsWith(name)), Array.from({ length: 12 }, (_, i) => `${name}${i + 1}`));
+  });
+
+  it("a source whose agent was sent a Stop goes first, and its stdout is read on for a bounded number of chunks while its lines wait", async () => {
+    const clock = { t: 0 };
+    const log: string[] = [];
+    const scheduler = new IngestScheduler(8, () => clock.t);
+    const a = source("a", 12, clock, 2, log);
+    const b = source("b", 12, clock, 2, log);
+    const c = source("c", 12, clock, 2, log);
+    scheduler.run(a);
+    scheduler.run(b);
+    scheduler.run(c);
+    assert.ok(a.paused && b.paused && c.paused);
+    // Stop sent to c's agent: read again at once (the write it is blocked in completes)...
+    scheduler.hurry(c);
+    assert.equal(c.paused, false, "the hurried agent's stdout is read again");
+    // ...for HURRY_CHUNKS more chunks (each arrives as a run) while its lines still wait, then paused again.
+    for (let i = 1; i < HURRY_CHUNKS; i++) scheduler.run(c);
+    assert.equal(c.paused, false, `still read after ${HURRY_CHUNKS - 1} more chunks`);
+    scheduler.run(c);
+    assert.equal(c.paused, true, `paused again after ${HURRY_CHUNKS}: an agent that writes on regardless is held to a bound`);
+    // Its lines go first next turn.
+    await turn();
+    assert.deepEqual([a.handled, b.handled, c.handled], [4, 0, 4]);
+    while (a.waiting || b.waiting || c.waiting) await turn();
+    assert.ok(!a.paused && !b.paused && !c.paused);
+    // An agent whose output is not waiting is not touched.
+    const d = source("d", 0, clock, 2, log);
+    scheduler.hurry(d);
+    assert.equal(d.paused, false);
     for (const name of ["a", "b", "c"]) assert.deepEqual(log.filter((l) => l.startsWith(name)), Array.from({ length: 12 }, (_, i) => `${name}${i + 1}`));
   });
 
