@@ -28,6 +28,15 @@ function source(name: string, count: number, clock: { t: number }, cost: number,
   return s;
 }
 
+type Source = ReturnType<typeof source>;
+
+/** Three sources of 12 lines at 2 ms each, with data in the same turn: a takes the slice, b and c wait untouched. */
+function threeWaiting(scheduler: IngestScheduler, clock: { t: number }, log: string[]): [Source, Source, Source] {
+  const all: [Source, Source, Source] = [source("a", 12, clock, 2, log), source("b", 12, clock, 2, log), source("c", 12, clock, 2, log)];
+  for (const s of all) scheduler.run(s);
+  return all;
+}
+
 describe("agent output in slices (ingest)", () => {
   it("handles lines while the turn's slice lasts, pauses the source, and finishes over the next turns in order", async () => {
     const clock = { t: 0 };
@@ -53,13 +62,7 @@ describe("agent output in slices (ingest)", () => {
     const clock = { t: 0 };
     const log: string[] = [];
     const scheduler = new IngestScheduler(8, () => clock.t);
-    const a = source("a", 12, clock, 2, log);
-    const b = source("b", 12, clock, 2, log);
-    const c = source("c", 12, clock, 2, log);
-    // Data for all three in the same turn: a takes the slice, b and c wait untouched.
-    scheduler.run(a);
-    scheduler.run(b);
-    scheduler.run(c);
+    const [a, b, c] = threeWaiting(scheduler, clock, log);
     assert.deepEqual([a.handled, b.handled, c.handled], [4, 0, 0]);
     assert.ok(a.paused && b.paused && c.paused);
     // Then one source a turn, in the order they waited, the one just served going to the back.
@@ -80,12 +83,7 @@ describe("agent output in slices (ingest)", () => {
     const clock = { t: 0 };
     const log: string[] = [];
     const scheduler = new IngestScheduler(8, () => clock.t);
-    const a = source("a", 12, clock, 2, log);
-    const b = source("b", 12, clock, 2, log);
-    const c = source("c", 12, clock, 2, log);
-    scheduler.run(a);
-    scheduler.run(b);
-    scheduler.run(c);
+    const [a, b, c] = threeWaiting(scheduler, clock, log);
     assert.ok(a.paused && b.paused && c.paused);
     // Stop sent to c's agent: read again at once (the write it is blocked in completes)...
     scheduler.hurry(c);
