@@ -132,10 +132,7 @@ export class UiState {
     if (Array.isArray(p.places)) {
       for (const a of p.places.slice(-MAX_PLACES)) {
         const place = parseAnchor(a);
-        if (place) {
-          this.places.delete(place.session);
-          this.places.set(place.session, place);
-        }
+        if (place) this.setPlace(place);
       }
     }
     if (typeof p.stick === "boolean") this.stick = p.stick;
@@ -179,10 +176,15 @@ export class UiState {
 
   /** Keeps where the reader left a session (its most recent); the oldest goes past MAX_PLACES. Saved soon. */
   keepPlace(place: ScrollAnchor): void {
-    this.places.delete(place.session);
-    this.places.set(place.session, place);
+    this.setPlace(place);
     if (this.places.size > MAX_PLACES) this.places.delete(this.places.keys().next().value as string);
     this.save();
+  }
+
+  /** Sets `place` as its session's most recent. */
+  private setPlace(place: ScrollAnchor): void {
+    this.places.delete(place.session);
+    this.places.set(place.session, place);
   }
 
   /** The reader left `session` at its latest: it opens there. */

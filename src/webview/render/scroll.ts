@@ -160,6 +160,11 @@ export class ScrollKeeper {
     if (this.restored) this.picked = next;
   }
 
+  /** The shown session was just picked and its kept place is still to be restored (see settle). */
+  private get placePending(): boolean {
+    return this.picked !== undefined && this.picked === this.sessionId;
+  }
+
   /** A tool call or entry is revealed in the frame that switches to its session: that is the place, not the one kept. */
   revealed(): void {
     this.picked = undefined;
@@ -215,7 +220,7 @@ export class ScrollKeeper {
 
   /** The reader scrolls before the saved place could be restored (or a picked session's kept one): theirs is the place now. */
   private takeOver(): void {
-    if (this.picked !== undefined && this.picked === this.sessionId) this.picked = undefined;
+    if (this.placePending) this.picked = undefined;
     if (this.restored || this.sessionId === undefined) return;
     this.restored = true;
   }
@@ -258,7 +263,7 @@ export class ScrollKeeper {
   /** The reader asked to see something specific: stop following. */
   release(): void {
     // (A picked session's kept place still to come is given up: the reader went somewhere.)
-    if (this.picked !== undefined && this.picked === this.sessionId) this.picked = undefined;
+    if (this.placePending) this.picked = undefined;
     if (!this.stick) return;
     this.stick = false;
     this.sync();
@@ -278,7 +283,7 @@ export class ScrollKeeper {
   private persist(now = false): void {
     // Nothing the reader did yet on this page, or nothing to read it from (hidden, going away): the place saved before stands.
     // A picked session's kept place still to come (see settle) is not overwritten by the latest shown meanwhile.
-    if (!this.restored || this.el.clientHeight === 0 || (this.picked !== undefined && this.picked === this.sessionId)) return;
+    if (!this.restored || this.el.clientHeight === 0 || (this.placePending)) return;
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     this.ui.stick = this.stick;
