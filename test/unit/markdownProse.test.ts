@@ -1,11 +1,12 @@
 // The panel draws a stretch of markdown that is one paragraph of plain text without markdown-it
 // (proseParagraph): what it draws must be what markdown-it would have drawn, for any text an agent
-// sends. Checked against markdown-it, configured as the panel's, on random text made of the
-// characters that mean something to markdown, links and HTML.
+// sends, and the text find counts in it (markdownText) what markdown-it's tokens hold. Checked against
+// markdown-it, configured as the panel's, on random text made of the characters that mean something
+// to markdown, links and HTML.
 import * as assert from "node:assert/strict";
 import MarkdownIt from "markdown-it";
 import { cleanBlock } from "../../src/webview/dom";
-import { markdownHtml, proseParagraph } from "../../src/webview/markdown";
+import { markdownHtml, markdownText, parsedText, proseParagraph } from "../../src/webview/markdown";
 
 const escapeHtml = new MarkdownIt().utils.escapeHtml;
 
@@ -51,6 +52,8 @@ describe("markdown: the short way for a paragraph of plain text", () => {
       if (short === undefined) continue;
       taken++;
       assert.equal(short, markdownHtml(s), `text #${n}: ${JSON.stringify(s)}`);
+      // Find counts in the same text as drawn, the short way too.
+      assert.equal(markdownText(s), parsedText(cleanBlock(s)), `text #${n} for find: ${JSON.stringify(s)}`);
     }
     assert.ok(taken > 1_000, `the short way was taken for ${taken} of 30,000`);
   });
