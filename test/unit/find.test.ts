@@ -169,6 +169,27 @@ describe("find", () => {
       assert.deepEqual(spans(s), fresh(pieces, "o"));
     });
 
+    it("a scan cut short goes on over unchanged pieces without measuring them again (resume), finding what one scan finds", () => {
+      const pieces = ["foo bar f", "oo ", "", "fo", "o foo", "xfoo", "f", "o", "o", "oo fo", "o"].map((t) => new Piece(t));
+      const reads: number[] = [];
+      const counting: PieceReader<Piece> = { length: (p) => { reads.push(0); return READ.length(p); }, slice: (p, a, b) => READ.slice(p, a, b) };
+      const s = new PieceScan<Piece>();
+      s.update(pieces, counting, "foo", () => true);
+      assert.equal(s.done, false);
+      const measured = reads.length;
+      let calls = 0;
+      while (!s.done && calls < 50) {
+        assert.equal(s.resume(counting, "foo", () => true), s.count);
+        calls++;
+      }
+      assert.ok(s.done && calls > 5, `done after ${calls} resumes`);
+      assert.equal(reads.length, measured, "no piece measured again");
+      assert.deepEqual(spans(s), fresh(pieces, "foo"));
+      assert.equal(s.resume(counting, "foo"), s.count, "done: nothing more");
+      assert.equal(s.resume(counting, "bar"), s.count, "another query is an update's, not a resume's");
+      assert.deepEqual(spans(s), fresh(pieces, "foo"));
+    });
+
     it("streams: many small appends find what one scan of the whole text finds", () => {
       const words = ["Foo", "bar ", "fo", "o", " ", "f", "oo", "FOO", "\n", "afoofoo", "o"];
       const a = new Piece("");

@@ -399,10 +399,14 @@ export class Finder {
 
   /** Goes on with the scans that ran out of time, until `due`; what is left goes on in the next slice. */
   private scanOn(due: () => boolean): void {
+    // What changed on the page since the last look is rescanned from its change; the rest goes on
+    // from where it stopped, its pieces as they were.
+    const records = this.observer.takeRecords();
+    if (records.length > 0) this.syncDom(records, due);
     for (const key of [...this.scanning]) {
       const d = this.dom.get(key);
       if (!d) this.scanning.delete(key);
-      else if (!due()) this.rescan(key, d, due);
+      else if (!due()) this.rescan(key, d, due, true);
     }
     if (this.scanning.size > 0) this.countLater();
   }
@@ -461,12 +465,13 @@ export class Finder {
     if (this.scanning.size > 0 || !this.complete) this.countLater();
   }
 
-  private rescan(key: string, d: DomSite, due?: () => boolean): void {
+  /** `resume`: the site's text is as its last scan saw it (no change recorded since); its scan goes on. */
+  private rescan(key: string, d: DomSite, due?: () => boolean, resume = false): void {
     const type = d.el.dataset.entryType as Entry["type"] | undefined;
     const selector = type ? REGIONS[type] : PROMPT_REGION;
     if (!selector) return;
     const wasScanning = this.scanning.has(key);
-    const kept = d.scan.update(piecesOf(d.el, selector), READ, this.q, due);
+    const kept = resume ? d.scan.resume(READ, this.q, due) : d.scan.update(piecesOf(d.el, selector), READ, this.q, due);
     if (d.scan.done) this.scanning.delete(key);
     else this.scanning.add(key);
     // Highlights of matches from `kept` on may point at text that is gone.
