@@ -399,8 +399,9 @@ export class Finder {
 
   /** Goes on with the scans that ran out of time, until `due`; what is left goes on in the next slice. */
   private scanOn(due: () => boolean): void {
-    // What changed on the page since the last look is rescanned from its change; the rest goes on
-    // from where it stopped, its pieces as they were.
+    // What changed on the page since the last look is rescanned from its change (the observer's
+    // callback has usually had the records already); the rest goes on from where it stopped, its
+    // pieces as they were.
     const records = this.observer.takeRecords();
     if (records.length > 0) this.syncDom(records, due);
     for (const key of [...this.scanning]) {
@@ -465,13 +466,26 @@ export class Finder {
     if (this.scanning.size > 0 || !this.complete) this.countLater();
   }
 
+  /**
+   * A scan going on over the pieces it measured: its count, or undefined when a piece is shorter
+   * than measured (a change no record told of, such as a site taken off the page, changed and put
+   * back): then it is scanned again from its change.
+   */
+  private resumed(d: DomSite, due?: () => boolean): number | undefined {
+    try {
+      return d.scan.resume(READ, this.q, due);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** `resume`: the site's text is as its last scan saw it (no change recorded since); its scan goes on. */
   private rescan(key: string, d: DomSite, due?: () => boolean, resume = false): void {
     const type = d.el.dataset.entryType as Entry["type"] | undefined;
     const selector = type ? REGIONS[type] : PROMPT_REGION;
     if (!selector) return;
     const wasScanning = this.scanning.has(key);
-    const kept = resume ? d.scan.resume(READ, this.q, due) : d.scan.update(piecesOf(d.el, selector), READ, this.q, due);
+    const kept = (resume ? this.resumed(d, due) : undefined) ?? d.scan.update(piecesOf(d.el, selector), READ, this.q, due);
     if (d.scan.done) this.scanning.delete(key);
     else this.scanning.add(key);
     // Highlights of matches from `kept` on may point at text that is gone.
