@@ -399,11 +399,9 @@ export class Finder {
 
   /** Goes on with the scans that ran out of time, until `due`; what is left goes on in the next slice. */
   private scanOn(due: () => boolean): void {
-    // What changed on the page since the last look is rescanned from its change (the observer's
-    // callback has usually had the records already); the rest goes on from where it stopped, its
-    // pieces as they were.
-    const records = this.observer.takeRecords();
-    if (records.length > 0) this.syncDom(records, due);
+    // Every recorded change was rescanned from where it changed (render takes the records before
+    // this; a timer's slice runs after the observer's callback had them), so the rest goes on from
+    // where it stopped, its pieces as they were (see `resumed` for a change no record told of).
     for (const key of [...this.scanning]) {
       const d = this.dom.get(key);
       if (!d) this.scanning.delete(key);

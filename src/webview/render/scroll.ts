@@ -150,7 +150,7 @@ export class ScrollKeeper {
         const a = this.ui.anchor;
         if (!this.ui.stick && a?.session === from) this.ui.keepPlace(a);
         this.restored = true;
-      } else if (from === this.sessionId && this.picked !== from) {
+      } else if (from === this.sessionId && !this.placePending) {
         // (A session whose kept place is still to be restored, in turns still loading, keeps it.)
         const place = this.stick ? undefined : this.anchorNow();
         if (place) this.ui.keepPlace(place);
@@ -283,7 +283,7 @@ export class ScrollKeeper {
   private persist(now = false): void {
     // Nothing the reader did yet on this page, or nothing to read it from (hidden, going away): the place saved before stands.
     // A picked session's kept place still to come (see settle) is not overwritten by the latest shown meanwhile.
-    if (!this.restored || this.el.clientHeight === 0 || (this.placePending)) return;
+    if (!this.restored || this.el.clientHeight === 0 || this.placePending) return;
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     this.ui.stick = this.stick;
