@@ -6,7 +6,7 @@
  */
 import DOMPurify from "dompurify";
 import MarkdownIt from "markdown-it";
-import { cleanBlock, keepSelection, selectionIn } from "./dom";
+import { cleanBlock, keepSelection, selectedRange, selectionIn } from "./dom";
 import { pairSafeEnd } from "../shared/utf16";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
@@ -223,6 +223,12 @@ function openFenceCode(tail: string): string | undefined {
   return tail.slice(nl + 1);
 }
 
+/**
+ * The longest text drawn again whole once done (IncrementalMarkdown.update): about 10-20 ms of
+ * markdown and layout, once. A longer one keeps the cuts it streamed with.
+ */
+const WHOLE_MAX = 64 * 1024;
+
 /** A table row or an indented continuation: a block goes on across this line. */
 const GOES_ON = /^(?:[ \t]|.*\|)/;
 
@@ -230,7 +236,9 @@ const GOES_ON = /^(?:[ \t]|.*\|)/;
  * A message body that grows. Text up to the last block boundary (a blank line outside a code
  * fence, followed by a new top-level block) is rendered once into `stable`; the rest into `tail`,
  * which is replaced on every change — except an open code fence, which is appended to
- * (StreamedFence) and kept as it is once it closes.
+ * (StreamedFence) and kept as it is once it closes. A tail grown past `maxTail` is cut (see the
+ * constructor) while the text streams; once it is done, the text is drawn again whole, as
+ * markdown draws it, if anything was cut.
  */
 export class IncrementalMarkdown {
   readonly el: HTMLElement;
@@ -249,11 +257,14 @@ export class IncrementalMarkdown {
   private streamed: StreamedFence | undefined;
   /** The text of the tail's paragraph, while the tail is one paragraph of plain text (drawTail). */
   private prose: Text | undefined;
+  /** Blocks of the stable part that end at a cut made by `maxTail` (not where markdown ends one). */
+  private cuts = 0;
 
   /**
    * `maxTail`: past this many characters of tail, the stable part is cut at the last line break
    * (or, in one long line, the last space) outside a code fence, so a long paragraph costs at most
-   * this much rendering per update; the price is a paragraph break where the cut falls.
+   * this much rendering per update. Where the cut falls the second part starts on a new line, with
+   * no gap above it (`.cut`, panel.css); `update(text, true)` draws the text whole again.
    */
   constructor(className = "message-body", private readonly maxTail = Infinity) {
     this.stable = document.createElement("div");
@@ -265,9 +276,15 @@ export class IncrementalMarkdown {
     this.el.append(this.stable, this.tail);
   }
 
-  update(text: string): void {
-    if (text === this.text) return;
-    const continued = this.extends(text);
+  /**
+   * Draws `text`. `done`: it will not grow (a thought that ended, a message followed by something
+   * else): nothing is cut, and a text cut while it streamed is drawn again whole (up to WHOLE_MAX),
+   * unless the reader has text selected in it (then at a later call).
+   */
+  update(text: string, done = false): void {
+    const whole = done && this.cuts > 0 && text.length <= WHOLE_MAX && !selectedRange()?.intersectsNode(this.el);
+    if (text === this.text && !whole) return;
+    const continued = !whole && this.extends(text);
     if (!continued) this.reset();
     // Text the reader selected in the tail, in case drawing the update moves it into the stable part
     // or draws it anew (a code fence being streamed is appended to, and moved whole when it closes).
@@ -285,9 +302,19 @@ export class IncrementalMarkdown {
       this.stableLen = closed.end;
       this.tailSrc = "";
     }
-    if (text.length - Math.max(split, this.stableLen) > this.maxTail && !this.fence) split = Math.max(split, this.forcedSplit(Math.max(split, this.stableLen)));
+    let cut = false;
+    if (!done && text.length - Math.max(split, this.stableLen) > this.maxTail && !this.fence) {
+      const at = this.forcedSplit(Math.max(split, this.stableLen));
+      cut = at > split;
+      if (cut) split = at;
+    }
     if (split > this.stableLen) {
-      this.stable.append(renderMarkdown(text.slice(this.stableLen, split)));
+      const blocks = renderMarkdown(text.slice(this.stableLen, split));
+      if (cut) {
+        blocks.lastElementChild?.classList.add("cut");
+        this.cuts++;
+      }
+      this.stable.append(blocks);
       this.stableLen = split;
     }
     const tail = text.slice(this.stableLen);
@@ -376,6 +403,7 @@ export class IncrementalMarkdown {
     this.closed = undefined;
     this.streamed = undefined;
     this.prose = undefined;
+    this.cuts = 0;
     this.stable.replaceChildren();
     this.tail.replaceChildren();
   }

@@ -438,6 +438,55 @@ describe("the thought panel", function () {
     assert.deepEqual(plain, { strong: 0, plain: true, text: long });
   });
 
+  it("a long paragraph cut while it streams reads as one paragraph once its thought and message are done", async () => {
+    // One paragraph each, longer than the part of a streaming thought (2 KB) or message (8 KB)
+    // drawn again per update: while they stream the panel cuts them into blocks; when done they are
+    // one paragraph, as markdown draws the text (and as find counts it).
+    const words = (tag: string, n: number): string => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
+    const [t0, t1, t2, m0, m1] = [words("t", 400), words("u", 400), words("v", 400), words("m", 2000), words("n", 1000)];
+    await useAgent("LongParagraph", { turns: [[
+      { thought: t0, chunkSize: 40 }, { sleep: 400 },
+      { thought: ` ${t1}`, chunkSize: 40 }, { sleep: 1500 },
+      { thought: ` ${t2}`, chunkSize: 40 }, { sleep: 400 },
+      { message: m0, chunkSize: 100 }, { sleep: 1500 },
+      { message: ` ${m1}`, chunkSize: 100 },
+    ]] });
+    const a = await api();
+    const turn = a.stream("think at length", { agent: "LongParagraph", newSession: true });
+    // While the thought streams: cut, its parts meeting with no gap between them.
+    const streaming = await waitFor(() => {
+      const t = document.querySelector(".entry-thought.streaming .thought-md");
+      const cut = t?.querySelector(".md-stable > .cut");
+      if (!t || !cut || !(t.textContent ?? "").includes("u399")) return undefined;
+      const next = cut.nextElementSibling ?? t.querySelector(".md-tail > :first-child");
+      return { cutGap: getComputedStyle(cut).marginBottom, nextGap: next ? getComputedStyle(next).marginTop : "none" };
+    }, undefined, { view: "sidebar", what: "the streaming thought, cut", timeoutMs: 15_000 });
+    assert.deepEqual(streaming, { cutGap: "0px", nextGap: "0px" });
+    await screenshot("test-results/long-paragraph-streaming.png");
+    const streamingMessage = await waitFor(() => {
+      const m = document.querySelector(".entry-message .message-body");
+      return m && (m.textContent ?? "").includes("m1999") && !(m.textContent ?? "").includes("n0") ? m.querySelectorAll(".cut").length : undefined;
+    }, undefined, { view: "sidebar", what: "the streaming message, cut" });
+    assert.ok(streamingMessage !== undefined && streamingMessage > 0, "the message is cut while it streams");
+    await turn.result;
+    // Done: the thought (folded when it ended) opened as a user would, then both read as one paragraph each.
+    await evaluate(() => {
+      const t = document.querySelector(".entry-thought");
+      if (t && !t.classList.contains("open")) t.querySelector<HTMLButtonElement>(".thought-head")?.click();
+    }, undefined, "sidebar");
+    const done = await waitFor((want: { thought: string; message: string }) => {
+      const t = document.querySelector(".entry-thought.open .thought-md");
+      const m = document.querySelector(".entry-message .message-body");
+      if (!t || !m || !(m.textContent ?? "").includes("n999")) return undefined;
+      const ps = (el: Element): string[] => [...el.querySelectorAll("p")].map((p) => p.textContent ?? "");
+      const tp = ps(t);
+      const mp = ps(m);
+      return { thought: tp.length === 1 && tp[0] === want.thought, message: mp.length === 1 && mp[0] === want.message, cuts: t.querySelectorAll(".cut").length + m.querySelectorAll(".cut").length, paragraphs: [tp.length, mp.length] };
+    }, { thought: `${t0} ${t1} ${t2}`, message: `${m0} ${m1}` }, { view: "sidebar", what: "the thought and message done, each one paragraph" });
+    assert.deepEqual(done, { thought: true, message: true, cuts: 0, paragraphs: [1, 1] });
+    await screenshot("test-results/long-paragraph-done.png");
+  });
+
   it("the open question is pinned in sight at 1600×1000 however far the transcript scrolled, and keys answer it", async () => {
     await viewport(1600, 1000);
     try {

@@ -20,7 +20,7 @@ type Of<T extends Entry["type"]> = Extract<Entry, { type: T }>;
 export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
   switch (entry.type) {
     case "thought": return new ThoughtComp(entry, ctx);
-    case "message": return new MessageComp(entry);
+    case "message": return new MessageComp(entry, ctx);
     case "user": return new UserComp(entry, (m) => ctx.post(m));
     case "tool": return new ToolCard(entry, ctx);
     case "plan": return new PlanCard(entry);
@@ -227,7 +227,7 @@ class ThoughtComp implements EntryComp, Ticker {
         this.md = new IncrementalMarkdown("thought-md", THOUGHT_MARKDOWN_TAIL);
         this.inner.replaceChildren(this.md.el);
       }
-      this.md.update(text);
+      this.md.update(text, this.entry.endedAt !== undefined);
     } else if (extendsText(this.src, text)) {
       this.append(text.slice(this.src.length));
     } else {
@@ -295,6 +295,8 @@ class ThoughtComp implements EntryComp, Ticker {
       this.opened = true;
       this.syncText(this.src);
     }
+    // Ended: its paragraphs cut while it streamed are drawn whole, when it shows (IncrementalMarkdown.update).
+    if (open && !streaming) this.md?.update(this.src, true);
     if (open !== this.open) {
       this.open = open;
       this.el.classList.toggle("open", open);
@@ -336,21 +338,32 @@ class MessageComp implements EntryComp {
   readonly el: HTMLElement;
   private readonly md = new IncrementalMarkdown("message-body", MESSAGE_MARKDOWN_TAIL);
   private entry: Of<"message">;
+  private done: boolean;
 
-  constructor(entry: Of<"message">) {
+  constructor(entry: Of<"message">, ctx: RenderCtx) {
     this.entry = entry;
+    this.done = messageDone(entry, ctx);
     this.el = entryShell(entry);
     this.el.append(this.md.el);
-    this.md.update(entry.text);
+    this.md.update(entry.text, this.done);
   }
 
-  update(entry: Entry, _ctx: RenderCtx): void {
-    if (entry.type !== "message" || entry === this.entry) return;
+  update(entry: Entry, ctx: RenderCtx): void {
+    if (entry.type !== "message") return;
+    const done = messageDone(entry, ctx);
+    if (entry === this.entry && done === this.done) return;
     this.entry = entry;
-    this.md.update(entry.text);
+    this.done = done;
+    this.md.update(entry.text, done);
   }
 
   dispose(): void {}
+}
+
+/** True when a message will not grow: something came after it, or its turn is over. */
+function messageDone(entry: Of<"message">, ctx: RenderCtx): boolean {
+  const turn = ctx.session.turns[ctx.session.turns.length - 1];
+  return !turn || turn.endedAt !== undefined || turn.entries[turn.entries.length - 1]?.id !== entry.id;
 }
 
 class UserComp implements EntryComp {
