@@ -6,7 +6,7 @@
  */
 import DOMPurify from "dompurify";
 import MarkdownIt from "markdown-it";
-import { cleanBlock, keepSelection, selectedRange, selectionIn } from "./dom";
+import { cleanBlock, keepSelection, selectionIn } from "./dom";
 import { pairSafeEnd } from "../shared/utf16";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
@@ -279,11 +279,12 @@ export class IncrementalMarkdown {
   /**
    * Draws `text`. `done`: it will not grow (a thought that ended, a message followed by something
    * else): nothing is cut, and a text cut while it streamed is drawn again whole (up to WHOLE_MAX),
-   * unless the reader has text selected in it (then at a later call).
+   * what the reader selected in it selected again.
    */
   update(text: string, done = false): void {
-    const whole = done && this.cuts > 0 && text.length <= WHOLE_MAX && !selectedRange()?.intersectsNode(this.el);
+    const whole = done && this.cuts > 0 && text.length <= WHOLE_MAX;
     if (text === this.text && !whole) return;
+    const held = whole ? selectionIn(this.el) : undefined;
     const continued = !whole && this.extends(text);
     if (!continued) this.reset();
     // Text the reader selected in the tail, in case drawing the update moves it into the stable part
@@ -333,6 +334,7 @@ export class IncrementalMarkdown {
         this.streamed.update(code);
       }
     }
+    if (held) keepSelection(held, [this.el]);
     if (selected) {
       const redrawn: Node[] = [];
       for (let n = stableEnd ? stableEnd.nextSibling : this.stable.firstChild; n; n = n.nextSibling) redrawn.push(n);
@@ -382,6 +384,11 @@ export class IncrementalMarkdown {
     if (sp >= from) return sp + 1;
     const cut = pairSafeEnd(text, text.length - 1);
     return cut > from ? cut : from;
+  }
+
+  /** True when a block was cut by `maxTail` (and the text not yet drawn whole again). */
+  get cut(): boolean {
+    return this.cuts > 0;
   }
 
   /** True when `text` continues what was rendered (messages only ever grow; a cheap check of the seam). */

@@ -441,7 +441,7 @@ describe("the thought panel", function () {
   it("a long paragraph cut while it streams reads as one paragraph once its thought and message are done", async () => {
     // One paragraph each, longer than the part of a streaming thought (2 KB) or message (8 KB)
     // drawn again per update: while they stream the panel cuts them into blocks; when done they are
-    // one paragraph, as markdown draws the text (and as find counts it).
+    // one paragraph, as markdown draws the text (and as find counts it), what was selected kept.
     const words = (tag: string, n: number): string => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
     const [t0, t1, t2, m0, m1] = [words("t", 400), words("u", 400), words("v", 400), words("m", 2000), words("n", 1000)];
     await useAgent("LongParagraph", { turns: [[
@@ -459,31 +459,59 @@ describe("the thought panel", function () {
       const cut = t?.querySelector(".md-stable > .cut");
       if (!t || !cut || !(t.textContent ?? "").includes("u399")) return undefined;
       const next = cut.nextElementSibling ?? t.querySelector(".md-tail > :first-child");
-      return { cutGap: getComputedStyle(cut).marginBottom, nextGap: next ? getComputedStyle(next).marginTop : "none" };
+      // The words either side of the cut.
+      const seam = `${(cut.textContent ?? "").trim().split(" ").pop() ?? ""} ${(next?.textContent ?? "").trim().split(" ")[0] ?? ""}`;
+      return { cutGap: getComputedStyle(cut).marginBottom, nextGap: next ? getComputedStyle(next).marginTop : "none", seam };
     }, undefined, { view: "sidebar", what: "the streaming thought, cut", timeoutMs: 15_000 });
-    assert.deepEqual(streaming, { cutGap: "0px", nextGap: "0px" });
+    assert.ok(streaming);
+    const { seam, ...gaps } = streaming;
+    assert.deepEqual(gaps, { cutGap: "0px", nextGap: "0px" });
+    assert.match(seam, /^[tuv]\d+ [tuv]\d+$/);
     await screenshot("test-results/long-paragraph-streaming.png");
     const streamingMessage = await waitFor(() => {
       const m = document.querySelector(".entry-message .message-body");
       return m && (m.textContent ?? "").includes("m1999") && !(m.textContent ?? "").includes("n0") ? m.querySelectorAll(".cut").length : undefined;
     }, undefined, { view: "sidebar", what: "the streaming message, cut" });
     assert.ok(streamingMessage !== undefined && streamingMessage > 0, "the message is cut while it streams");
+    // The reader selects a word in it while it streams.
+    assert.ok(await evaluate(() => {
+      const walker = document.createTreeWalker(document.querySelector(".entry-message .md-stable")!, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const at = (n as Text).data.indexOf(" m10 ");
+        if (at < 0) continue;
+        const r = document.createRange();
+        r.setStart(n, at + 1);
+        r.setEnd(n, at + 4);
+        getSelection()?.removeAllRanges();
+        getSelection()?.addRange(r);
+        return getSelection()?.toString() === "m10";
+      }
+      return false;
+    }, undefined, "sidebar"), "a word selected in the streaming message");
     await turn.result;
-    // Done: the thought (folded when it ended) opened as a user would, then both read as one paragraph each.
+    // Done: the message one paragraph, the word still selected.
+    const message = await waitFor((want: string) => {
+      const m = document.querySelector(".entry-message .message-body");
+      if (!m || !(m.textContent ?? "").includes("n999")) return undefined;
+      const ps = [...m.querySelectorAll("p")].map((p) => p.textContent ?? "");
+      return ps.length === 1 ? { whole: ps[0] === want, cuts: m.querySelectorAll(".cut").length, selected: getSelection()?.toString() ?? "" } : undefined;
+    }, `${m0} ${m1}`, { view: "sidebar", what: "the message done, one paragraph" });
+    assert.deepEqual(message, { whole: true, cuts: 0, selected: "m10" });
+    // The thought folded when it ended: find counts the words either side of its cut as the text has them, and going there opens it.
+    await fill("#search", seam, "sidebar");
+    await waitFor(() => document.querySelector(".match-count")?.textContent === "1 of 1", undefined, { view: "sidebar", what: `"${seam}" found once` });
+    await fill("#search", "", "sidebar");
     await evaluate(() => {
       const t = document.querySelector(".entry-thought");
       if (t && !t.classList.contains("open")) t.querySelector<HTMLButtonElement>(".thought-head")?.click();
     }, undefined, "sidebar");
-    const done = await waitFor((want: { thought: string; message: string }) => {
+    const thought = await waitFor((want: string) => {
       const t = document.querySelector(".entry-thought.open .thought-md");
-      const m = document.querySelector(".entry-message .message-body");
-      if (!t || !m || !(m.textContent ?? "").includes("n999")) return undefined;
-      const ps = (el: Element): string[] => [...el.querySelectorAll("p")].map((p) => p.textContent ?? "");
-      const tp = ps(t);
-      const mp = ps(m);
-      return { thought: tp.length === 1 && tp[0] === want.thought, message: mp.length === 1 && mp[0] === want.message, cuts: t.querySelectorAll(".cut").length + m.querySelectorAll(".cut").length, paragraphs: [tp.length, mp.length] };
-    }, { thought: `${t0} ${t1} ${t2}`, message: `${m0} ${m1}` }, { view: "sidebar", what: "the thought and message done, each one paragraph" });
-    assert.deepEqual(done, { thought: true, message: true, cuts: 0, paragraphs: [1, 1] });
+      if (!t) return undefined;
+      const ps = [...t.querySelectorAll("p")].map((p) => p.textContent ?? "");
+      return { whole: ps.length === 1 && ps[0] === want, cuts: t.querySelectorAll(".cut").length, paragraphs: ps.length };
+    }, `${t0} ${t1} ${t2}`, { view: "sidebar", what: "the thought open" });
+    assert.deepEqual(thought, { whole: true, cuts: 0, paragraphs: 1 });
     await screenshot("test-results/long-paragraph-done.png");
   });
 

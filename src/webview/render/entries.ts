@@ -295,8 +295,16 @@ class ThoughtComp implements EntryComp, Ticker {
       this.opened = true;
       this.syncText(this.src);
     }
-    // Ended: its paragraphs cut while it streamed are drawn whole, when it shows (IncrementalMarkdown.update).
-    if (open && !streaming) this.md?.update(this.src, true);
+    if (!streaming && this.md?.cut) {
+      // Ended, with a paragraph cut while it streamed: drawn whole (IncrementalMarkdown.update) if
+      // open; folded, its text goes until it is opened again, as if never opened (find counts it
+      // from the entry meanwhile, as it will be drawn).
+      if (open) this.md.update(this.src, true);
+      else {
+        this.opened = false;
+        this.syncText(this.src);
+      }
+    }
     if (open !== this.open) {
       this.open = open;
       this.el.classList.toggle("open", open);
