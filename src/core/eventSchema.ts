@@ -63,8 +63,29 @@ const zConfigOption = z.object({
 
 const chunk = { text: z.string(), content: zContentBlock, messageId: z.string().optional() };
 
-const zBody = z.discriminatedUnion("kind", [
-  z.object({
+/** What every stored event carries besides its kind's fields. */
+const envelope = {
+  seq: z.number().int().positive(),
+  from: z.number().int().positive().optional(),
+  at: z.number(),
+  sessionId: z.string(),
+  turnId: z.number().optional(),
+  replayed: z.literal(true).optional(),
+  cuts: z.record(z.string(), z.string()).optional(),
+};
+
+/** One kind of stored event: its fields and the envelope's (a field of both, `turnId`, as the kind has it). */
+function stored<S extends z.ZodRawShape>(shape: S): z.ZodObject<Omit<typeof envelope, keyof S> & S> {
+  return z.object({ ...envelope, ...shape });
+}
+
+/**
+ * A thought event as stored; `parse` checks one read back from disk. One object schema per kind,
+ * each with the envelope's fields (seq, at, …): an intersection of the envelope and the kinds
+ * parsed every event twice and merged the two results, most of reading a transcript back.
+ */
+export const zThoughtEvent = z.discriminatedUnion("kind", [
+  stored({
     kind: z.literal("session_start"), agentName: z.string(), agentId: z.string().optional(), agentVersion: z.string().optional(), cwd: z.string(),
     agentSessionId: z.string().optional(),
     abilities: z.object({ load: z.boolean().optional(), resume: z.boolean().optional(), list: z.boolean().optional(), close: z.boolean().optional(), delete: z.boolean().optional(), fork: z.boolean().optional() }).optional(),
@@ -74,51 +95,38 @@ const zBody = z.discriminatedUnion("kind", [
     configOptions: z.array(zConfigOption).optional(),
     models: z.object({ currentModelId: z.string(), availableModels: z.array(z.object({ modelId: z.string(), name: z.string(), description: z.string().optional() })) }).optional(),
   }),
-  z.object({ kind: z.literal("turn_start"), turnId: z.number(), prompt: z.array(zContentBlock) }),
-  z.object({ kind: z.literal("user_message"), ...chunk }),
-  z.object({ kind: z.literal("thought"), ...chunk }),
-  z.object({ kind: z.literal("message"), ...chunk }),
-  z.object({ kind: z.literal("tool_start"), toolCallId: z.string(), agentToolCallId: z.string().optional(), announced: z.boolean(), title: z.string(), ...zToolFields }),
-  z.object({ kind: z.literal("tool_update"), toolCallId: z.string(), title: z.string().optional(), ...zToolFields }),
-  z.object({ kind: z.literal("tool_done"), toolCallId: z.string(), outcome: z.enum(["completed", "failed", "canceled"]), rawOutput: z.unknown().optional() }),
-  z.object({ kind: z.literal("plan"), entries: z.array(z.object({ content: z.string(), priority: z.enum(["high", "medium", "low"]), status: z.enum(["pending", "in_progress", "completed"]) })) }),
-  z.object({ kind: z.literal("usage"), used: z.number(), size: z.number(), cost: z.object({ amount: z.number(), currency: z.string() }).optional() }),
-  z.object({ kind: z.literal("session_info"), title: z.string().nullable().optional(), updatedAt: z.string().nullable().optional() }),
-  z.object({ kind: z.literal("mode"), currentModeId: z.string() }),
-  z.object({ kind: z.literal("config_options"), options: z.array(zConfigOption) }),
-  z.object({ kind: z.literal("commands"), commands: z.array(z.object({ name: z.string(), description: z.string(), hint: z.string().optional() })) }),
-  z.object({ kind: z.literal("notice"), severity: z.string(), title: z.string(), description: z.string().optional(), action: z.literal("restartAgent").optional() }),
-  z.object({ kind: z.literal("compaction"), compactionId: z.string(), status: z.string(), summary: z.string().optional(), error: z.string().optional() }),
-  z.object({ kind: z.literal("compaction_summary"), compactionId: z.string(), text: z.string() }),
-  z.object({
+  stored({ kind: z.literal("turn_start"), turnId: z.number(), prompt: z.array(zContentBlock) }),
+  stored({ kind: z.literal("user_message"), ...chunk }),
+  stored({ kind: z.literal("thought"), ...chunk }),
+  stored({ kind: z.literal("message"), ...chunk }),
+  stored({ kind: z.literal("tool_start"), toolCallId: z.string(), agentToolCallId: z.string().optional(), announced: z.boolean(), title: z.string(), ...zToolFields }),
+  stored({ kind: z.literal("tool_update"), toolCallId: z.string(), title: z.string().optional(), ...zToolFields }),
+  stored({ kind: z.literal("tool_done"), toolCallId: z.string(), outcome: z.enum(["completed", "failed", "canceled"]), rawOutput: z.unknown().optional() }),
+  stored({ kind: z.literal("plan"), entries: z.array(z.object({ content: z.string(), priority: z.enum(["high", "medium", "low"]), status: z.enum(["pending", "in_progress", "completed"]) })) }),
+  stored({ kind: z.literal("usage"), used: z.number(), size: z.number(), cost: z.object({ amount: z.number(), currency: z.string() }).optional() }),
+  stored({ kind: z.literal("session_info"), title: z.string().nullable().optional(), updatedAt: z.string().nullable().optional() }),
+  stored({ kind: z.literal("mode"), currentModeId: z.string() }),
+  stored({ kind: z.literal("config_options"), options: z.array(zConfigOption) }),
+  stored({ kind: z.literal("commands"), commands: z.array(z.object({ name: z.string(), description: z.string(), hint: z.string().optional() })) }),
+  stored({ kind: z.literal("notice"), severity: z.string(), title: z.string(), description: z.string().optional(), action: z.literal("restartAgent").optional() }),
+  stored({ kind: z.literal("compaction"), compactionId: z.string(), status: z.string(), summary: z.string().optional(), error: z.string().optional() }),
+  stored({ kind: z.literal("compaction_summary"), compactionId: z.string(), text: z.string() }),
+  stored({
     kind: z.literal("permission_request"), requestId: z.string(), toolCallId: z.string(), title: z.string(), options: z.array(zPermissionOption),
     toolCall: z.object({ title: z.string().optional(), ...zToolFields }), guard: z.string().optional(),
   }),
-  z.object({
+  stored({
     kind: z.literal("permission_outcome"), requestId: z.string(), toolCallId: z.string(),
     outcome: z.discriminatedUnion("outcome", [z.object({ outcome: z.literal("selected"), optionId: z.string() }), z.object({ outcome: z.literal("cancelled") })]),
     by: z.enum(["user", "policy", "cancel"]),
   }),
-  z.object({ kind: z.literal("elicitation_request"), requestId: z.string(), message: z.string(), fields: z.array(zElicitField), problems: z.array(z.string()).optional(), toolCallId: z.string().optional(), url: z.string().optional(), origin: z.string().optional() }),
-  z.object({ kind: z.literal("elicitation_outcome"), requestId: z.string(), action: z.enum(["accept", "decline", "cancel"]), by: z.enum(["user", "cancel"]) }),
-  z.object({ kind: z.literal("session_end"), reason: z.literal("closed") }),
-  z.object({ kind: z.literal("turn_end"), turnId: z.number(), stopReason: z.enum(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]), usage: z.record(z.string(), z.unknown()).optional() }),
-  z.object({ kind: z.literal("error"), message: z.string(), detail: z.string().optional(), code: z.number().optional(), fatal: z.boolean() }),
-  z.object({ kind: z.literal("unknown"), what: z.string(), reason: z.string(), raw: z.unknown() }),
+  stored({ kind: z.literal("elicitation_request"), requestId: z.string(), message: z.string(), fields: z.array(zElicitField), problems: z.array(z.string()).optional(), toolCallId: z.string().optional(), url: z.string().optional(), origin: z.string().optional() }),
+  stored({ kind: z.literal("elicitation_outcome"), requestId: z.string(), action: z.enum(["accept", "decline", "cancel"]), by: z.enum(["user", "cancel"]) }),
+  stored({ kind: z.literal("session_end"), reason: z.literal("closed") }),
+  stored({ kind: z.literal("turn_end"), turnId: z.number(), stopReason: z.enum(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]), usage: z.record(z.string(), z.unknown()).optional() }),
+  stored({ kind: z.literal("error"), message: z.string(), detail: z.string().optional(), code: z.number().optional(), fatal: z.boolean() }),
+  stored({ kind: z.literal("unknown"), what: z.string(), reason: z.string(), raw: z.unknown() }),
 ]);
-
-const zEnvelope = z.object({
-  seq: z.number().int().positive(),
-  from: z.number().int().positive().optional(),
-  at: z.number(),
-  sessionId: z.string(),
-  turnId: z.number().optional(),
-  replayed: z.literal(true).optional(),
-  cuts: z.record(z.string(), z.string()).optional(),
-});
-
-/** A thought event as stored; `parse` checks one read back from disk. */
-export const zThoughtEvent = z.intersection(zEnvelope, zBody);
 
 /** A stored event checked against the vocabulary, or why it does not fit. */
 export function parseThoughtEvent(value: unknown): { event: ThoughtEvent } | { problem: string } {
@@ -127,6 +135,6 @@ export function parseThoughtEvent(value: unknown): { event: ThoughtEvent } | { p
 }
 
 // Compile-time: every kind of ThoughtEvent has a schema (a parsed event is a ThoughtEvent: see parseThoughtEvent).
-type MissingKinds = Exclude<ThoughtEvent["kind"], z.infer<typeof zBody>["kind"]>;
+type MissingKinds = Exclude<ThoughtEvent["kind"], z.infer<typeof zThoughtEvent>["kind"]>;
 const allKinds: MissingKinds extends never ? true : MissingKinds = true;
 void allKinds;

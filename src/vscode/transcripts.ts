@@ -49,6 +49,8 @@ const TAIL_MAX = 16 * 1024 * 1024;
 /** Reading a whole transcript: bytes read at a time, events handed over at a time. */
 const READ_CHUNK = 1024 * 1024;
 const EVENT_BATCH = 500;
+/** Reading a transcript back looks at the clock at least this often (characters of its lines). */
+const CHECK_BYTES = 64 * 1024;
 const TEST_MODE = !!process.env.AGENT_THOUGHTS_TEST_MODE;
 
 const zText = (max: number): z.ZodString => z.string().max(max);
@@ -589,6 +591,8 @@ export class TranscriptStore implements vscode.Disposable {
     for await (const chunk of stream as AsyncIterable<string>) {
       const text = rest + chunk;
       let pos = 0;
+      // The clock is read every 128 lines, or sooner after long ones (a joined run of chunks, a command's output).
+      let checked = 0;
       for (let n = 0; ; n++) {
         const nl = text.indexOf("\n", pos);
         if (nl < 0) break;
@@ -598,7 +602,10 @@ export class TranscriptStore implements vscode.Disposable {
           yield batch;
           batch = [];
         }
-        if ((n & 127) === 127 && slice.due()) await slice.pause();
+        if ((n & 127) === 127 || pos - checked > CHECK_BYTES) {
+          checked = pos;
+          if (slice.due()) await slice.pause();
+        }
       }
       rest = text.slice(pos);
     }

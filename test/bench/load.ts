@@ -648,14 +648,23 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<string> {
   let viewCost = NaN;
   let restoreMs: [number, number] | undefined;
   // The extension's own read-back (TranscriptStore.read, parsed in slices): how long it takes and the longest the host waited meanwhile.
-  let sliced: { ms: number; maxBlock: number; events: number } | undefined;
+  // Its gaps over 25 ms say where a long block went (on a CPU, waiting for one, garbage collection); with AGENT_THOUGHTS_BENCH_PROFILE, a CPU profile of it.
+  let sliced: { ms: number; maxBlock: number; events: number; gaps: string } | undefined;
   if (transcript) {
     const blocks = monitorEventLoopDelay({ resolution: 1 });
+    const readProfile = await profileHost("replay-read");
+    const gaps = longBlocks(25);
+    const gcs = gcPauses();
     const s0 = performance.now();
     blocks.enable();
     const read = await a._test.transcripts.read(transcript.file);
     blocks.disable();
-    sliced = { ms: performance.now() - s0, maxBlock: blocks.max / 1e6, events: read.length };
+    const ms = performance.now() - s0;
+    const longest = gaps.stop();
+    const gcEntries = gcs.entries();
+    gcs.stop();
+    const profiledRead = await readProfile.stop();
+    sliced = { ms, maxBlock: blocks.max / 1e6, events: read.length, gaps: `${longest.length ? gapsText(longest, gcEntries) : "none"}${profiledRead ? `; CPU profile: ${profiledRead}` : ""}` };
     if (read.length !== transcript.lines || read.at(-1)?.seq !== view.lastSeq) bad.push(`TranscriptStore.read gave ${read.length} of ${transcript.lines} lines`);
   }
   if (gcWorks && transcript) {
@@ -690,7 +699,7 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<string> {
   if (transcript) {
     const perTenK = (bytes: number): string => mb((bytes / Math.max(1, events)) * SAMPLE_EVERY);
     if (restoreMs) log(`    reading this transcript back in one go (the way restore worked before it was sliced): parse ${fmt(restoreMs[0])} + fold ${fmt(restoreMs[1])}, synchronous`);
-    if (sliced) log(`    reading it back as a window reload does now (TranscriptStore.read, in slices of 8 ms; the panel then folds it in 8 ms slices too): ${fmt(sliced.ms)} for ${num(sliced.events)} events, longest extension-host block meanwhile ${fmt(sliced.maxBlock)}`);
+    if (sliced) log(`    reading it back as a window reload does now (TranscriptStore.read, in slices of 8 ms; the panel then folds it in 8 ms slices too): ${fmt(sliced.ms)} for ${num(sliced.events)} events, longest extension-host block meanwhile ${fmt(sliced.maxBlock)}; its gaps over 25 ms (ms; of it on a CPU / waiting for one / in garbage collection): ${sliced.gaps}`);
     log(`    retained on purpose, rebuilt from the transcript with the host's code: the session log ${mb(logCost)} (${perTenK(logCost)} per ${num(SAMPLE_EVERY)} events), the panel's view state ${mb(viewCost)} (${perTenK(viewCost)}); the rest of the growth ${mb(last.host - first.host - logCost - viewCost)}; transcript on disk ${perTenK(transcript.bytes)} per ${num(SAMPLE_EVERY)} events`);
   }
   const shared = Math.abs(webEnd - pageHeap) < 1_048_576;

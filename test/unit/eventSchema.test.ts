@@ -30,6 +30,9 @@ describe("stored data is checked when read", () => {
       [{ ...base, kind: "permission_request", requestId: "p", toolCallId: "t", title: "x", options: [{ optionId: "o", name: "n", kind: "allow_forever" }], toolCall: {} }, /options/],
       [{ ...base, kind: "hologram" }, /kind/],
       [{ seq: -1, at: 1, sessionId: "s", kind: "mode", currentModeId: "m" }, /seq/],
+      // A turn's start and end must say which turn (optional on other events).
+      [{ ...base, kind: "turn_start", prompt: [] }, /turnId/],
+      [{ ...base, kind: "thought", text: "t", content: { type: "text", text: "t" }, turnId: "1" }, /turnId/],
       ["not an object", /event|expected/],
     ];
     for (const [value, where] of bad) {
