@@ -257,8 +257,8 @@ export class IncrementalMarkdown {
   private streamed: StreamedFence | undefined;
   /** The text of the tail's paragraph, while the tail is one paragraph of plain text (drawTail). */
   private prose: Text | undefined;
-  /** Blocks of the stable part that end at a cut made by `maxTail` (not where markdown ends one). */
-  private cuts = 0;
+  /** True when a block of the stable part ends at a cut made by `maxTail` (not where markdown ends one); false again once drawn whole. */
+  private wasCut = false;
 
   /**
    * `maxTail`: past this many characters of tail, the stable part is cut at the last line break
@@ -282,14 +282,14 @@ export class IncrementalMarkdown {
    * what the reader selected in it selected again.
    */
   update(text: string, done = false): void {
-    const whole = done && this.cuts > 0 && text.length <= WHOLE_MAX;
+    const whole = done && this.cut && text.length <= WHOLE_MAX;
     if (text === this.text && !whole) return;
-    const held = whole ? selectionIn(this.el) : undefined;
     const continued = !whole && this.extends(text);
-    if (!continued) this.reset();
     // Text the reader selected in the tail, in case drawing the update moves it into the stable part
-    // or draws it anew (a code fence being streamed is appended to, and moved whole when it closes).
-    const selected = continued && !this.streamed ? selectionIn(this.tail) : undefined;
+    // or draws it anew (a code fence being streamed is appended to, and moved whole when it closes);
+    // drawn whole again, anywhere in it.
+    const selected = whole ? selectionIn(this.el) : continued && !this.streamed ? selectionIn(this.tail) : undefined;
+    if (!continued) this.reset();
     const stableEnd = this.stable.lastChild;
     this.text = text;
     let split = this.scan();
@@ -313,7 +313,7 @@ export class IncrementalMarkdown {
       const blocks = renderMarkdown(text.slice(this.stableLen, split));
       if (cut) {
         blocks.lastElementChild?.classList.add("cut");
-        this.cuts++;
+        this.wasCut = true;
       }
       this.stable.append(blocks);
       this.stableLen = split;
@@ -334,7 +334,6 @@ export class IncrementalMarkdown {
         this.streamed.update(code);
       }
     }
-    if (held) keepSelection(held, [this.el]);
     if (selected) {
       const redrawn: Node[] = [];
       for (let n = stableEnd ? stableEnd.nextSibling : this.stable.firstChild; n; n = n.nextSibling) redrawn.push(n);
@@ -388,7 +387,7 @@ export class IncrementalMarkdown {
 
   /** True when a block was cut by `maxTail` (and the text not yet drawn whole again). */
   get cut(): boolean {
-    return this.cuts > 0;
+    return this.wasCut;
   }
 
   /** True when `text` continues what was rendered (messages only ever grow; a cheap check of the seam). */
@@ -410,7 +409,7 @@ export class IncrementalMarkdown {
     this.closed = undefined;
     this.streamed = undefined;
     this.prose = undefined;
-    this.cuts = 0;
+    this.wasCut = false;
     this.stable.replaceChildren();
     this.tail.replaceChildren();
   }

@@ -513,6 +513,17 @@ describe("the thought panel", function () {
     }, `${t0} ${t1} ${t2}`, { view: "sidebar", what: "the thought open" });
     assert.deepEqual(thought, { whole: true, cuts: 0, paragraphs: 1 });
     await screenshot("test-results/long-paragraph-done.png");
+    // Looked at dark in a 1280×800 window too.
+    const config = vscode.workspace.getConfiguration("workbench");
+    try {
+      await viewport(1280, 800);
+      await config.update("colorTheme", "Default Dark Modern", vscode.ConfigurationTarget.Global);
+      await waitFor(() => document.body.classList.contains("vscode-dark"), undefined, { view: "sidebar", what: "the dark theme" });
+      await screenshot("test-results/long-paragraph-done-1280x800-dark.png");
+    } finally {
+      await config.update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+      await viewport(1400, 900);
+    }
   });
 
   it("the open question is pinned in sight at 1600×1000 however far the transcript scrolled, and keys answer it", async () => {
