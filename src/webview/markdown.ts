@@ -231,6 +231,8 @@ const WHOLE_MAX = 64 * 1024;
 
 /** A table row or an indented continuation: a block goes on across this line. */
 const GOES_ON = /^(?:[ \t]|.*\|)/;
+/** A line starting so could be read as a block of its own (list, heading, quote, table, code, HTML, a space) or a cut in a word's emphasis. */
+const BLOCK_START = /^(?:[-+*#>|`~=_<\s\d])/;
 
 /**
  * A message body that grows. Text up to the last block boundary (a blank line outside a code
@@ -292,7 +294,7 @@ export class IncrementalMarkdown {
     if (!continued) this.reset();
     const stableEnd = this.stable.lastChild;
     this.text = text;
-    let split = this.scan();
+    const split = this.scan();
     const closed = this.closed;
     this.closed = undefined;
     if (this.streamed && closed && closed.start === this.stableLen) {
@@ -303,21 +305,15 @@ export class IncrementalMarkdown {
       this.stableLen = closed.end;
       this.tailSrc = "";
     }
-    let cut = false;
+    let cut = split;
     if (!done && text.length - Math.max(split, this.stableLen) > this.maxTail && !this.fence) {
       const at = this.forcedSplit(Math.max(split, this.stableLen));
-      cut = at > split;
-      if (cut) split = at;
+      if (at > split) cut = at;
     }
-    if (split > this.stableLen) {
-      const blocks = renderMarkdown(text.slice(this.stableLen, split));
-      if (cut) {
-        blocks.lastElementChild?.classList.add("cut");
-        this.wasCut = true;
-      }
-      this.stable.append(blocks);
-      this.stableLen = split;
-    }
+    if (split > this.stableLen) this.appendStable(split, false);
+    // What is cut goes in pieces of at most about maxTail (text drawn fresh, as a picked session's
+    // streaming thought is, is cut in one go): the browser need not lay out pieces far from the view (panel.css).
+    while (cut > this.stableLen) this.appendStable(this.pieceEnd(this.stableLen, cut), true);
     const tail = text.slice(this.stableLen);
     if (tail !== this.tailSrc) {
       this.tailSrc = tail;
@@ -366,6 +362,40 @@ export class IncrementalMarkdown {
       this.prose = document.createTextNode(prose);
       this.tail.replaceChildren(...proseNodes(this.prose));
     }
+  }
+
+  /** Draws the text up to `end` into the stable part; `cut`: it ends where a long paragraph was cut. */
+  private appendStable(end: number, cut: boolean): void {
+    const blocks = renderMarkdown(this.text.slice(this.stableLen, end));
+    if (cut) {
+      blocks.lastElementChild?.classList.add("cut");
+      this.wasCut = true;
+    }
+    this.stable.append(blocks);
+    this.stableLen = end;
+  }
+
+  /**
+   * Where the first piece of the cut text `from`..`to` ends: `to` if it is no longer than
+   * `maxTail`, else after the last line break (that no table or indented block goes on across) or
+   * space before `from + maxTail` in its second half, where a word that markdown would read as
+   * the start of a block (a list, heading, quote, table, code) does not follow; else, in text with
+   * no spaces, between two characters there; else `to`.
+   */
+  private pieceEnd(from: number, to: number): number {
+    if (to - from <= this.maxTail) return to;
+    const text = this.text;
+    const least = from + (this.maxTail >> 1);
+    for (let i = from + this.maxTail - 1; i >= least; i--) {
+      const c = text.charCodeAt(i);
+      if (c === 10) {
+        const eol = text.indexOf("\n", i + 1);
+        if (!GOES_ON.test(text.slice(i + 1, eol < 0 || eol > to ? to : eol))) return i + 1;
+      } else if (c === 32 && !BLOCK_START.test(text.slice(i + 1, i + 3))) return i + 1;
+    }
+    // Text with no spaces (Chinese, Japanese): between two characters, never inside a surrogate pair.
+    const at = pairSafeEnd(text, from + this.maxTail);
+    return text.charCodeAt(at - 1) > 127 && text.charCodeAt(at) > 127 ? at : to;
   }
 
   /**

@@ -526,6 +526,91 @@ describe("the thought panel", function () {
     }
   });
 
+  it("a long thought still streaming in a session picked again is drawn in pieces, only those in its box laid out, all of it readable and found", async () => {
+    // Picking a session whose agent is thinking at length draws its thought anew: in pieces of
+    // about 2 KB that meet with no gap, the browser laying out only the pieces near the box's view
+    // (the pick costs the lines the box shows, not the thought); scrolled to its top, the box shows
+    // the first words; find counts a word far above the view.
+    const words = (tag: string, n: number): string => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
+    const long = words("w", 3000);
+    await useAgent("LongThinker", { turns: [[{ thought: long, chunkSize: 5000 }, { waitForCancel: true, timeoutMs: 60_000 }]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const stops = [new AbortController(), new AbortController()];
+    const firstTurn = a.stream("think at length", { agent: "LongThinker", newSession: true, signal: stops[0]!.signal });
+    let secondTurn: ReturnType<typeof a.stream> | undefined;
+    try {
+      let first: string | undefined;
+      for await (const e of firstTurn) if (e.kind === "thought") { first = e.sessionId; break; }
+      assert.ok(first);
+      secondTurn = a.stream("think again", { agent: "LongThinker", newSession: true, signal: stops[1]!.signal });
+      const lastThought = (prompt: string): boolean => {
+        const shown = [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent?.trim();
+        return shown === prompt && (document.querySelector(".entry-thought.streaming .thought-md")?.textContent ?? "").includes("w2999");
+      };
+      await waitFor(lastThought, "think again", { view: "sidebar", what: "the second session thinking" });
+      await pickInSwitcher(first);
+      await waitFor(lastThought, "think at length", { view: "sidebar", what: "the first session picked, its thought drawn" });
+      const drawn = await evaluate((want: string) => {
+        const box = document.querySelector<HTMLElement>(".entry-thought.streaming .thought-text")!;
+        const pieces = [...box.querySelectorAll<HTMLElement>(".md-stable > p")];
+        const boxRect = box.getBoundingClientRect();
+        const last = [...box.querySelectorAll(".md-stable > p, .md-tail p")].at(-1);
+        const r = document.createRange();
+        if (last) r.selectNodeContents(last);
+        const lastLine = last ? [...r.getClientRects()].at(-1) : undefined;
+        return {
+          text: (box.querySelector(".thought-md")?.textContent ?? "").replace(/\s+/g, " ").trim() === want,
+          pieces: pieces.length,
+          longest: Math.max(...pieces.map((p) => (p.textContent ?? "").length)),
+          cut: pieces.every((p) => p.classList.contains("cut") && getComputedStyle(p).marginBottom === "0px"),
+          // Not laid out: the height it is given until it is (contain-intrinsic-block-size), not its text's.
+          rendered: pieces.map((p) => p.offsetHeight !== parseFloat(getComputedStyle(p).containIntrinsicBlockSize.replace("auto", ""))),
+          lastWordsInBox: lastLine !== undefined && lastLine.bottom <= boxRect.bottom + 1 && lastLine.top >= boxRect.top - 1,
+        };
+      }, long, "sidebar");
+      assert.equal(drawn.text, true, "the whole thought is in the box");
+      assert.ok(drawn.pieces >= 6, `cut in pieces (${drawn.pieces})`);
+      assert.ok(drawn.longest <= 2048, `pieces of at most 2 KB (${drawn.longest})`);
+      assert.equal(drawn.cut, true, "pieces meet with no gap");
+      assert.equal(drawn.rendered[0], false, `the first piece, far above the box's view, is not laid out (${drawn.rendered.join(" ")})`);
+      assert.ok(drawn.rendered.filter((r) => !r).length >= drawn.pieces - 3, `only the pieces near the view are laid out (${drawn.rendered.join(" ")})`);
+      assert.equal(drawn.lastWordsInBox, true, "the box shows the newest words");
+      await screenshot("test-results/long-thought-picked.png");
+      // Scrolled to its top, the box draws and shows the first words.
+      await evaluate(() => {
+        const box = document.querySelector<HTMLElement>(".entry-thought.streaming .thought-text")!;
+        const p = box.querySelector<HTMLElement>(".md-stable > p")!;
+        p.addEventListener("contentvisibilityautostatechange", (e) => { if (!(e as Event & { skipped: boolean }).skipped) p.dataset.testDrawn = "1"; });
+        box.scrollTop = -box.scrollHeight;
+      }, undefined, "sidebar");
+      const top = await waitFor(() => {
+        const box = document.querySelector<HTMLElement>(".entry-thought.streaming .thought-text")!;
+        const p = box.querySelector<HTMLElement>(".md-stable > p");
+        if (p?.dataset.testDrawn !== "1") return undefined;
+        const r = document.createRange();
+        r.setStart(p.firstChild!, 0);
+        r.setEnd(p.firstChild!, 2);
+        const word = r.getBoundingClientRect();
+        const b = box.getBoundingClientRect();
+        return word.top >= b.top - 1 && word.bottom <= b.bottom + 1 ? (p.textContent ?? "").slice(0, 8) : undefined;
+      }, undefined, { view: "sidebar", what: "the thought's first words in its box" });
+      assert.equal(top, "w0 w1 w2");
+      await screenshot("test-results/long-thought-picked-top.png");
+      // Find counts a word of a piece far from the view.
+      await evaluate(() => {
+        const box = document.querySelector<HTMLElement>(".entry-thought.streaming .thought-text")!;
+        box.scrollTop = 0;
+      }, undefined, "sidebar");
+      await fill("#search", "w1500", "sidebar");
+      await waitFor(() => document.querySelector(".match-count")?.textContent === "1 of 1", undefined, { view: "sidebar", what: "a word far up the thought found" });
+      await press("#search", "Escape", "sidebar");
+    } finally {
+      for (const s of stops) s.abort();
+      await Promise.allSettled([firstTurn.result, secondTurn?.result]);
+    }
+  });
+
   it("the open question is pinned in sight at 1600×1000 however far the transcript scrolled, and keys answer it", async () => {
     await viewport(1600, 1000);
     try {
