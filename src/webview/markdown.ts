@@ -231,8 +231,10 @@ const WHOLE_MAX = 64 * 1024;
 
 /** A table row or an indented continuation: a block goes on across this line. */
 const GOES_ON = /^(?:[ \t]|.*\|)/;
-/** A line starting so could be read as a block of its own (list, heading, quote, table, code, HTML, a space) or a cut in a word's emphasis. */
-const BLOCK_START = /^(?:[-+*#>|`~=_<\s\d])/;
+/** A line starting so could be read as a block of its own (list, heading, quote, setext underline, code, an indent) or a cut in a word's emphasis. */
+const BLOCK_START = /^[-+*#>`~=_\s\d]/;
+/** Text that is not cut in pieces: a code fence, an indented code block or a table row in it. */
+const NOT_IN_PIECES = /(?:^|\n)(?: {0,3}(?:`{3}|~{3})| {4}|\t)|\|/;
 
 /**
  * A message body that grows. Text up to the last block boundary (a blank line outside a code
@@ -313,7 +315,11 @@ export class IncrementalMarkdown {
     if (split > this.stableLen) this.appendStable(split, false);
     // What is cut goes in pieces of at most about maxTail (text drawn fresh, as a picked session's
     // streaming thought is, is cut in one go): the browser need not lay out pieces far from the view (panel.css).
-    while (cut > this.stableLen) this.appendStable(this.pieceEnd(this.stableLen, cut), true);
+    if (cut > this.stableLen) {
+      // Not with a code fence, an indented code block or a table in it: a cut inside one would draw it wrong until the text is done.
+      const pieces = !NOT_IN_PIECES.test(text.slice(this.stableLen, cut));
+      while (cut > this.stableLen) this.appendStable(pieces ? this.pieceEnd(this.stableLen, cut) : cut, true);
+    }
     const tail = text.slice(this.stableLen);
     if (tail !== this.tailSrc) {
       this.tailSrc = tail;
@@ -376,11 +382,11 @@ export class IncrementalMarkdown {
   }
 
   /**
-   * Where the first piece of the cut text `from`..`to` ends: `to` if it is no longer than
-   * `maxTail`, else after the last line break (that no table or indented block goes on across) or
-   * space before `from + maxTail` in its second half, where a word that markdown would read as
-   * the start of a block (a list, heading, quote, table, code) does not follow; else, in text with
-   * no spaces, between two characters there; else `to`.
+   * Where the first piece of the cut text `from`..`to` (no fence, indented code or table in it)
+   * ends: `to` if it is no longer than `maxTail`, else after the last line break or space before
+   * `from + maxTail` in its second half that is not followed by what markdown could read as the
+   * start of a block (a list, heading, quote, setext underline, code) or an emphasis; else, in text
+   * with no spaces, between two characters there; else `to`.
    */
   private pieceEnd(from: number, to: number): number {
     if (to - from <= this.maxTail) return to;
@@ -388,10 +394,7 @@ export class IncrementalMarkdown {
     const least = from + (this.maxTail >> 1);
     for (let i = from + this.maxTail - 1; i >= least; i--) {
       const c = text.charCodeAt(i);
-      if (c === 10) {
-        const eol = text.indexOf("\n", i + 1);
-        if (!GOES_ON.test(text.slice(i + 1, eol < 0 || eol > to ? to : eol))) return i + 1;
-      } else if (c === 32 && !BLOCK_START.test(text.slice(i + 1, i + 3))) return i + 1;
+      if ((c === 10 || c === 32) && !BLOCK_START.test(text.slice(i + 1, i + 2))) return i + 1;
     }
     // Text with no spaces (Chinese, Japanese): between two characters, never inside a surrogate pair.
     const at = pairSafeEnd(text, from + this.maxTail);

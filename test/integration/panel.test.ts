@@ -530,10 +530,18 @@ describe("the thought panel", function () {
     // Picking a session whose agent is thinking at length draws its thought anew: in pieces of
     // about 2 KB that meet with no gap, the browser laying out only the pieces near the box's view
     // (the pick costs the lines the box shows, not the thought); scrolled to its top, the box shows
-    // the first words; find counts a word far above the view.
+    // the first words; find goes to a word far above the view and shows it. A long thought with a
+    // code block and a table in it is not cut inside either.
     const words = (tag: string, n: number): string => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
     const long = words("w", 3000);
-    await useAgent("LongThinker", { turns: [[{ thought: long, chunkSize: 5000 }, { waitForCancel: true, timeoutMs: 60_000 }]] });
+    // A code block and a table longer than a piece, so the pieces would cut them somewhere.
+    const code = Array.from({ length: 100 }, (_, i) => `# step ${i}: let v${i} = f(a, b)\n`).join("");
+    const table = Array.from({ length: 150 }, (_, i) => `| ${i} | cell ${i} |\n`).join("");
+    const fenced = `${words("f", 600)}\n\`\`\`\n${code}\`\`\`\n${words("g", 600)}\n| a | b |\n|---|---|\n${table}${words("h", 600)}`;
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("LongThinker", { turns: [[{ thought: long, chunkSize: 5000 }, { waitForCancel: true, timeoutMs: 60_000 }]] }),
+      scriptedAgent("FencedThinker", { turns: [[{ thought: fenced, chunkSize: 5000 }, { waitForCancel: true, timeoutMs: 60_000 }]] }),
+    ], vscode.ConfigurationTarget.Global);
     const a = await api();
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     const stops = [new AbortController(), new AbortController()];
@@ -543,14 +551,19 @@ describe("the thought panel", function () {
       let first: string | undefined;
       for await (const e of firstTurn) if (e.kind === "thought") { first = e.sessionId; break; }
       assert.ok(first);
-      secondTurn = a.stream("think again", { agent: "LongThinker", newSession: true, signal: stops[1]!.signal });
-      const lastThought = (prompt: string): boolean => {
+      secondTurn = a.stream("think again", { agent: "FencedThinker", newSession: true, signal: stops[1]!.signal });
+      const lastThought = (arg: { prompt: string; word: string }): boolean => {
         const shown = [...document.querySelectorAll("#transcript .turn-prompt .prompt-text")].at(-1)?.textContent?.trim();
-        return shown === prompt && (document.querySelector(".entry-thought.streaming .thought-md")?.textContent ?? "").includes("w2999");
+        return shown === arg.prompt && (document.querySelector(".entry-thought.streaming .thought-md")?.textContent ?? "").includes(arg.word);
       };
-      await waitFor(lastThought, "think again", { view: "sidebar", what: "the second session thinking" });
+      await waitFor(lastThought, { prompt: "think again", word: "h599" }, { view: "sidebar", what: "the second session thinking" });
+      const blocks = await evaluate(() => {
+        const t = document.querySelector(".entry-thought.streaming .thought-md")!;
+        return { code: [...t.querySelectorAll("pre")].map((p) => p.textContent ?? ""), headings: t.querySelectorAll("h1, h2, h3").length, tables: t.querySelectorAll("table").length, cells: t.querySelectorAll("td").length };
+      }, undefined, "sidebar");
+      assert.deepEqual(blocks, { code: [code], headings: 0, tables: 1, cells: 300 });
       await pickInSwitcher(first);
-      await waitFor(lastThought, "think at length", { view: "sidebar", what: "the first session picked, its thought drawn" });
+      await waitFor(lastThought, { prompt: "think at length", word: "w2999" }, { view: "sidebar", what: "the first session picked, its thought drawn" });
       const drawn = await evaluate((want: string) => {
         const box = document.querySelector<HTMLElement>(".entry-thought.streaming .thought-text")!;
         const pieces = [...box.querySelectorAll<HTMLElement>(".md-stable > p")];
@@ -604,6 +617,29 @@ describe("the thought panel", function () {
       }, undefined, "sidebar");
       await fill("#search", "w1500", "sidebar");
       await waitFor(() => document.querySelector(".match-count")?.textContent === "1 of 1", undefined, { view: "sidebar", what: "a word far up the thought found" });
+      // Shown in the box (frames later, once the piece it is in is drawn, too).
+      const matchInBox = (): boolean => {
+        const box = document.querySelector<HTMLElement>(".entry-thought.streaming .thought-text")!;
+        const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const at = (n as Text).data.indexOf("w1500 ");
+          if (at < 0) continue;
+          const r = document.createRange();
+          r.setStart(n, at);
+          r.setEnd(n, at + 5);
+          const m = r.getBoundingClientRect();
+          const b = box.getBoundingClientRect();
+          if (m.height === 0 || m.top < b.top - 1 || m.bottom > b.bottom + 1) return false;
+          // And drawn there: what is at that point on screen is the word (a block not drawn measures, but hits itself).
+          const hit = document.caretRangeFromPoint(m.left + m.width / 2, m.top + m.height / 2);
+          return hit?.startContainer === n && hit.startOffset >= at && hit.startOffset <= at + 5;
+        }
+        return false;
+      };
+      await waitFor(matchInBox, undefined, { view: "sidebar", what: "the match in the thought's box" });
+      for (let i = 0; i < 3; i++) await evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))), undefined, "sidebar");
+      assert.equal(await evaluate(matchInBox, undefined, "sidebar"), true, "the match still in the box frames later");
+      await screenshot("test-results/long-thought-find.png");
       await press("#search", "Escape", "sidebar");
     } finally {
       for (const s of stops) s.abort();

@@ -123,10 +123,18 @@ function rangeOf(b: readonly [Node, number, Node, number]): Range | undefined {
   return r;
 }
 
-/** Centres a range in each scroll box around it, innermost first (a thought's own box, then the transcript). */
+/**
+ * Centres a range in each scroll box around it, innermost first (a thought's own box, then the
+ * transcript). A block around it not drawn while away from the view (`content-visibility: auto`)
+ * measures as its guessed height, and would take its own once in view, moving the match: it is
+ * drawn for good first.
+ */
 function centre(range: Range, root: HTMLElement): void {
   const boxes: HTMLElement[] = [];
-  for (let el = range.startContainer.parentElement; el && el !== root; el = el.parentElement) if (scrolls(el)) boxes.push(el);
+  for (let el = range.startContainer.parentElement; el && el !== root; el = el.parentElement) {
+    if (getComputedStyle(el).contentVisibility === "auto") el.style.contentVisibility = "visible";
+    if (scrolls(el)) boxes.push(el);
+  }
   boxes.push(root);
   for (const box of boxes) {
     const r = range.getBoundingClientRect();
