@@ -10,6 +10,7 @@ import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
 import { harnessRequest, log } from "../integration/index";
 import { evaluate } from "../integration/webview";
+import { percentile } from "./stats";
 
 export const EXTENSION_ID = "agent-thoughts.agent-thoughts";
 
@@ -54,10 +55,7 @@ export async function useScenario(name: string, scenario: Scenario): Promise<voi
   await setAgents([scriptedAgent(name, scenario, benchFile(`${name}.json`))]);
 }
 
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+export { percentile };
 
 export const fmt = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
 export const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
