@@ -124,17 +124,21 @@ function rangeOf(b: readonly [Node, number, Node, number]): Range | undefined {
 }
 
 /**
+ * A streaming thought's blocks that are not drawn while away from its box's view (panel.css): one
+ * measures at its guessed height and takes its own once drawn, and the box reads bottom-up, so the
+ * match in it would move. (A finished thought's box reads top-down: a block growing moves nothing above it.)
+ */
+const UNDRAWN_BLOCK = ".entry-thought.streaming .md-stable > p.cut, .entry-thought.streaming .segs";
+
+/**
  * Centres a range in each scroll box around it, innermost first (a thought's own box, then the
- * transcript). A block around it not drawn while away from the view (`content-visibility: auto`)
- * measures as its guessed height, and would take its own once in view, moving the match: it is
- * drawn for good first.
+ * transcript); a streaming thought's block around it is drawn for good first (UNDRAWN_BLOCK).
  */
 function centre(range: Range, root: HTMLElement): void {
+  const block = range.startContainer.parentElement?.closest<HTMLElement>(UNDRAWN_BLOCK);
+  if (block) block.style.contentVisibility = "visible";
   const boxes: HTMLElement[] = [];
-  for (let el = range.startContainer.parentElement; el && el !== root; el = el.parentElement) {
-    if (getComputedStyle(el).contentVisibility === "auto") el.style.contentVisibility = "visible";
-    if (scrolls(el)) boxes.push(el);
-  }
+  for (let el = range.startContainer.parentElement; el && el !== root; el = el.parentElement) if (scrolls(el)) boxes.push(el);
   boxes.push(root);
   for (const box of boxes) {
     const r = range.getBoundingClientRect();
