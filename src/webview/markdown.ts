@@ -231,8 +231,10 @@ const WHOLE_MAX = 64 * 1024;
 
 /** A table row or an indented continuation: a block goes on across this line. */
 const GOES_ON = /^(?:[ \t]|.*\|)/;
-/** A line starting so could be read as a block of its own (list, heading, quote, setext underline, code, an indent) or a cut in a word's emphasis. */
+/** A word starting so could be read as the start of a block (list, heading, quote, setext underline, code, an indent) or a cut in its emphasis. */
 const BLOCK_START = /^[-+*#>`~=_\s\d]/;
+/** A line that goes on the block above it, or starts one only after a blank line (an indent, a setext underline, a list item, heading or quote). */
+const LINE_GOES_ON = /^(?:[ \t]|=+ *$|-+ *$|[-+*](?: |$)|\d{1,9}[.)](?: |$)|#{1,6}(?: |$)|>)/;
 /** Text that is not cut in pieces: a code fence, an indented code block or a table row in it. */
 const NOT_IN_PIECES = /(?:^|\n)(?: {0,3}(?:`{3}|~{3})| {4}|\t)|\|/;
 
@@ -383,18 +385,22 @@ export class IncrementalMarkdown {
 
   /**
    * Where the first piece of the cut text `from`..`to` (no fence, indented code or table in it)
-   * ends: `to` if it is no longer than `maxTail`, else after the last line break or space before
-   * `from + maxTail` in its second half that is not followed by what markdown could read as the
-   * start of a block (a list, heading, quote, setext underline, code) or an emphasis; else, in text
-   * with no spaces, between two characters there; else `to`.
+   * ends: `to` if it is no longer than `maxTail`, else after the last line break before
+   * `from + maxTail` in its second half whose next line does not go on a block (LINE_GOES_ON),
+   * else after the last space there not followed by what markdown could read as the start of a
+   * block or an emphasis; else, in text with no spaces, between two characters there; else `to`.
    */
   private pieceEnd(from: number, to: number): number {
     if (to - from <= this.maxTail) return to;
     const text = this.text;
     const least = from + (this.maxTail >> 1);
+    // A line break first (a cut between words would split a line in two), then a space.
+    for (let nl = text.lastIndexOf("\n", from + this.maxTail - 1); nl >= least; nl = text.lastIndexOf("\n", nl - 1)) {
+      const eol = text.indexOf("\n", nl + 1);
+      if (!LINE_GOES_ON.test(text.slice(nl + 1, eol < 0 || eol > to ? to : eol))) return nl + 1;
+    }
     for (let i = from + this.maxTail - 1; i >= least; i--) {
-      const c = text.charCodeAt(i);
-      if ((c === 10 || c === 32) && !BLOCK_START.test(text.slice(i + 1, i + 2))) return i + 1;
+      if (text.charCodeAt(i) === 32 && !BLOCK_START.test(text.slice(i + 1, i + 2))) return i + 1;
     }
     // Text with no spaces (Chinese, Japanese): between two characters, never inside a surrogate pair.
     const at = pairSafeEnd(text, from + this.maxTail);
