@@ -394,14 +394,12 @@ export class IncrementalMarkdown {
     if (to - from <= this.maxTail) return to;
     const text = this.text;
     const least = from + (this.maxTail >> 1);
+    const limit = from + this.maxTail - 1;
     // A line break first (a cut between words would split a line in two), then a space.
-    for (let nl = text.lastIndexOf("\n", from + this.maxTail - 1); nl >= least; nl = text.lastIndexOf("\n", nl - 1)) {
-      const eol = text.indexOf("\n", nl + 1);
-      if (!LINE_GOES_ON.test(text.slice(nl + 1, eol < 0 || eol > to ? to : eol))) return nl + 1;
-    }
-    for (let i = from + this.maxTail - 1; i >= least; i--) {
-      if (text.charCodeAt(i) === 32 && !BLOCK_START.test(text.slice(i + 1, i + 2))) return i + 1;
-    }
+    const nl = this.lineBreakBefore(limit, least, to, LINE_GOES_ON);
+    if (nl >= 0) return nl;
+    const sp = this.spaceBefore(limit, least, BLOCK_START);
+    if (sp >= 0) return sp;
     // Text with no spaces (Chinese, Japanese): between two characters, never inside a surrogate pair.
     const at = pairSafeEnd(text, from + this.maxTail);
     return text.charCodeAt(at - 1) > 127 && text.charCodeAt(at) > 127 ? at : to;
@@ -414,14 +412,35 @@ export class IncrementalMarkdown {
    */
   private forcedSplit(from: number): number {
     const text = this.text;
-    for (let nl = text.lastIndexOf("\n", text.length - 2), tries = 0; nl >= from && tries < 200; nl = text.lastIndexOf("\n", nl - 1), tries++) {
-      const next = text.slice(nl + 1, text.indexOf("\n", nl + 1) >>> 0);
-      if (!GOES_ON.test(next)) return nl + 1;
-    }
-    const sp = text.lastIndexOf(" ", text.length - 2);
-    if (sp >= from) return sp + 1;
+    const nl = this.lineBreakBefore(text.length - 2, from, text.length, GOES_ON, 200);
+    if (nl >= 0) return nl;
+    const sp = this.spaceBefore(text.length - 2, from);
+    if (sp >= 0) return sp;
     const cut = pairSafeEnd(text, text.length - 1);
     return cut > from ? cut : from;
+  }
+
+  /**
+   * After the last line break in `least`..`limit` whose next line (up to `to`) `goesOn` does not
+   * match, looking at no more than `tries` line breaks; -1 when none. Looks no further back than
+   * `least` (a long paragraph with no line break costs its tail, not the whole text).
+   */
+  private lineBreakBefore(limit: number, least: number, to: number, goesOn: RegExp, tries = Infinity): number {
+    const text = this.text;
+    for (let i = limit; i >= least && tries > 0; i--) {
+      if (text.charCodeAt(i) !== 10) continue;
+      tries--;
+      const eol = text.indexOf("\n", i + 1);
+      if (!goesOn.test(text.slice(i + 1, eol < 0 || eol > to ? to : eol))) return i + 1;
+    }
+    return -1;
+  }
+
+  /** After the last space in `least`..`limit` not followed by what `notBefore` matches; -1 when none. Looks no further back than `least`. */
+  private spaceBefore(limit: number, least: number, notBefore?: RegExp): number {
+    const text = this.text;
+    for (let i = limit; i >= least; i--) if (text.charCodeAt(i) === 32 && !notBefore?.test(text.slice(i + 1, i + 2))) return i + 1;
+    return -1;
   }
 
   /** True when a block was cut by `maxTail` (and the text not yet drawn whole again). */
