@@ -7,7 +7,9 @@
 // (characters of thought and message text, tool calls and their completions), so every update is
 // matched with the first frame that drew it, whatever the markdown made of its text.
 //
-// AGENT_THOUGHTS_BENCH_SHAPES=lines,paragraph,markdown,cjk,mix (default all); AGENT_THOUGHTS_BENCH_CHUNKS
+// First, this host's floor (floor.ts): what carrying a message to the panel's screen takes, with no
+// work of the extension's. AGENT_THOUGHTS_BENCH_SHAPES=lines,paragraph,markdown,cjk,mix (default all;
+// `none`: the floor alone); AGENT_THOUGHTS_BENCH_CHUNKS
 // (default 5,000); AGENT_THOUGHTS_BENCH_RATE updates/s (default 1,000); AGENT_THOUGHTS_BENCH_PROFILE=<dir>
 // writes a CPU profile of the renderer and of the extension host per shape, AGENT_THOUGHTS_BENCH_TRACE=<dir> a performance trace
 // (style, layout, paint; open either in Chrome DevTools); AGENT_THOUGHTS_BENCH_CSS="<rules>" adds rules to the panel's styles
@@ -20,6 +22,7 @@ import type { ViewState } from "../../src/shared/viewModel";
 import { isShape, SHAPES, shapeUpdates, unitsOf, type Shape } from "../fixtures/agents/shapes";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
+import { lagFloor } from "./floor";
 import { benchFile, fmt, gapsText, gcPauses, longBlocks, percentile, profileHost, rendererCapture, useScenario } from "./util";
 
 const P95_TARGET = 33;
@@ -262,6 +265,7 @@ export async function lagByShape(a: AgentThoughtsInternalApi): Promise<LagFigure
     const missing = missingFonts();
     if (missing.length) log(`  warning: no installed font has ${missing.join(" or ")} (fontconfig): the browser looks for one on every layout of such text, and the cjk shape measures that (p50 over 1 s a frame here) instead of the panel; on Debian: apt-get install fonts-noto-cjk fonts-noto-color-emoji`);
   }
+  await lagFloor(a, P95_TARGET);
   const out: LagFigures[] = [];
   for (const shape of shapes) out.push(await lagOf(a, shape, count, rate));
   return out;
