@@ -235,6 +235,20 @@ const GOES_ON = /^(?:[ \t]|.*\|)/;
 const BLOCK_START = /^[-+*#>`~=_\s\d]/;
 /** A line that goes on the block above it, or starts one only after a blank line (an indent, a setext underline, a list item, heading or quote). */
 const LINE_GOES_ON = /^(?:[ \t]|=+ *$|-+ *$|[-+*](?: |$)|\d{1,9}[.)](?: |$)|#{1,6}(?: |$)|>)/;
+/** What ends a sentence (., !, ?, …, and the CJK full stops), and what may close it after that (quotes, brackets). */
+const SENTENCE_ENDS = new Set([".", "!", "?", "\u2026", "\u3002", "\uff01", "\uff1f"]);
+const CLOSERS = new Set([")", "]", "\"", "'", "\u2019", "\u201d", "\u300d", "\u300f", "\uff09"]);
+/** CJK sentence ends: the next sentence starts with no space between. */
+const CJK_ENDS = new Set(["\u3002", "\uff01", "\uff1f"]);
+
+/** The mark that ends a sentence just before `at` (then any closing marks), if one does. */
+function sentenceEnd(text: string, at: number): string | undefined {
+  let i = at - 1;
+  while (i >= 0 && CLOSERS.has(text.charAt(i))) i--;
+  const c = text.charAt(i);
+  return SENTENCE_ENDS.has(c) ? c : undefined;
+}
+
 /** Text that is not cut in pieces: a code fence, an indented code block or a table row in it. */
 const NOT_IN_PIECES = /(?:^|\n)(?: {0,3}(?:`{3}|~{3})| {4}|\t)|\|/;
 
@@ -387,17 +401,21 @@ export class IncrementalMarkdown {
    * Where the first piece of the cut text `from`..`to` (no fence, indented code or table in it)
    * ends: `to` if it is no longer than `maxTail`, else after the last line break before
    * `from + maxTail` in its second half whose next line does not go on a block (LINE_GOES_ON),
-   * else after the last space there not followed by what markdown could read as the start of a
-   * block or an emphasis; else, in text with no spaces, between two characters there; else `to`.
+   * else after the last sentence end there, else after the last space there not followed by what
+   * markdown could read as the start of a block or an emphasis; else, in text with no spaces,
+   * between two characters there; else `to`.
    */
   private pieceEnd(from: number, to: number): number {
     if (to - from <= this.maxTail) return to;
     const text = this.text;
     const least = from + (this.maxTail >> 1);
     const limit = from + this.maxTail - 1;
-    // A line break first (a cut between words would split a line in two), then a space.
+    // A line break first (a cut between words would split a line in two), then a sentence's end
+    // (while the text streams, a cut shows as a line break), then a space.
     const nl = this.lineBreakBefore(limit, least, to, LINE_GOES_ON);
     if (nl >= 0) return nl;
+    const end = this.sentenceEndBefore(limit, least);
+    if (end >= 0) return end;
     const sp = this.spaceBefore(limit, least, BLOCK_START);
     if (sp >= 0) return sp;
     // Text with no spaces (Chinese, Japanese): between two characters, never inside a surrogate pair.
@@ -407,13 +425,16 @@ export class IncrementalMarkdown {
 
   /**
    * Where a too-long tail is cut: after a line break that does not go on a table or an indented
-   * block, else after its last space, else before its last character (text without spaces, such
-   * as Chinese); never inside a surrogate pair. No cut: `from`.
+   * block, else after a sentence end in its newer half, else after its last space, else before its
+   * last character (text without spaces, such as Chinese); never inside a surrogate pair. No cut: `from`.
    */
   private forcedSplit(from: number): number {
     const text = this.text;
     const nl = this.lineBreakBefore(text.length - 2, from, text.length, GOES_ON, 200);
     if (nl >= 0) return nl;
+    // A sentence's end in the newer half: the tail left is at most half of maxTail.
+    const end = this.sentenceEndBefore(text.length - 2, Math.max(from + 1, text.length - (this.maxTail >> 1)));
+    if (end >= 0) return end;
     const sp = this.spaceBefore(text.length - 2, from);
     if (sp >= 0) return sp;
     const cut = pairSafeEnd(text, text.length - 1);
@@ -432,6 +453,24 @@ export class IncrementalMarkdown {
       tries--;
       const eol = text.indexOf("\n", i + 1);
       if (!goesOn.test(text.slice(i + 1, eol < 0 || eol > to ? to : eol))) return i + 1;
+    }
+    return -1;
+  }
+
+  /**
+   * After the last sentence end in `least`..`limit`: a space after one (not followed by what
+   * could start a block, BLOCK_START), or the start of what follows a CJK full stop; -1 when none.
+   * Looks no further back than `least`.
+   */
+  private sentenceEndBefore(limit: number, least: number): number {
+    const text = this.text;
+    for (let i = limit; i >= least; i--) {
+      const c = text.charAt(i);
+      if (c === " ") {
+        if (sentenceEnd(text, i) !== undefined && !BLOCK_START.test(text.charAt(i + 1))) return i + 1;
+      } else if (!CLOSERS.has(c) && !BLOCK_START.test(c) && CJK_ENDS.has(sentenceEnd(text, i) ?? "")) {
+        return i;
+      }
     }
     return -1;
   }

@@ -526,6 +526,35 @@ describe("the thought panel", function () {
     }
   });
 
+  it("a long thought of sentences is cut where a sentence ends while it streams, in English and in Chinese", async () => {
+    // While a thought streams, what is cut for length shows as a line break: after a sentence, it
+    // reads as a new line; in the middle of one, as a sentence broken in two.
+    const english = Array.from({ length: 220 }, (_, i) => `Step ${i} checks the parser, then its tests (all ${i % 7} of them).`).join(" ");
+    const chinese = Array.from({ length: 500 }, (_, i) => `第${i}步检查解析器和测试。`).join("");
+    await useAgent("Sentences", { turns: [
+      [{ thought: english, chunkSize: 37 }, { sleep: 4000 }, { message: "done" }],
+      [{ thought: chinese, chunkSize: 13 }, { sleep: 4000 }, { message: "done" }],
+    ] });
+    const a = await api();
+    const cutsOf = async (last: string): Promise<string[]> => await waitFor((end: string) => {
+      const t = document.querySelector(".entry-thought.streaming .thought-md");
+      // (Words either side of a cut meet in textContent: compared without spaces.)
+      if (!t || !(t.textContent ?? "").replace(/\s/g, "").includes(end.replace(/\s/g, ""))) return undefined;
+      return [...t.querySelectorAll(".md-stable > .cut")].map((p) => (p.textContent ?? "").slice(-12));
+    }, last, { view: "sidebar", what: "the streaming thought at its end", timeoutMs: 20_000 }) ?? [];
+    const first = a.stream("think in sentences", { agent: "Sentences", newSession: true });
+    const englishCuts = await cutsOf("Step 219 checks the parser, then its tests (all 2 of them).");
+    assert.ok(englishCuts.length >= 3, `cut ${englishCuts.length} times`);
+    for (const end of englishCuts) assert.match(end, /of them\)\.$/, `a cut after a sentence: …${end}`);
+    await screenshot("test-results/sentences-streaming.png");
+    await first.result;
+    const second = a.stream("now in Chinese", { sessionId: (await first.result).sessionId });
+    const chineseCuts = await cutsOf("第499步检查解析器和测试。");
+    assert.ok(chineseCuts.length >= 2, `cut ${chineseCuts.length} times`);
+    for (const end of chineseCuts) assert.match(end, /和测试。$/, `a cut after a sentence: …${end}`);
+    await second.result;
+  });
+
   it("a long thought still streaming in a session picked again is drawn in pieces, only those in its box laid out, all of it readable and found", async () => {
     // Picking a session whose agent is thinking at length draws its thought anew: in pieces of
     // about 2 KB that meet with no gap, the browser laying out only the pieces near the box's view
