@@ -1232,7 +1232,8 @@ describe("the thought panel", function () {
       const transitions = new WeakSet<Animation>();
       const seen = { max: 0, firstChanges: 0, spinners: 0, frames: 0, transitions: 0, stop: () => obs.disconnect() };
       const obs = new MutationObserver(() => {
-        const turns = box.querySelectorAll(".turn");
+        // (The session shown before leaves the page a moment after the new one is drawn: not counted.)
+        const turns = box.querySelectorAll(".turns:not(.leaving) .turn");
         const turn = turns[turns.length - 1];
         if (!turn) return;
         seen.frames++;

@@ -17,9 +17,12 @@ export function entryShell(entry: Entry, extraClass = ""): HTMLElement {
   return h("div", { class: `entry entry-${entry.type}${extraClass ? ` ${extraClass}` : ""}`, attrs: { "data-entry-id": entry.id, "data-entry-type": entry.type } });
 }
 
-/** The drawn entry with this id under `root`, if drawn. */
+/** The turns of the session shown before, until the frame that shows another one is drawn (Transcript.reset). */
+export const LEAVING = "leaving";
+
+/** The drawn entry with this id under `root`, if drawn (not one leaving the page). */
 export function entryElement(root: ParentNode, id: string): HTMLElement | null {
-  return root.querySelector<HTMLElement>(`.entry[data-entry-id="${CSS.escape(id)}"]`);
+  return root.querySelector<HTMLElement>(`.entry[data-entry-id="${CSS.escape(id)}"]:not(.${LEAVING} *)`);
 }
 
 /** True when `next` is `prev` with more text appended (checked at the seam only: these texts only grow). */

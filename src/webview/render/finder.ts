@@ -18,6 +18,7 @@
 import type { Entry, SessionView, TurnView } from "../../shared/viewModel";
 import { countIn, foldCase, PieceScan, siteOf, stepIndex, type PieceReader } from "../find";
 import { entryKey, type RenderCtx } from "./context";
+import { LEAVING } from "./entryBase";
 import { foldFields, PROMPT_REGION, REGIONS, shownPrompt, searchableText, toolBodyFields } from "./searchText";
 import type { Transcript } from "./transcript";
 
@@ -441,8 +442,8 @@ export class Finder {
     this.requery = false;
     const seen = new Set<string>();
     for (const el of this.root.querySelectorAll<HTMLElement>(SITE_SELECTOR)) {
-      // A folded turn's prompt, a turn the filter hides: counted from the model.
-      if (el.closest("[hidden]")) continue;
+      // A folded turn's prompt, a turn the filter hides: counted from the model; the session shown before: not this one's.
+      if (el.closest(`[hidden], .${LEAVING}`)) continue;
       const key = keyOf(el);
       if (!key) continue;
       seen.add(key);

@@ -21,7 +21,7 @@
  */
 import { button, h, toggleHidden } from "../dom";
 import type { ScrollAnchor, UiState } from "../uiState";
-import { entryElement } from "./entryBase";
+import { entryElement, LEAVING } from "./entryBase";
 
 const STICK_PX = 40;
 /** The position is saved this long after the last scroll. */
@@ -302,7 +302,7 @@ export class ScrollKeeper {
     const session = this.sessionId;
     if (session === undefined) return undefined;
     const top = this.el.getBoundingClientRect().top;
-    for (const e of this.el.querySelectorAll<HTMLElement>(".entry[data-entry-id]")) {
+    for (const e of this.el.querySelectorAll<HTMLElement>(`.entry[data-entry-id]:not(.${LEAVING} *)`)) {
       const r = e.getBoundingClientRect();
       if (r.height === 0 || r.bottom <= top) continue;
       const id = e.dataset.entryId;

@@ -13,7 +13,7 @@ import { toolPosition, type Entry, type SessionView, type TurnView } from "../..
 import { button, cleanInline, formatDuration, h, icon, setText, toggleHidden, uid } from "../dom";
 import { turnKey, type RenderCtx } from "./context";
 import { createEntry } from "./entries";
-import type { EntryComp } from "./entryBase";
+import { LEAVING, type EntryComp } from "./entryBase";
 import { messageBody } from "./chips";
 import { foldCase } from "../find";
 import { shownPrompt } from "./searchText";
@@ -361,7 +361,7 @@ class TurnComp {
 export class Transcript {
   readonly el: HTMLElement;
   private readonly pre: EntryList;
-  private readonly turnsBox: HTMLElement;
+  private turnsBox: HTMLElement;
   private readonly earlier: HTMLButtonElement;
   private readonly empty: HTMLElement;
   private readonly emptyText: HTMLElement;
@@ -541,9 +541,25 @@ export class Transcript {
   }
 
   private reset(sessionId: string | undefined): void {
-    for (const comp of this.comps.values()) comp.dispose();
+    const comps = [...this.comps.values()];
     this.comps.clear();
-    this.turnsBox.replaceChildren();
+    if (comps.length > 0) {
+      // The turns drawn leave the page once this frame is drawn, not in it: taking a session's
+      // thousand-odd elements out and disposing them cost the frame that shows another ~4 ms.
+      // Meanwhile they are out of rendering (`leaving`: not styled, laid out or painted, no
+      // height), out of reach (inert), hidden from screen readers, and passed over by what looks
+      // for entries on the page (LEAVING; the new turns come after them).
+      const gone = this.turnsBox;
+      this.turnsBox = h("div", { class: "turns" });
+      gone.after(this.turnsBox);
+      gone.classList.add(LEAVING);
+      gone.inert = true;
+      gone.setAttribute("aria-hidden", "true");
+      setTimeout(() => {
+        gone.remove();
+        for (const comp of comps) comp.dispose();
+      }, 0);
+    }
     this.pre.dispose();
     this.sessionId = sessionId;
     this.turns = undefined;
