@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import type { Step } from "../fixtures/agents/scenario";
 import { harnessRequest, screenshot } from "./index";
 import { click, evaluate, fill, press, waitFor } from "./webview";
-import { api, until, useAgent } from "./helpers";
+import { api, scriptedAgent, until, useAgent } from "./helpers";
 
 /** Where the current match is, what the counter says, and whether the reader can see it. */
 function currentMatch(): { counter: string; text: string; where: string; turn: string; seen: boolean; open: string; top: string } {
@@ -277,6 +277,40 @@ describe("find in the transcript", function () {
     await shown("2 of 3");
     await press("#search", "Escape", "sidebar");
   });
+  it("find closed after going to a match, a session shown next follows its latest as it streams", async () => {
+    // Going to a match keeps the view where the match is until the reader scrolls; that place was
+    // kept after find closed and in other sessions, and whenever the transcript stood at the same
+    // offset (here 0: the match is in a thought's own box, the transcript does not scroll) the
+    // view stopped following the bottom.
+    const words = Array.from({ length: 1500 }, (_, i) => `word${i}`).join(" ");
+    const talk: Step[] = [];
+    for (let i = 0; i < 40; i++) talk.push({ message: `line ${i} of the answer: ${"and so on ".repeat(8)}\n\n` }, { sleep: 60 });
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Thinker", { turns: [[{ thought: words }, { message: "thought it over" }]] }),
+      scriptedAgent("Talker", { turns: [[...talk, { message: "the last line" }]] }),
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await a.stream("think", { agent: "Thinker", newSession: true }).result;
+    await evaluate(() => {
+      const t = document.querySelector(".entry-thought:not(.open) .thought-head");
+      if (t instanceof HTMLElement) t.click();
+    }, undefined, "sidebar");
+    await fill("#search", "word1200 ", "sidebar");
+    assert.equal((await shown("1 of 1")).where, "thought");
+    assert.equal(await evaluate(() => document.getElementById("transcript")!.scrollTop, undefined, "sidebar"), 0, "the transcript itself did not scroll");
+    await press("#search", "Escape", "sidebar");
+    await waitFor(() => document.querySelector(".match-count")?.textContent === "" || undefined, undefined, { view: "sidebar", what: "find closed" }).catch(() => undefined);
+    const next = a.stream("talk", { agent: "Talker", newSession: true });
+    await next.result;
+    const end = await waitFor(() => {
+      const t = document.getElementById("transcript")!;
+      if (!(t.textContent ?? "").includes("the last line")) return undefined;
+      return { overflows: t.scrollHeight > t.clientHeight + 100, atBottom: t.scrollTop + t.clientHeight >= t.scrollHeight - 2, following: document.getElementById("jump-latest")?.hidden === true };
+    }, undefined, { view: "sidebar", what: "the second session's last line" });
+    assert.deepEqual(end, { overflows: true, atBottom: true, following: true });
+  });
+
   it("goes to a match far up a long turn with a window around it: the rest behind Show later, and Jump to latest brings the newest back", async () => {
     await useAgent("LongTurn", { turns: [[
       ...longTurn(),

@@ -297,6 +297,10 @@ export class Finder {
   private reset(q: string, sessionId: string | undefined): void {
     // The reader typed: go to the nearest match. Otherwise leave the view where it is.
     const typed = q !== this.q && this.sessionId === sessionId;
+    // Where going to a match left the view is a place in this session's text: with another
+    // session shown, or find closed, it holds nothing (a stale one would stop the view following
+    // whenever the transcript happened to be scrolled to the same offset).
+    if (!q || this.sessionId !== sessionId) this.hold = undefined;
     this.q = q;
     this.sessionId = sessionId;
     for (const d of this.dom.values()) this.dropRanges(d);
