@@ -241,12 +241,31 @@ const CLOSERS = new Set([")", "]", "\"", "'", "\u2019", "\u201d", "\u300d", "\u3
 /** CJK sentence ends: the next sentence starts with no space between. */
 const CJK_ENDS = new Set(["\u3002", "\uff01", "\uff1f"]);
 
-/** The mark that ends a sentence just before `at` (then any closing marks), if one does. */
+/**
+ * The mark that ends a sentence just before `at` (then up to four closing marks), if one does;
+ * not the dot of a numbered list item or heading ("7. ", "## 2. ").
+ */
 function sentenceEnd(text: string, at: number): string | undefined {
   let i = at - 1;
-  while (i >= 0 && CLOSERS.has(text.charAt(i))) i--;
+  for (let n = 0; n < 4 && i >= 0 && CLOSERS.has(text.charAt(i)); n++) i--;
   const c = text.charAt(i);
-  return SENTENCE_ENDS.has(c) ? c : undefined;
+  if (!SENTENCE_ENDS.has(c)) return undefined;
+  if (c === "." && isDigit(text.charCodeAt(i - 1))) {
+    let k = i - 1;
+    for (let n = 0; n < 9 && isDigit(text.charCodeAt(k)); n++) k--;
+    for (let n = 0; n < 12 && (text.charAt(k) === " " || text.charAt(k) === "#" || text.charAt(k) === "\t"); n++) k--;
+    if (k < 0 || text.charAt(k) === "\n") return undefined;
+  }
+  return c;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** A lowercase ASCII letter: what follows an abbreviation's dot ("e.g. the"), not a sentence's end. */
+function isLower(code: number): boolean {
+  return code >= 97 && code <= 122;
 }
 
 /** Text that is not cut in pieces: a code fence, an indented code block or a table row in it. */
@@ -435,8 +454,11 @@ export class IncrementalMarkdown {
     // A sentence's end in the newer half: the tail left is at most half of maxTail.
     const end = this.sentenceEndBefore(text.length - 2, Math.max(from + 1, text.length - (this.maxTail >> 1)));
     if (end >= 0) return end;
-    const sp = this.spaceBefore(text.length - 2, from);
+    // A space not followed by what could start a block (the tail would draw as a list or heading until done), else any.
+    const sp = this.spaceBefore(text.length - 2, from, BLOCK_START);
     if (sp >= 0) return sp;
+    const any = this.spaceBefore(text.length - 2, from);
+    if (any >= 0) return any;
     const cut = pairSafeEnd(text, text.length - 1);
     return cut > from ? cut : from;
   }
@@ -467,7 +489,7 @@ export class IncrementalMarkdown {
     for (let i = limit; i >= least; i--) {
       const c = text.charAt(i);
       if (c === " ") {
-        if (sentenceEnd(text, i) !== undefined && !BLOCK_START.test(text.charAt(i + 1))) return i + 1;
+        if (sentenceEnd(text, i) !== undefined && !BLOCK_START.test(text.charAt(i + 1)) && !isLower(text.charCodeAt(i + 1))) return i + 1;
       } else if (!CLOSERS.has(c) && !BLOCK_START.test(c) && CJK_ENDS.has(sentenceEnd(text, i) ?? "")) {
         return i;
       }
