@@ -98,6 +98,13 @@ function piecesOf(root: HTMLElement, selector: string): Node[] {
   return out;
 }
 
+/** A record of the turns of the session shown before leaving the page, and nothing else. */
+function leavingOnly(r: MutationRecord): boolean {
+  if (r.type !== "childList" || r.addedNodes.length > 0 || r.removedNodes.length === 0) return false;
+  for (const n of r.removedNodes) if (!(n instanceof Element && n.classList.contains(LEAVING))) return false;
+  return true;
+}
+
 function keyOf(el: HTMLElement): string | undefined {
   const id = el.dataset.entryId;
   if (id !== undefined) return `e:${id}`;
@@ -436,7 +443,9 @@ export class Finder {
    * Rescans the drawn sites that changed (or all after a structural change), and drops the ones
    * gone; a scan still going when `due` says so goes on in the next slice (`scanOn`).
    */
-  private syncDom(records: readonly MutationRecord[], due?: () => boolean): void {
+  private syncDom(all: readonly MutationRecord[], due?: () => boolean): void {
+    // The session shown before leaving the page (and its parts disposed, off the page) changes nothing found here.
+    const records = all.filter((r) => this.root.contains(r.target) && !leavingOnly(r));
     for (const r of records) {
       const t = r.target;
       const site = (t instanceof Element ? t : t.parentElement)?.closest(SITE_SELECTOR);

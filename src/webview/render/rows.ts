@@ -8,6 +8,8 @@
  * never drawn moves the view by what was scrolled and no more. Until a kind's height is known its
  * entries are drawn as usual.
  */
+import { LEAVING } from "./entryBase";
+
 export type RowKind = "thought" | "tool";
 
 const KINDS: readonly RowKind[] = ["thought", "tool"];
@@ -33,7 +35,7 @@ export class Rows {
       if (row) return;
       this.observer.unobserve(el);
       this.samples.delete(kind);
-    } else if (row && (!sample || (!sample.isConnected && this.measuredOnce.has(sample)))) {
+    } else if (row && (!sample || ((!sample.isConnected || sample.closest(`.${LEAVING}`) !== null) && this.measuredOnce.has(sample)))) {
       // (An entry being built is not on the page yet either: it is not taken for a sample gone.)
       if (sample) this.observer.unobserve(sample);
       // The sample stays drawn (never `.row`), so what it reports is a drawn row's height.

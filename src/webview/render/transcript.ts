@@ -555,6 +555,9 @@ export class Transcript {
       gone.classList.add(LEAVING);
       gone.inert = true;
       gone.setAttribute("aria-hidden", "true");
+      // A selection in it goes now, as it went with its text (kept, it would draw the box again to show it).
+      const selection = getSelection();
+      if (selection && selection.rangeCount > 0 && selection.getRangeAt(0).intersectsNode(gone)) selection.removeAllRanges();
       setTimeout(() => {
         gone.remove();
         for (const comp of comps) comp.dispose();
