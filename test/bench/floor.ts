@@ -10,7 +10,7 @@ import type * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
-import { fmt, percentile, rendererCapture } from "./util";
+import { percentile, rendererCapture, spread } from "./util";
 
 interface FloorProbe { arrivals: [number, number][]; drawn: [number, number][] }
 
@@ -143,9 +143,7 @@ export async function lagFloor(a: AgentThoughtsInternalApi, target: number): Pro
       relay.push(at - made[seq]!);
       frame.push(drawnAt - at);
     }
-    const up = (xs: number[]): number[] => xs.sort((x, y) => x - y);
-    const stage = (xs: number[]): string => `p50 ${fmt(percentile(xs, 50))}, p95 ${fmt(percentile(xs, 95))}, max ${fmt(xs[xs.length - 1] ?? NaN)}`;
-    const p95 = percentile(up(both), 95);
-    log(`    ${what} (${count.toLocaleString("en")}; ${relay.length} messages): made → drawn ${stage(both)} (p95 ${p95 <= target ? "within" : "over"} the ${target} ms target); the relay ${stage(up(relay))}; in the webview → drawn ${stage(up(frame))}`);
+    const p95 = percentile([...both].sort((x, y) => x - y), 95);
+    log(`    ${what} (${count.toLocaleString("en")}; ${relay.length} messages): made → drawn ${spread(both)} (p95 ${p95 <= target ? "within" : "over"} the ${target} ms target); the relay ${spread(relay)}; in the webview → drawn ${spread(frame)}`);
   }
 }
