@@ -1227,7 +1227,10 @@ describe("the thought panel", function () {
       type W = Window & { __atWindow?: { max: number; firstChanges: number; spinners: number; frames: number; transitions: number; stop: () => void } };
       const box = document.getElementById("transcript");
       if (!box) throw new Error("no transcript");
-      let first: Element | null | undefined;
+      // The first entry drawn in the turn watched: a change counts only between two entries of the
+      // same turn (not the turn shown before this session's, nor a moment with no entry drawn).
+      let first: Element | undefined;
+      let firstTurn: Element | undefined;
       const spinners = new WeakSet<Element>();
       const transitions = new WeakSet<Animation>();
       const seen = { max: 0, firstChanges: 0, spinners: 0, frames: 0, transitions: 0, stop: () => obs.disconnect() };
@@ -1239,8 +1242,9 @@ describe("the thought panel", function () {
         seen.frames++;
         const entries = turn.querySelectorAll(".entries > .entry");
         seen.max = Math.max(seen.max, entries.length);
-        if (first !== undefined && entries[0] !== first) seen.firstChanges++;
-        first = entries[0] ?? null;
+        const now = entries[0];
+        if (turn === firstTurn && first && now && now !== first) seen.firstChanges++;
+        if (turn !== firstTurn || now) [firstTurn, first] = [turn, now];
         const spin = turn.querySelector(".turn-footer .codicon-modifier-spin");
         if (spin && !spinners.has(spin)) { spinners.add(spin); seen.spinners++; }
         for (const t of document.getAnimations()) if (t instanceof CSSTransition && !transitions.has(t)) { transitions.add(t); seen.transitions++; }
