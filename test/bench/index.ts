@@ -155,6 +155,15 @@ async function rendererHeap(): Promise<number> {
   return (await harnessRequest<{ value: { used: number } }>({ op: "heap", gc: true }, 60_000))?.value.used ?? NaN;
 }
 
+/** What V8 has taken for the extension host's heap (committed), and of it the young generation's part, in bytes. */
+function v8Committed(): { committed: number; young: number } {
+  const spaces = v8.getHeapSpaceStatistics();
+  return {
+    committed: spaces.reduce((n, x) => n + x.physical_space_size, 0),
+    young: spaces.filter((x) => x.space_name === "new_space").reduce((n, x) => n + x.physical_space_size, 0),
+  };
+}
+
 async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   const turns = 20;
   const chunksPerTurn = 10_000;
@@ -173,6 +182,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   await useScenario("Huge", { turns: Array.from({ length: turns }, (_, t) => steps(t)) });
   const heldBefore = heldHeap();
   const rssBefore = process.memoryUsage().rss;
+  const v8Before = v8Committed();
   const rendererBefore = await rendererHeap();
   const allocations = await sampleHostAllocations("huge-host-streaming");
   const started = Date.now();
@@ -213,9 +223,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   await new Promise((r) => setTimeout(r, 10_000));
   const rssIdle = process.memoryUsage().rss;
   // Of it, what V8 has taken for its heap (committed), and the young generation's part: it grows to 32 MB under a flood and shrinks only once V8 sees the host idle.
-  const spaces = v8.getHeapSpaceStatistics();
-  const committedIdle = spaces.reduce((n, x) => n + x.physical_space_size, 0);
-  const youngIdle = spaces.filter((x) => x.space_name === "new_space").reduce((n, x) => n + x.physical_space_size, 0);
+  const { committed: committedIdle, young: youngIdle } = v8Committed();
   // And after a minute: V8's memory reducer gives back heap it grew to some tens of seconds after allocation stops.
   let rssSettled = rssIdle;
   let underTargetAfter: number | undefined;
@@ -233,7 +241,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   log(`    DOM elements in the panel: ${dom.toLocaleString("en")} (target < 3,000: ${met(dom < 3_000)})`);
   log(`    re-opening the hidden panel until the last turn is shown: ${fmt(reopen)}`);
   log(`    a new panel (Open Panel in Editor) restored from a snapshot: ${fmt(reload)} (the new webview said ready after ${fmt(readyAfter)}; snapshot posted in ${fmt(lastSnapshotPostMs)}; shown ${fmt(reload - readyAfter)} after ready)`);
-  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; ${sharedRenderer ? "the heap is the renderer's, which the workbench page shares here" : "the webview's renderer"}); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(hostRss / 1048576).toFixed(1)} MB right after, ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; V8's heap ${(committedIdle / 1048576).toFixed(1)} MB of it, its young generation ${(youngIdle / 1048576).toFixed(1)} MB), ${(rssSettled / 1048576).toFixed(1)} MB after 60 s (target ≤ 200 MB: ${met(rssSettled <= 200 * 1048576)}${underTargetAfter === undefined ? "" : `; under it from ${underTargetAfter} s`}; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions and the scenarios before it in the same host)`);
+  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; ${sharedRenderer ? "the heap is the renderer's, which the workbench page shares here" : "the webview's renderer"}); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(hostRss / 1048576).toFixed(1)} MB right after, ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; V8's heap ${(committedIdle / 1048576).toFixed(1)} MB of it, its young generation ${(youngIdle / 1048576).toFixed(1)} MB), ${(rssSettled / 1048576).toFixed(1)} MB after 60 s (target ≤ 200 MB: ${met(rssSettled <= 200 * 1048576)}${underTargetAfter === undefined ? "" : `; under it from ${underTargetAfter} s`}; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions and the scenarios before it in the same host, V8's heap ${(v8Before.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Before.young / 1048576).toFixed(1)} MB)`);
   log(`    extension host heap after a full GC: ${(heldAfter / 1048576).toFixed(1)} MB, ${((heldAfter - heldBefore) / 1048576).toFixed(1)} MB more than before the session (what it holds of the session)`);
   log(`    renderer JS heap after a full GC (${sharedRenderer ? "the workbench and the panel" : "the panel's renderer process"}; target ≤ 100 MB: ${met(rendererAfter <= 100 * 1048576)}): ${(rendererBefore / 1048576).toFixed(1)} MB before the session, ${(rendererAfter / 1048576).toFixed(1)} MB with it in the sidebar panel (+${((rendererAfter - rendererBefore) / 1048576).toFixed(1)} MB)`);
   if (allocationFile) log(`    extension host allocations while streaming: ${allocationFile}`);
