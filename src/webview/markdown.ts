@@ -268,6 +268,128 @@ function isLower(code: number): boolean {
   return code >= 97 && code <= 122;
 }
 
+/** A mark that can begin or end a span of inline markdown. */
+const INLINE_MARK = /[`*_[]/;
+/** Unicode white space or punctuation, as CommonMark's flanking rules read the character next to a `*` or `_` run. */
+const SPACE_OR_PUNCT = /[\s\p{P}\p{S}]/u;
+
+/**
+ * The inline spans of `text` from `start` to `end` that a cut would break in two: code spans,
+ * emphasis and strong (`*`, `_`), and a link's text with its destination (`[text](url)`). Each
+ * piece of a cut text is drawn on its own until the text is done, so a cut inside one shows its
+ * marks as they are (`**`, a backtick) and the rest of it plain. Returns whether a cut before
+ * character `at` breaks none. Read as CommonMark reads them, simplified: a backtick run closes at
+ * the next run as long; a `*` or `_` run opens when it can open (left-flanking) and closes the
+ * latest open run of its character when it can close. A span not closed by `end` goes on to it: in
+ * streaming text its closing mark may come in the next chunk (where it never comes, the caller
+ * cuts inside it when there is no other place). Linear in `end - start`, for any text an agent
+ * sends.
+ */
+export function inlineCuts(text: string, start: number, end: number): (at: number) => boolean {
+  const anywhere = (): boolean => true;
+  // Most streamed text has no such mark: one native search of the part, not a walk of it.
+  if (!INLINE_MARK.test(text.slice(start, end))) return anywhere;
+  /** [from, to) of each span, in pairs. */
+  const spans: number[] = [];
+  const span = (from: number, to: number): void => {
+    // Broken by a cut strictly inside it.
+    if (to - from >= 2) spans.push(from, to);
+  };
+  // Code spans first: nothing inside one is markdown. A run with no run as long after it is text.
+  const runs: { at: number; len: number }[] = [];
+  for (let i = start; i < end; i++) {
+    if (text.charCodeAt(i) !== 96) continue;
+    let j = i;
+    while (j < end && text.charCodeAt(j) === 96) j++;
+    if (text.charCodeAt(i - 1) !== 92 || i === start) runs.push({ at: i, len: j - i });
+    i = j - 1;
+  }
+  // The next run of each length, walked once: a run with no later one as long stays text.
+  const nextOfLen = new Map<number, number[]>();
+  runs.forEach((r, k) => {
+    let list = nextOfLen.get(r.len);
+    if (!list) nextOfLen.set(r.len, (list = []));
+    list.push(k);
+  });
+  const used = new Map<number, number>();
+  const code: [number, number][] = [];
+  for (let k = 0; k < runs.length; ) {
+    const r = runs[k] as { at: number; len: number };
+    const list = nextOfLen.get(r.len) ?? [];
+    let u = used.get(r.len) ?? 0;
+    while (u < list.length && (list[u] ?? 0) <= k) u++;
+    used.set(r.len, u);
+    const close = list[u];
+    if (close === undefined) {
+      // Text, unless the run that closes it is yet to come: no cut after it.
+      span(r.at, end);
+      k++;
+      continue;
+    }
+    const c = runs[close] as { at: number; len: number };
+    code.push([r.at, c.at + c.len]);
+    span(r.at, c.at + c.len);
+    k = close + 1;
+  }
+  // Emphasis and links, outside code spans.
+  // Where the `*` and the `_` runs not yet closed start.
+  const stars: number[] = [];
+  const unders: number[] = [];
+  const brackets: number[] = [];
+  let paren = -2;
+  let ci = 0;
+  for (let i = start; i < end; i++) {
+    const cs = code[ci];
+    if (cs && i >= cs[0]) {
+      i = cs[1] - 1;
+      ci++;
+      continue;
+    }
+    const ch = text.charCodeAt(i);
+    if (ch === 92) {
+      i++;
+    } else if (ch === 42 || ch === 95) {
+      let j = i;
+      while (j < end && text.charCodeAt(j) === ch) j++;
+      const before = i > 0 ? text.charAt(i - 1) : " ";
+      const after = j < text.length ? text.charAt(j) : " ";
+      const left = !/\s/.test(after) && (!SPACE_OR_PUNCT.test(after) || SPACE_OR_PUNCT.test(before));
+      const right = !/\s/.test(before) && (!SPACE_OR_PUNCT.test(before) || SPACE_OR_PUNCT.test(after));
+      // `_` inside a word neither opens nor closes.
+      const word = ch === 95 && left && right && !SPACE_OR_PUNCT.test(before) && !SPACE_OR_PUNCT.test(after);
+      const open = ch === 42 ? stars : unders;
+      const opener = right && !word ? open.pop() : undefined;
+      if (opener !== undefined) span(opener, j);
+      else if (left && !word) open.push(i);
+      i = j - 1;
+    } else if (ch === 91) {
+      brackets.push(i);
+    } else if (ch === 93 && brackets.length > 0) {
+      const open = brackets.pop() as number;
+      let stop = i + 1;
+      if (text.charCodeAt(i + 1) === 40) {
+        // The first ")" after it, found once for all the links before it (linear, however many "](" an agent sends).
+        if (paren !== -1 && paren < i + 2) paren = text.indexOf(")", i + 2);
+        stop = paren >= 0 && paren < end ? paren + 1 : end;
+      }
+      span(open, stop);
+    }
+  }
+  // Spans still open: their closing mark may be in the next chunk.
+  for (const at of [...stars, ...unders, ...brackets]) span(at, end);
+  if (spans.length === 0) return anywhere;
+  // How many spans each place is strictly inside: +1 after each span's start, -1 at its end, summed.
+  const inside = new Int32Array(end - start + 1);
+  for (let k = 0; k < spans.length; k += 2) {
+    const a = (spans[k] ?? 0) + 1 - start;
+    const b = (spans[k + 1] ?? 0) - start;
+    inside[a] = (inside[a] ?? 0) + 1;
+    inside[b] = (inside[b] ?? 0) - 1;
+  }
+  for (let k = 1; k < inside.length; k++) inside[k] = (inside[k] ?? 0) + (inside[k - 1] ?? 0);
+  return (at: number) => at <= start || at >= end || (inside[at - start] ?? 0) === 0;
+}
+
 /** Text that is not cut in pieces: a code fence, an indented code block or a table row in it. */
 const NOT_IN_PIECES = /(?:^|\n)(?: {0,3}(?:`{3}|~{3})| {4}|\t)|\|/;
 
@@ -421,8 +543,9 @@ export class IncrementalMarkdown {
    * ends: `to` if it is no longer than `maxTail`, else after the last line break before
    * `from + maxTail` in its second half whose next line does not go on a block (LINE_GOES_ON),
    * else after the last sentence end there, else after the last space there not followed by what
-   * markdown could read as the start of a block or an emphasis; else, in text with no spaces,
-   * between two characters there; else `to`.
+   * markdown could read as the start of a block or an emphasis (each first outside a code span,
+   * emphasis or link: inlineCuts); else, in text with no spaces, between two characters there;
+   * else `to`.
    */
   private pieceEnd(from: number, to: number): number {
     if (to - from <= this.maxTail) return to;
@@ -431,12 +554,17 @@ export class IncrementalMarkdown {
     const limit = from + this.maxTail - 1;
     // A line break first (a cut between words would split a line in two), then a sentence's end
     // (while the text streams, a cut shows as a line break), then a space.
-    const nl = this.lineBreakBefore(limit, least, to, LINE_GOES_ON);
-    if (nl >= 0) return nl;
-    const end = this.sentenceEndBefore(limit, least);
-    if (end >= 0) return end;
-    const sp = this.spaceBefore(limit, least, BLOCK_START);
-    if (sp >= 0) return sp;
+    // Not inside a span of inline markdown (a code span, emphasis, a link) if there is another place.
+    // (A span that closes more than a few lines after the piece's end is not seen.)
+    const clean = inlineCuts(text, from, Math.min(to, from + this.maxTail + 512));
+    for (const ok of [clean, undefined]) {
+      const nl = this.lineBreakBefore(limit, least, to, LINE_GOES_ON, Infinity, ok);
+      if (nl >= 0) return nl;
+      const end = this.sentenceEndBefore(limit, least, ok);
+      if (end >= 0) return end;
+      const sp = this.spaceBefore(limit, least, BLOCK_START, ok);
+      if (sp >= 0) return sp;
+    }
     // Text with no spaces (Chinese, Japanese): between two characters, never inside a surrogate pair.
     const at = pairSafeEnd(text, from + this.maxTail);
     return text.charCodeAt(at - 1) > 127 && text.charCodeAt(at) > 127 ? at : to;
@@ -445,20 +573,26 @@ export class IncrementalMarkdown {
   /**
    * Where a too-long tail is cut: after a line break that does not go on a table or an indented
    * block, else after a sentence end in its newer half, else after its last space, else before its
-   * last character (text without spaces, such as Chinese); never inside a surrogate pair. No cut: `from`.
+   * last character (text without spaces, such as Chinese); never inside a surrogate pair; each
+   * first outside a code span, emphasis or link (inlineCuts). No cut: `from`.
    */
   private forcedSplit(from: number): number {
     const text = this.text;
-    const nl = this.lineBreakBefore(text.length - 2, from, text.length, GOES_ON, 200);
-    if (nl >= 0) return nl;
-    // A sentence's end in the newer half: the tail left is at most half of maxTail.
-    const end = this.sentenceEndBefore(text.length - 2, Math.max(from + 1, text.length - (this.maxTail >> 1)));
-    if (end >= 0) return end;
-    // A space not followed by what could start a block (the tail would draw as a list or heading until done), else any.
-    const sp = this.spaceBefore(text.length - 2, from, BLOCK_START);
-    if (sp >= 0) return sp;
-    const any = this.spaceBefore(text.length - 2, from);
-    if (any >= 0) return any;
+    // Not inside a span of inline markdown (a code span, emphasis, a link) if there is another place.
+    // (Read from at most 2 × maxTail back: a tail that came in one long write is cut near its end.)
+    const clean = inlineCuts(text, Math.max(from, text.length - 2 * this.maxTail), text.length);
+    for (const ok of [clean, undefined]) {
+      const nl = this.lineBreakBefore(text.length - 2, from, text.length, GOES_ON, 200, ok);
+      if (nl >= 0) return nl;
+      // A sentence's end in the newer half: the tail left is at most half of maxTail.
+      const end = this.sentenceEndBefore(text.length - 2, Math.max(from + 1, text.length - (this.maxTail >> 1)), ok);
+      if (end >= 0) return end;
+      // A space not followed by what could start a block (the tail would draw as a list or heading until done), else any.
+      const sp = this.spaceBefore(text.length - 2, from, BLOCK_START, ok);
+      if (sp >= 0) return sp;
+      const any = this.spaceBefore(text.length - 2, from, undefined, ok);
+      if (any >= 0) return any;
+    }
     const cut = pairSafeEnd(text, text.length - 1);
     return cut > from ? cut : from;
   }
@@ -468,11 +602,12 @@ export class IncrementalMarkdown {
    * match, looking at no more than `tries` line breaks; -1 when none. Looks no further back than
    * `least` (a long paragraph with no line break costs its tail, not the whole text).
    */
-  private lineBreakBefore(limit: number, least: number, to: number, goesOn: RegExp, tries = Infinity): number {
+  private lineBreakBefore(limit: number, least: number, to: number, goesOn: RegExp, tries = Infinity, ok?: (at: number) => boolean): number {
     const text = this.text;
     for (let i = limit; i >= least && tries > 0; i--) {
       if (text.charCodeAt(i) !== 10) continue;
       tries--;
+      if (ok && !ok(i + 1)) continue;
       const eol = text.indexOf("\n", i + 1);
       if (!goesOn.test(text.slice(i + 1, eol < 0 || eol > to ? to : eol))) return i + 1;
     }
@@ -484,13 +619,13 @@ export class IncrementalMarkdown {
    * could start a block, BLOCK_START), or the start of what follows a CJK full stop; -1 when none.
    * Looks no further back than `least`.
    */
-  private sentenceEndBefore(limit: number, least: number): number {
+  private sentenceEndBefore(limit: number, least: number, ok?: (at: number) => boolean): number {
     const text = this.text;
     for (let i = limit; i >= least; i--) {
       const c = text.charAt(i);
       if (c === " ") {
-        if (sentenceEnd(text, i) !== undefined && !BLOCK_START.test(text.charAt(i + 1)) && !isLower(text.charCodeAt(i + 1))) return i + 1;
-      } else if (!CLOSERS.has(c) && !BLOCK_START.test(c) && CJK_ENDS.has(sentenceEnd(text, i) ?? "")) {
+        if (sentenceEnd(text, i) !== undefined && !BLOCK_START.test(text.charAt(i + 1)) && !isLower(text.charCodeAt(i + 1)) && (!ok || ok(i + 1))) return i + 1;
+      } else if (!CLOSERS.has(c) && !BLOCK_START.test(c) && CJK_ENDS.has(sentenceEnd(text, i) ?? "") && (!ok || ok(i))) {
         return i;
       }
     }
@@ -498,9 +633,9 @@ export class IncrementalMarkdown {
   }
 
   /** After the last space in `least`..`limit` not followed by what `notBefore` matches; -1 when none. Looks no further back than `least`. */
-  private spaceBefore(limit: number, least: number, notBefore?: RegExp): number {
+  private spaceBefore(limit: number, least: number, notBefore?: RegExp, ok?: (at: number) => boolean): number {
     const text = this.text;
-    for (let i = limit; i >= least; i--) if (text.charCodeAt(i) === 32 && !notBefore?.test(text.slice(i + 1, i + 2))) return i + 1;
+    for (let i = limit; i >= least; i--) if (text.charCodeAt(i) === 32 && !notBefore?.test(text.slice(i + 1, i + 2)) && (!ok || ok(i + 1))) return i + 1;
     return -1;
   }
 

@@ -555,6 +555,28 @@ describe("the thought panel", function () {
     await second.result;
   });
 
+  it("a long thought is not cut inside bold text, inline code or a link while it streams: no markdown mark shows", async () => {
+    // Each piece of a cut thought is drawn on its own until the thought is done: a cut inside a
+    // span would show its marks (** or a backtick) and the rest of it plain. Most sentence ends
+    // here are inside one.
+    const marked = Array.from({ length: 200 }, (_, i) => `Step ${i} runs **the parser. Then. Its ${i % 7} tests. All** with \`npm test. Again. Once\` and [the guide. Its. Notes](https://example.com/${i}) too.`).join(" ");
+    await useAgent("Marked", { turns: [[{ thought: marked, chunkSize: 41 }, { sleep: 4000 }, { message: "done" }]] });
+    const a = await api();
+    const turn = a.stream("think in markdown", { agent: "Marked", newSession: true });
+    const shown = await waitFor(() => {
+      const t = document.querySelector(".entry-thought.streaming .thought-md");
+      // All of it in, every span closed (its last words drawn as a link's text).
+      const text = t?.textContent ?? "";
+      if (!t || !text.includes("Step 199 runs") || !text.trimEnd().endsWith("Notes too.")) return undefined;
+      return { cuts: t.querySelectorAll(".md-stable > .cut").length, marks: text.match(/[*`[\]]|\(https/g)?.length ?? 0, bold: t.querySelectorAll("strong").length, code: t.querySelectorAll("code").length, links: t.querySelectorAll("a").length, where: [...t.querySelectorAll(".md-stable > *, .md-tail > *")].filter((b) => /[*`[\]]/.test(b.textContent ?? "")).slice(0, 4).map((b) => `${b.className}|${b.parentElement?.className}|${b.outerHTML.slice(0, 300)}`) };
+    }, undefined, { view: "sidebar", what: "the streaming thought at its end", timeoutMs: 20_000 });
+    assert.ok(shown && shown.cuts >= 5, `cut ${shown?.cuts} times`);
+    assert.equal(shown.marks, 0, `no markdown mark drawn as text: ${JSON.stringify(shown.where)}`);
+    assert.deepEqual([shown.bold, shown.code, shown.links], [200, 200, 200], "every span drawn");
+    await screenshot("test-results/marked-streaming.png");
+    await turn.result;
+  });
+
   it("a long thought still streaming in a session picked again is drawn in pieces, only those in its box laid out, all of it readable and found", async () => {
     // Picking a session whose agent is thinking at length draws its thought anew: in pieces of
     // about 2 KB that meet with no gap, the browser laying out only the pieces near the box's view

@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import MarkdownIt from "markdown-it";
 import { cleanBlock } from "../../src/webview/dom";
-import { markdownHtml, markdownText, parsedText, proseParagraph } from "../../src/webview/markdown";
+import { inlineCuts, markdownHtml, markdownText, parsedText, proseParagraph } from "../../src/webview/markdown";
 
 const escapeHtml = new MarkdownIt().utils.escapeHtml;
 
@@ -71,5 +71,64 @@ describe("markdown: the short way for a paragraph of plain text", () => {
     for (const s of ["1. first", "2) second", "- item", "see example.com now", "a `code` span", "**bold**", "www.example", "mail a@b.c", "http://x", "    indented", "two\nlines", "# Title", "a | b", "x &amp; y", "<b>", "a\u00a0b", "x\u202ey", ""]) {
       assert.equal(shortWay(s), undefined, JSON.stringify(s));
     }
+  });
+});
+
+describe("markdown: where a streaming paragraph may be cut (inlineCuts)", () => {
+  /** Positions after each space in `s`, where a paragraph of words would be cut. */
+  const afterSpaces = (s: string): number[] => [...s.matchAll(/ /g)].map((m) => (m.index ?? 0) + 1);
+  /** The paragraph's inner HTML. */
+  const inner = (s: string): string => markdownHtml(s).replace(/^<p>/, "").replace(/<\/p>\n$/, "");
+  /** Whether drawing the two sides of a cut after a space apart draws what the whole draws. */
+  const drawsTheSame = (s: string, at: number): boolean => `${inner(s.slice(0, at)).trimEnd()} ${inner(s.slice(at))}` === inner(s);
+
+  it("keeps a cut out of a code span, emphasis, strong and a link, and allows it between them", () => {
+    const s = "We run `npm test. Then` it, **this matters. A lot** and *so. Does this* then [the docs. Here](https://example.com/a) end. Next";
+    const clean = inlineCuts(s, 0, s.length);
+    for (const at of afterSpaces(s)) assert.equal(clean(at), drawsTheSame(s, at), `a cut before ${JSON.stringify(s.slice(at, at + 12))}`);
+    assert.ok(afterSpaces(s).some((at) => !clean(at)), "some cuts are inside spans");
+  });
+
+  it("does not hold back a cut for marks that open nothing: a lone star, snake_case, an escaped mark", () => {
+    for (const s of ["2 * 3 is six. And 4 * 5", "snake_case_names here. And more_of them", "a \\*b. c\\* d"]) {
+      const clean = inlineCuts(s, 0, s.length);
+      for (const at of afterSpaces(s)) assert.ok(clean(at), `${JSON.stringify(s)} at ${at}`);
+    }
+  });
+
+  it("holds back a cut after a span whose closing mark has not come yet (it may be in the next chunk)", () => {
+    for (const [s, open] of [["Done. **never closed. It goes on", 6], ["Done. `` one ` two. Three", 6], ["Done. [the guide. Its", 6], ["Done. [the guide](https://x.io/a b. More", 6]] as const) {
+      const clean = inlineCuts(s, 0, s.length);
+      for (const at of afterSpaces(s)) assert.equal(clean(at), at <= open, `${JSON.stringify(s)} at ${at}`);
+    }
+  });
+
+  it("agrees with markdown-it on 3,000 random paragraphs of words and closed spans", () => {
+    const next = random(20261130);
+    const words = ["the", "parser", "test.", "Then", "a.", "B", "value", "it", "(see", "this)"];
+    const wrap = ["`", "``", "*", "**", "_", "__"];
+    let inside = 0;
+    for (let n = 0; n < 3_000; n++) {
+      const parts: string[] = [];
+      for (let k = 0, m = 4 + Math.floor(next() * 12); k < m; k++) {
+        const w = words[Math.floor(next() * words.length)] ?? "x";
+        const r = next();
+        if (r < 0.15) {
+          const mark = wrap[Math.floor(next() * wrap.length)] ?? "*";
+          parts.push(`${mark}${w} ${words[Math.floor(next() * words.length)] ?? "x"}${mark}`);
+        } else if (r < 0.2) {
+          parts.push(`[${w} more](https://x.io/${k})`);
+        } else {
+          parts.push(w);
+        }
+      }
+      const s = parts.join(" ");
+      const clean = inlineCuts(s, 0, s.length);
+      for (const at of afterSpaces(s)) {
+        if (!clean(at)) inside++;
+        assert.equal(clean(at), drawsTheSame(s, at), `${JSON.stringify(s)}, cut before ${JSON.stringify(s.slice(at, at + 10))}`);
+      }
+    }
+    assert.ok(inside > 1_000, `cuts inside spans: ${inside}`);
   });
 });
