@@ -268,6 +268,14 @@ function isLower(code: number): boolean {
   return code >= 97 && code <= 122;
 }
 
+/** What inlineCuts says of text with no span in it: a cut anywhere breaks none. */
+const anywhere = (): boolean => true;
+
+/** The places to try a cut at, in turn: outside inline spans first, then anywhere (once, when there is no span). */
+function cutTries(clean: (at: number) => boolean): ((at: number) => boolean)[] {
+  return clean === anywhere ? [anywhere] : [clean, anywhere];
+}
+
 /** A mark that can begin or end a span of inline markdown. */
 const INLINE_MARK = /[`*_[]/;
 /** Unicode white space or punctuation, as CommonMark's flanking rules read the character next to a `*` or `_` run. */
@@ -286,7 +294,6 @@ const SPACE_OR_PUNCT = /[\s\p{P}\p{S}]/u;
  * sends.
  */
 export function inlineCuts(text: string, start: number, end: number): (at: number) => boolean {
-  const anywhere = (): boolean => true;
   // Most streamed text has no such mark: one native search of the part, not a walk of it.
   if (!INLINE_MARK.test(text.slice(start, end))) return anywhere;
   /** [from, to) of each span, in pairs. */
@@ -331,8 +338,7 @@ export function inlineCuts(text: string, start: number, end: number): (at: numbe
     span(r.at, c.at + c.len);
     k = close + 1;
   }
-  // Emphasis and links, outside code spans.
-  // Where the `*` and the `_` runs not yet closed start.
+  // Emphasis and links, outside code spans; where the `*` and the `_` runs not yet closed start.
   const stars: number[] = [];
   const unders: number[] = [];
   const brackets: number[] = [];
@@ -557,7 +563,7 @@ export class IncrementalMarkdown {
     // Not inside a span of inline markdown (a code span, emphasis, a link) if there is another place.
     // (A span that closes more than a few lines after the piece's end is not seen.)
     const clean = inlineCuts(text, from, Math.min(to, from + this.maxTail + 512));
-    for (const ok of [clean, undefined]) {
+    for (const ok of cutTries(clean)) {
       const nl = this.lineBreakBefore(limit, least, to, LINE_GOES_ON, Infinity, ok);
       if (nl >= 0) return nl;
       const end = this.sentenceEndBefore(limit, least, ok);
@@ -581,7 +587,7 @@ export class IncrementalMarkdown {
     // Not inside a span of inline markdown (a code span, emphasis, a link) if there is another place.
     // (Read from at most 2 × maxTail back: a tail that came in one long write is cut near its end.)
     const clean = inlineCuts(text, Math.max(from, text.length - 2 * this.maxTail), text.length);
-    for (const ok of [clean, undefined]) {
+    for (const ok of cutTries(clean)) {
       const nl = this.lineBreakBefore(text.length - 2, from, text.length, GOES_ON, 200, ok);
       if (nl >= 0) return nl;
       // A sentence's end in the newer half: the tail left is at most half of maxTail.
