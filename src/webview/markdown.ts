@@ -290,25 +290,27 @@ const SPACE_OR_PUNCT = /[\s\p{P}\p{S}]/u;
  * the next run as long; a `*` or `_` run opens when it can open (left-flanking) and closes the
  * latest open run of its character when it can close. A span not closed by `end` goes on to it: in
  * streaming text its closing mark may come in the next chunk (where it never comes, the caller
- * cuts inside it when there is no other place). Linear in `end - start`, for any text an agent
- * sends.
+ * cuts inside it when there is no other place). `from` (at most `start`): where the text is
+ * read from, a place outside every span (where a block starts, or an earlier cut), so that a
+ * span which opened before `start` is known (read from `start` itself, a closing mark would be
+ * read as an opening one). Linear in `end - from`, for any text an agent sends.
  */
-export function inlineCuts(text: string, start: number, end: number): (at: number) => boolean {
+export function inlineCuts(text: string, start: number, end: number, from = start): (at: number) => boolean {
   // Most streamed text has no such mark: one native search of the part, not a walk of it.
-  if (!INLINE_MARK.test(text.slice(start, end))) return anywhere;
+  if (!INLINE_MARK.test(text.slice(from, end))) return anywhere;
   /** [from, to) of each span, in pairs. */
   const spans: number[] = [];
-  const span = (from: number, to: number): void => {
-    // Broken by a cut strictly inside it.
-    if (to - from >= 2) spans.push(from, to);
+  const span = (at: number, to: number): void => {
+    // Broken by a cut strictly inside it (one that ends before `start` breaks nothing in the part).
+    if (to - at >= 2 && to > start + 1) spans.push(Math.max(at, start - 1), to);
   };
   // Code spans first: nothing inside one is markdown. A run with no run as long after it is text.
   const runs: { at: number; len: number }[] = [];
-  for (let i = start; i < end; i++) {
+  for (let i = from; i < end; i++) {
     if (text.charCodeAt(i) !== 96) continue;
     let j = i;
     while (j < end && text.charCodeAt(j) === 96) j++;
-    if (text.charCodeAt(i - 1) !== 92 || i === start) runs.push({ at: i, len: j - i });
+    if (text.charCodeAt(i - 1) !== 92 || i === from) runs.push({ at: i, len: j - i });
     i = j - 1;
   }
   // The next run of each length, walked once: a run with no later one as long stays text.
@@ -344,7 +346,7 @@ export function inlineCuts(text: string, start: number, end: number): (at: numbe
   const brackets: number[] = [];
   let paren = -2;
   let ci = 0;
-  for (let i = start; i < end; i++) {
+  for (let i = from; i < end; i++) {
     const cs = code[ci];
     if (cs && i >= cs[0]) {
       i = cs[1] - 1;
@@ -585,8 +587,10 @@ export class IncrementalMarkdown {
   private forcedSplit(from: number): number {
     const text = this.text;
     // Not inside a span of inline markdown (a code span, emphasis, a link) if there is another place.
-    // (Read from at most 2 × maxTail back: a tail that came in one long write is cut near its end.)
-    const clean = inlineCuts(text, Math.max(from, text.length - 2 * this.maxTail), text.length);
+    // (Cut in the last 2 × maxTail: a tail that came in one long write is cut near its end. Its
+    // spans read from the tail's start, which no span crosses: read from the middle of one, its
+    // closing mark would open one, and the cut go inside it.)
+    const clean = inlineCuts(text, Math.max(from, text.length - 2 * this.maxTail), text.length, from);
     for (const ok of cutTries(clean)) {
       const nl = this.lineBreakBefore(text.length - 2, from, text.length, GOES_ON, 200, ok);
       if (nl >= 0) return nl;

@@ -558,21 +558,30 @@ describe("the thought panel", function () {
   it("a long thought is not cut inside bold text, inline code or a link while it streams: no markdown mark shows", async () => {
     // Each piece of a cut thought is drawn on its own until the thought is done: a cut inside a
     // span would show its marks (** or a backtick) and the rest of it plain. Most sentence ends
-    // here are inside one.
-    const marked = Array.from({ length: 200 }, (_, i) => `Step ${i} runs **the parser. Then. Its ${i % 7} tests. All** with \`npm test. Again. Once\` and [the guide. Its. Notes](https://example.com/${i}) too.`).join(" ");
-    await useAgent("Marked", { turns: [[{ thought: marked, chunkSize: 41 }, { sleep: 4000 }, { message: "done" }]] });
+    // here are inside one. The first 40 sentences come in small chunks; the next 120, mostly code,
+    // in five writes of 4.5 KB: a tail that grew past two pieces at once is cut near its end, where the
+    // part looked at starts anywhere in the text (inside a code span, half of the time). Under
+    // 32 KB in all (a longer thought is drawn as plain text).
+    const sentence = (i: number): string => i < 40
+      ? `Step ${i} runs **the parser. Then. Its ${i % 7} tests. All** with \`npm test. Again. Once\` and [the guide. Its. Notes](https://example.com/${i}) too.`
+      : `Step ${i} runs **the parser. Then** with \`npm test. Again. Once more. And again. Then all of it. Here. Now. Then the rest. Of it all. Done\` and [the guide. Its. Notes](https://example.com/${i}) too.`;
+    const marked = Array.from({ length: 160 }, (_, i) => sentence(i)).join(" ");
+    const half = marked.indexOf("Step 40 ");
+    // Each write a while after the last, so that each reaches the panel on its own.
+    const writes = Array.from({ length: Math.ceil((marked.length - half) / 4500) }, (_, k) => [{ thought: marked.slice(half + 4500 * k, Math.min(marked.length, half + 4500 * (k + 1))) }, { sleep: 150 }]).flat();
+    await useAgent("Marked", { turns: [[{ thought: marked.slice(0, half), chunkSize: 41 }, ...writes, { sleep: 4000 }, { message: "done" }]] });
     const a = await api();
     const turn = a.stream("think in markdown", { agent: "Marked", newSession: true });
     const shown = await waitFor(() => {
       const t = document.querySelector(".entry-thought.streaming .thought-md");
       // All of it in, every span closed (its last words drawn as a link's text).
       const text = t?.textContent ?? "";
-      if (!t || !text.includes("Step 199 runs") || !text.trimEnd().endsWith("Notes too.")) return undefined;
+      if (!t || !text.includes("Step 159 runs") || !text.trimEnd().endsWith("Notes too.")) return undefined;
       return { cuts: t.querySelectorAll(".md-stable > .cut").length, marks: text.match(/[*`[\]]|\(https/g)?.length ?? 0, bold: t.querySelectorAll("strong").length, code: t.querySelectorAll("code").length, links: t.querySelectorAll("a").length, where: [...t.querySelectorAll(".md-stable > *, .md-tail > *")].filter((b) => /[*`[\]]/.test(b.textContent ?? "")).slice(0, 4).map((b) => `${b.className}|${b.parentElement?.className}|${b.outerHTML.slice(0, 300)}`) };
     }, undefined, { view: "sidebar", what: "the streaming thought at its end", timeoutMs: 20_000 });
     assert.ok(shown && shown.cuts >= 5, `cut ${shown?.cuts} times`);
     assert.equal(shown.marks, 0, `no markdown mark drawn as text: ${JSON.stringify(shown.where)}`);
-    assert.deepEqual([shown.bold, shown.code, shown.links], [200, 200, 200], "every span drawn");
+    assert.deepEqual([shown.bold, shown.code, shown.links], [160, 160, 160], "every span drawn");
     await screenshot("test-results/marked-streaming.png");
     await turn.result;
   });

@@ -103,6 +103,17 @@ describe("markdown: where a streaming paragraph may be cut (inlineCuts)", () => 
     }
   });
 
+  it("a part read on from an earlier place sees the spans open at its start: a closing mark there does not open one", () => {
+    // A long write is cut near its end: the part looked at starts in the middle of the text, here inside a code span.
+    const s = "Step 1 runs `npm test. Again. Once` and **the parser. Then** more. Step 2 ends.";
+    const start = s.indexOf("Again");
+    const clean = inlineCuts(s, start, s.length, 0);
+    for (const at of afterSpaces(s).filter((x) => x > start)) assert.equal(clean(at), drawsTheSame(s, at), `a cut before ${JSON.stringify(s.slice(at, at + 12))}`);
+    // Read from the part's start alone, the backtick after "Once" opens a code span and the inside of the real one looks clear.
+    assert.equal(inlineCuts(s, start, s.length)(s.indexOf("Once")), true);
+    assert.equal(clean(s.indexOf("Once")), false);
+  });
+
   it("agrees with markdown-it on 3,000 random paragraphs of words and closed spans", () => {
     const next = random(20261130);
     const words = ["the", "parser", "test.", "Then", "a.", "B", "value", "it", "(see", "this)"];
@@ -124,9 +135,13 @@ describe("markdown: where a streaming paragraph may be cut (inlineCuts)", () => 
       }
       const s = parts.join(" ");
       const clean = inlineCuts(s, 0, s.length);
+      // The same read from the start, looked at from a random place on.
+      const start = Math.floor(next() * s.length);
+      const part = inlineCuts(s, start, s.length, 0);
       for (const at of afterSpaces(s)) {
         if (!clean(at)) inside++;
         assert.equal(clean(at), drawsTheSame(s, at), `${JSON.stringify(s)}, cut before ${JSON.stringify(s.slice(at, at + 10))}`);
+        if (at > start) assert.equal(part(at), clean(at), `${JSON.stringify(s)} from ${start}, cut before ${JSON.stringify(s.slice(at, at + 10))}`);
       }
     }
     assert.ok(inside > 1_000, `cuts inside spans: ${inside}`);
