@@ -230,14 +230,19 @@ export async function rendererCapture(name: string): Promise<() => Promise<void>
   };
 }
 
+/** A gap of the host's event loop: [start, length, on a CPU, waiting for one, major page faults]. */
+export type Gap = [number, number, number, number, number];
+
 /**
  * The longest gaps (over `ms`) of a 1 ms timer chain, the longest eight: [start (performance.now()),
- * length, of it the main thread on a CPU, of it waiting for one]. The split is Linux's schedstat
- * of the thread (read at each tick; NaN elsewhere): a gap the thread spent waiting for a CPU is the
- * machine's other processes (the browser, the agents), not work of the host's.
+ * length, of it the main thread on a CPU, of it waiting for one, major page faults in it]. The
+ * split is Linux's schedstat of the thread (read at each tick; NaN elsewhere): a gap the thread
+ * spent waiting for a CPU is the machine's other processes (the browser, the agents), not work of
+ * the host's; the rest of a gap it slept (on a lock, or on the disk: a major page fault reads a
+ * page of memory back from disk).
  */
-export function longBlocks(ms: number): { stop(): [number, number, number, number][] } {
-  const found: [number, number, number, number][] = [];
+export function longBlocks(ms: number): { stop(): Gap[] } {
+  const found: Gap[] = [];
   let fd: number | undefined;
   try {
     fd = fs.openSync("/proc/thread-self/schedstat", "r");
@@ -253,13 +258,16 @@ export function longBlocks(ms: number): { stop(): [number, number, number, numbe
   };
   let last = performance.now();
   let lastSched = sched();
+  let lastFaults = process.resourceUsage().majorPageFault;
   let timer: NodeJS.Timeout;
   const tick = (): void => {
     const s = sched();
+    const faults = process.resourceUsage().majorPageFault;
     const now = performance.now();
-    if (now - last > ms) found.push([last, now - last, s[0] - lastSched[0], s[1] - lastSched[1]]);
+    if (now - last > ms) found.push([last, now - last, s[0] - lastSched[0], s[1] - lastSched[1], faults - lastFaults]);
     last = now;
     lastSched = s;
+    lastFaults = faults;
     timer = setTimeout(tick, 1);
   };
   timer = setTimeout(tick, 1);
@@ -276,10 +284,10 @@ export function longBlocks(ms: number): { stop(): [number, number, number, numbe
  * The gaps `longBlocks` found, as "length (on a CPU / waiting for one / in garbage collection)" in
  * ms, the collections among `gcEntries` that overlap each; `at` says where one began, if given.
  */
-export function gapsText(gaps: readonly [number, number, number, number][], gcEntries: readonly PerformanceEntry[], at?: (start: number) => string): string {
+export function gapsText(gaps: readonly Gap[], gcEntries: readonly PerformanceEntry[], at?: (start: number) => string): string {
   const gcIn = (start: number, ms: number): number => gcEntries.filter((e) => e.startTime < start + ms && e.startTime + e.duration > start).reduce((n, e) => n + e.duration, 0);
   const ms1 = (v: number): string => (Number.isNaN(v) ? "?" : v.toFixed(1));
-  return gaps.map(([start, ms, run, wait]) => `${ms1(ms)}${at ? ` ${at(start)}` : ""} (${ms1(run)} / ${ms1(wait)} / ${ms1(gcIn(start, ms))})`).join(", ");
+  return gaps.map(([start, ms, run, wait, faults]) => `${ms1(ms)}${at ? ` ${at(start)}` : ""} (${ms1(run)} / ${ms1(wait)} / ${ms1(gcIn(start, ms))}${faults > 0 ? `; ${faults} major page fault${faults === 1 ? "" : "s"}` : ""})`).join(", ");
 }
 
 /** The extension host's garbage-collection pauses from now until `stop`, summed up per kind (the longest of each); `entries` as they are. */
@@ -304,6 +312,88 @@ export function gcPauses(): { stop(): string; entries(): PerformanceEntry[] } {
         const ds = entries.filter((e) => kindOf(e) === kind).map((e) => e.duration);
         return ds.length ? `${name} ${num(ds.length)}× (longest ${fmt(Math.max(...ds))}, ${fmt(ds.reduce((x, y) => x + y, 0))} in all)` : "";
       }).filter(Boolean).join("; ") || "none seen";
+    },
+  };
+}
+
+/** One process's line of /proc/<pid>/stat: its parent, the CPU it used (user + system, clock ticks of 10 ms) and its major page faults (a page read from disk: the process sleeps meanwhile). */
+function procStat(pid: number): { ppid: number; ticks: number; majflt: number } | undefined {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+    // The fields after the command name, which is in parentheses and may hold spaces: state, ppid, … utime (14th), stime (15th).
+    const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+    return { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), majflt: Number(f[9]) };
+  } catch {
+    return undefined;
+  }
+}
+
+function procText(pid: number, file: string): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${file}`, "latin1");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Where the machine's CPU went between now and `stop()`: the extension host, the processes it
+ * started (the agents), code-server's other processes, and the browser's by kind (its renderers
+ * one by one: the workbench's and each webview's), from /proc (Linux; "" elsewhere). With the
+ * scheduler's autogroups (a session's processes share the CPU as one) of the host, code-server and
+ * the browser: a host that waits for a CPU waits for the processes of its own autogroup first.
+ */
+export function cpuShares(): { stop(): string } {
+  const pids = (): number[] => {
+    try {
+      return fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+    } catch {
+      return [];
+    }
+  };
+  const sample = (): Map<number, { ppid: number; ticks: number; majflt: number }> => new Map(pids().flatMap((p) => { const s = procStat(p); return s ? [[p, s] as const] : []; }));
+  const before = sample();
+  const started = performance.now();
+  const usage0 = process.resourceUsage();
+  return {
+    stop() {
+      const after = sample();
+      const usage = process.resourceUsage();
+      const seconds = (performance.now() - started) / 1000;
+      if (after.size === 0) return "";
+      const host = process.pid;
+      const underHost = (p: number): boolean => {
+        for (let q = after.get(p)?.ppid, n = 0; q !== undefined && q > 1 && n < 64; q = after.get(q)?.ppid, n++) if (q === host) return true;
+        return false;
+      };
+      const groups = new Map<string, number[]>();
+      const add = (name: string, s: number): void => { groups.set(name, [...(groups.get(name) ?? []), s]); };
+      let total = 0;
+      let faults = 0;
+      for (const [p, s] of after) {
+        const used = (s.ticks - (before.get(p)?.ticks ?? 0)) / 100;
+        total += used;
+        faults += s.majflt - (before.get(p)?.majflt ?? 0);
+        if (used <= 0) continue;
+        const cmd = procText(p, "cmdline").split("\0");
+        const kind = /--type=([\w-]+)/.exec(cmd.join(" "))?.[1];
+        if (p === host) add("extension host", used);
+        else if (underHost(p)) add("agents and what they started", used);
+        else if (/chrom|headless_shell/i.test(cmd[0] ?? "")) add(kind === "renderer" ? "browser renderers" : `browser ${kind ?? "main"}`, used);
+        else if (cmd.some((a) => /code-server|vscode/.test(a))) add("code-server's other processes", used);
+        else add("other", used);
+      }
+      const cores = os.cpus().length;
+      const list = [...groups].sort((x, y) => y[1].reduce((a, b) => a + b, 0) - x[1].reduce((a, b) => a + b, 0)).map(([name, xs]) => {
+        const sum = xs.reduce((a, b) => a + b, 0);
+        const each = name === "browser renderers" || name === "code-server's other processes" ? ` (${xs.sort((a, b) => b - a).slice(0, 4).map((x) => x.toFixed(1)).join(", ")})` : "";
+        return `${name} ${sum.toFixed(1)} s${each}`;
+      });
+      const group = (p: number | undefined): string => (p === undefined ? "?" : procText(p, "autogroup").trim().replace(/^\/autogroup-/, "#") || "?");
+      const chrome = [...after.keys()].find((p) => { const c = procText(p, "cmdline").split("\0"); return /chrom|headless_shell/i.test(c[0] ?? "") && !c.some((a) => a.startsWith("--type=")); });
+      const hostFaults = usage.majorPageFault - usage0.majorPageFault;
+      const switches = `${num(usage.voluntaryContextSwitches - usage0.voluntaryContextSwitches)} voluntary, ${num(usage.involuntaryContextSwitches - usage0.involuntaryContextSwitches)} involuntary`;
+      return `in ${seconds.toFixed(1)} s (${(seconds * cores).toFixed(1)} s on ${cores} cores, ${total.toFixed(1)} s used): ${list.join(", ")}; major page faults (a page read back from disk, the process sleeping meanwhile): the host ${num(hostFaults)}, all processes ${num(faults)}; the host's context switches ${switches}; autogroups (scheduler): the host ${group(host)}, code-server ${group(after.get(host)?.ppid)}, the browser ${group(chrome)}`;
     },
   };
 }
