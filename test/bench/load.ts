@@ -337,7 +337,6 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   during.picks = streamingNow();
   assert.ok(await evaluate(startPicks, { sessions: sessions.map((id, k) => ({ id, prompt: `stream ${k}` })), picks: PICKS, gapMs: PICK_GAP_MS }, "sidebar"), "the picks started");
   await waitFor(picksDone, undefined, { view: "sidebar", timeoutMs: 120_000, what: "the picks to end" });
-  const sharesText = shares.stop();
 
   if (process.env.AGENT_THOUGHTS_BENCH_TRACE) await harnessRequest({ op: "traceStop", path: path.resolve(process.env.AGENT_THOUGHTS_BENCH_TRACE, "concurrent-renderer.json") }, 120_000);
   else if (process.env.AGENT_THOUGHTS_BENCH_PROFILE) await harnessRequest({ op: "profileStop", path: path.resolve(process.env.AGENT_THOUGHTS_BENCH_PROFILE, "concurrent-renderer.cpuprofile") }, 120_000);
@@ -347,6 +346,8 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const total = t1 - t0;
   loop.disable();
   const longest = blocks.stop();
+  // Read after the host's loop is no longer watched (reading /proc takes the host some milliseconds).
+  const sharesText = shares.stop();
   const gcEntries = gcs.entries();
   const gc = gcs.stop();
   const profiled = await profile.stop();
@@ -425,7 +426,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
     log(`      the longest gaps, ms, at seconds after the ten prompts (of it the host's main thread on a CPU / waiting for a CPU / garbage collection in it): ${gapsText(longest, gcEntries, (start) => `at ${((start - (t0 - performance.timeOrigin)) / 1000).toFixed(2)} s`)}`);
     log(`      the most the main thread was on a CPU in one of them: ${fmt(Math.max(...longest.map(([, , run]) => run)))} (the rest of a gap it waited for a CPU, which the browser, code-server and the ten agents share, or slept: on a lock, or while a collection's helpers ran)`);
   }
-  if (sharesText) log(`      the machine's CPU while it was measured (from the ten prompts to the last pick): ${sharesText}`);
+  if (sharesText) log(`      the machine's CPU from the ten prompts to the end of their turns: ${sharesText}`);
   log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length}`);
   // One of them picked once all ended: its 100 thoughts (19 KB each) all folded, none ever opened here.
   const finished = (STOPPED + 1) % LOAD_AGENTS;
