@@ -394,6 +394,12 @@ export async function startCodeServer(o = {}) {
       "telemetry.telemetryLevel": "off",
       "update.mode": "none",
       "window.restoreWindows": "none",
+      // code-server's extension host is a remote one: to find ports to forward it runs `ps` and
+      // `ls /proc/*/fd` through a shell every 15 s, spawned from its main thread (which waits for
+      // each to start). Desktop VS Code's local extension host does not; with ports found only in
+      // terminal output, neither does this one (autoForwardPorts false alone still scans).
+      "remote.autoForwardPorts": false,
+      "remote.autoForwardPortsSource": "output",
       ...existing,
       // Otherwise a trust dialog blocks and extensions stay in restricted mode.
       "security.workspace.trust.enabled": false,
