@@ -302,6 +302,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   const blocks = longBlocks(25);
   const cpu0 = process.cpuUsage();
   const shares = cpuShares();
+  const { posts: posts0, patches: patches0 } = a._test.controller.stats;
   if (process.env.AGENT_THOUGHTS_BENCH_TRACE) await harnessRequest({ op: "traceStart" });
   else if (process.env.AGENT_THOUGHTS_BENCH_PROFILE) await harnessRequest({ op: "profileStart" });
   const t0 = performance.timeOrigin + performance.now();
@@ -342,6 +343,9 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   else if (process.env.AGENT_THOUGHTS_BENCH_PROFILE) await harnessRequest({ op: "profileStop", path: path.resolve(process.env.AGENT_THOUGHTS_BENCH_PROFILE, "concurrent-renderer.cpuprofile") }, 120_000);
   const results = await running;
   const t1 = performance.timeOrigin + performance.now();
+  // Each message to a webview goes through the workbench's connection, compressed on the host's thread pool.
+  const posts = a._test.controller.stats.posts - posts0;
+  const patchesPosted = a._test.controller.stats.patches - patches0;
   const cpu = process.cpuUsage(cpu0);
   const total = t1 - t0;
   loop.disable();
@@ -427,6 +431,7 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
     log(`      the most the main thread was on a CPU in one of them: ${fmt(Math.max(...longest.map(([, , run]) => run)))} (the rest of a gap it waited for a CPU, which the browser, code-server and the ten agents share, or slept: on a lock, or while a collection's helpers ran)`);
   }
   if (sharesText) log(`      the machine's CPU from the ten prompts to the end of their turns: ${sharesText}`);
+  log(`      messages the host posted to the panel meanwhile: ${num(posts)} (${(posts / (total / 1000)).toFixed(0)} a second; ${num(patchesPosted)} of them patches)`);
   log(`    panel frame gaps while streaming: ${spread(gaps)}; frames over 50 ms: ${gaps.filter((g) => g > 50).length}, over 100 ms: ${gaps.filter((g) => g > 100).length}`);
   // One of them picked once all ended: its 100 thoughts (19 KB each) all folded, none ever opened here.
   const finished = (STOPPED + 1) % LOAD_AGENTS;
