@@ -298,7 +298,7 @@ const SPACE_OR_PUNCT = /[\s\p{P}\p{S}]/u;
 export function inlineCuts(text: string, start: number, end: number, from = start): (at: number) => boolean {
   // Most streamed text has no such mark: one native search of the part, not a walk of it.
   if (!INLINE_MARK.test(text.slice(from, end))) return anywhere;
-  /** [from, to) of each span, in pairs. */
+  /** [at, to) of each span, in pairs. */
   const spans: number[] = [];
   const span = (at: number, to: number): void => {
     // Broken by a cut strictly inside it (one that ends before `start` breaks nothing in the part).

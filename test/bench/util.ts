@@ -366,6 +366,14 @@ export function cpuShares(): { stop(): string } {
         for (let q = after.get(p)?.ppid, n = 0; q !== undefined && q > 1 && n < 64; q = after.get(q)?.ppid, n++) if (q === host) return true;
         return false;
       };
+      // Each process's command line, read once (for its kind, and to find the browser's main process).
+      const cmds = new Map<number, string[]>();
+      const cmdOf = (p: number): string[] => {
+        let c = cmds.get(p);
+        if (!c) cmds.set(p, (c = procText(p, "cmdline").split("\0")));
+        return c;
+      };
+      const isBrowser = (c: string[]): boolean => /chrom|headless_shell/i.test(c[0] ?? "");
       const groups = new Map<string, number[]>();
       const add = (name: string, s: number): void => { groups.set(name, [...(groups.get(name) ?? []), s]); };
       let total = 0;
@@ -374,12 +382,12 @@ export function cpuShares(): { stop(): string } {
         const used = (s.ticks - (before.get(p)?.ticks ?? 0)) / 100;
         total += used;
         faults += s.majflt - (before.get(p)?.majflt ?? 0);
+        const cmd = cmdOf(p);
         if (used <= 0) continue;
-        const cmd = procText(p, "cmdline").split("\0");
         const kind = /--type=([\w-]+)/.exec(cmd.join(" "))?.[1];
         if (p === host) add("extension host", used);
         else if (underHost(p)) add("agents and what they started", used);
-        else if (/chrom|headless_shell/i.test(cmd[0] ?? "")) add(kind === "renderer" ? "browser renderers" : `browser ${kind ?? "main"}`, used);
+        else if (isBrowser(cmd)) add(kind === "renderer" ? "browser renderers" : `browser ${kind ?? "main"}`, used);
         else if (cmd.some((a) => /code-server|vscode/.test(a))) add("code-server's other processes", used);
         else add("other", used);
       }
@@ -390,7 +398,7 @@ export function cpuShares(): { stop(): string } {
         return `${name} ${sum.toFixed(1)} s${each}`;
       });
       const group = (p: number | undefined): string => (p === undefined ? "?" : procText(p, "autogroup").trim().replace(/^\/autogroup-/, "#") || "?");
-      const chrome = [...after.keys()].find((p) => { const c = procText(p, "cmdline").split("\0"); return /chrom|headless_shell/i.test(c[0] ?? "") && !c.some((a) => a.startsWith("--type=")); });
+      const chrome = [...cmds].find(([, c]) => isBrowser(c) && !c.some((a) => a.startsWith("--type=")))?.[0];
       const hostFaults = usage.majorPageFault - usage0.majorPageFault;
       const switches = `${num(usage.voluntaryContextSwitches - usage0.voluntaryContextSwitches)} voluntary, ${num(usage.involuntaryContextSwitches - usage0.involuntaryContextSwitches)} involuntary`;
       return `in ${seconds.toFixed(1)} s (${(seconds * cores).toFixed(1)} s on ${cores} cores, ${total.toFixed(1)} s used): ${list.join(", ")}; major page faults (a page read back from disk, the process sleeping meanwhile): the host ${num(hostFaults)}, all processes ${num(faults)}; the host's context switches ${switches}; autogroups (scheduler): the host ${group(host)}, code-server ${group(after.get(host)?.ppid)}, the browser ${group(chrome)}`;
