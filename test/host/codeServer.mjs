@@ -503,6 +503,8 @@ export function workbenchUrl(server, { folder = server.folder, extensionDevelopm
   const payload = [];
   if (extensionDevelopmentPath) payload.push(["extensionDevelopmentPath", remoteUri(server.port, extensionDevelopmentPath)]);
   if (extensionTestsPath) payload.push(["extensionTestsPath", remoteUri(server.port, extensionTestsPath)]);
+  // AGENT_THOUGHTS_RPC_LOG (runTests.mjs): the workbench logs each message to and from the extension host.
+  if (process.env.AGENT_THOUGHTS_RPC_LOG) payload.push(["logExtensionHostCommunication", "true"]);
   let url = `${server.url}?folder=${encodeURIComponent(folder)}`;
   if (payload.length) url += `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   return url;

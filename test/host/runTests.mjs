@@ -239,7 +239,27 @@ try {
   page.on("pageerror", (e) => {
     if (process.env.AGENT_THOUGHTS_HOST_VERBOSE) console.log(`[page error] ${e.message}`);
   });
+  // AGENT_THOUGHTS_RPC_LOG=<file>: the workbench logs every message between it and the extension
+  // host (VS Code's logExtensionHostCommunication); tallied here by direction and method, with their
+  // bytes, and written to <file> every 2 s (the logging costs the workbench: not for figures).
+  const rpcLog = process.env.AGENT_THOUGHTS_RPC_LOG;
+  const rpc = new Map();
+  if (rpcLog) {
+    setInterval(() => {
+      const rows = [...rpc].sort((a, b) => b[1].bytes - a[1].bytes).map(([k, v]) => `${String(v.n).padStart(8)} ${String(v.bytes).padStart(12)}  ${k}`);
+      writeFileSync(rpcLog, `messages    bytes  direction and method, as of ${new Date().toISOString()}\n${rows.join("\n")}\n`);
+    }, 2000).unref();
+  }
   page.on("console", (msg) => {
+    const m = rpcLog && /\[(Ext \u2192 Win|Win \u2192 Ext)\]%c\[\s*\d+\]%c\[len:\s*(\d+)\]%c\s*\d+ - (\S+(?: [A-Z][^\s(]*)?)/.exec(msg.text());
+    if (m) {
+      const key = `${m[1]} ${m[3]}`;
+      const tally = rpc.get(key) ?? { n: 0, bytes: 0 };
+      tally.n++;
+      tally.bytes += Number(m[2]);
+      rpc.set(key, tally);
+      return;
+    }
     if (process.env.AGENT_THOUGHTS_HOST_VERBOSE) console.log(`[browser:${msg.type()}] ${msg.text()}`);
   });
 
