@@ -4,7 +4,7 @@
  * view state; the patch carries them from the old version to the new one.
  */
 import { boundEvent } from "../shared/bound";
-import type { ThoughtEvent } from "../shared/events";
+import { packEvent, type ThoughtEvent } from "../shared/events";
 import { joinRuns, RunQueue, type ChunkEvent, type RunRules } from "./sessionLog";
 import type { HostMessage } from "../shared/protocol";
 import { reduce, type ViewState } from "../shared/viewModel";
@@ -32,14 +32,14 @@ export function patchQueue(): RunQueue {
  * Folds the events pending since the last patch (their runs already joined by the queue) into
  * `state`, and empties the queue. The panel gets bounded events (huge or deeply nested raw data,
  * plans, lists are cut with a marker); the session log, the transcript and exports keep the whole
- * ones. Undefined when nothing is pending.
+ * ones; a text chunk's text travels once (`packEvent`). Undefined when nothing is pending.
  */
 export function nextPatch(state: ViewState, pending: RunQueue): { state: ViewState; patch: PatchMessage } | undefined {
   const taken = pending.take();
   if (taken.length === 0) return undefined;
   const events = taken.map(boundEvent);
   const next = reduce(state, events);
-  return { state: next, patch: { type: "patch", from: state.version, to: next.version, events } };
+  return { state: next, patch: { type: "patch", from: state.version, to: next.version, events: events.map(packEvent) } };
 }
 
 /** Event kinds that carry a session's text and output: for sessions the panel does not show, held back a while (HeldText). */

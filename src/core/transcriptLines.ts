@@ -7,7 +7,7 @@
  * block is written only when it is something else (a resource, an image) — and reading puts the
  * block back, so lines written before (which have both) read the same.
  */
-import type { SessionAbilities, ThoughtEvent } from "../shared/events";
+import { packEvent, type SessionAbilities, type ThoughtEvent } from "../shared/events";
 import type { SavedSession } from "../shared/viewModel";
 import { boundEvent } from "../shared/bound";
 import { pairSafeEnd } from "../shared/utf16";
@@ -25,11 +25,7 @@ const SAVED_ID_MAX = 4_096;
 export function transcriptLine(e: ThoughtEvent): string {
   // A prompt's images are written as their type and thumbnail, not their data (see README, Transcripts).
   if (e.kind === "user_message" || e.kind === "turn_start") e = boundEvent(e);
-  if ((e.kind === "thought" || e.kind === "message" || e.kind === "user_message") && e.content.type === "text" && e.content.text === e.text) {
-    const { content: _content, ...rest } = e;
-    return stringifyJson(rest);
-  }
-  return stringifyJson(e);
+  return stringifyJson(packEvent(e));
 }
 
 /** A transcript line read back: JSON, the text chunk's content block put back, checked against the event vocabulary. */

@@ -189,6 +189,30 @@ export type ThoughtEvent = EventEnvelope & ThoughtEventBody;
 /** Narrow an event by kind: `EventOf<"thought">`. */
 export type EventOf<K extends ThoughtEventKind> = EventEnvelope & Extract<ThoughtEventBody, { kind: K }>;
 
+/** The events whose `content` is often only their `text` again. */
+type TextEvent = EventOf<"user_message" | "thought" | "message">;
+
+/**
+ * An event as a panel patch or a transcript line carries it: a text event whose content block is
+ * only its text leaves the block out (else every character of a stream would travel twice).
+ */
+export type PackedEvent = ThoughtEvent extends infer E ? (E extends TextEvent ? Omit<E, "content"> & { content?: ContentBlock } : E) : never;
+
+/** `e` packed: a text block that only repeats the event's text left out. */
+export function packEvent(e: ThoughtEvent): PackedEvent {
+  if ((e.kind === "user_message" || e.kind === "thought" || e.kind === "message") && e.content.type === "text" && e.content.text === e.text) {
+    const { content: _content, ...rest } = e;
+    return rest;
+  }
+  return e;
+}
+
+/** A packed event whole again: a text event without a content block gets its text as one. */
+export function unpackEvent(e: PackedEvent): ThoughtEvent {
+  if (e.kind !== "user_message" && e.kind !== "thought" && e.kind !== "message") return e;
+  return e.content === undefined ? { ...e, content: { type: "text", text: e.text } } : { ...e, content: e.content };
+}
+
 
 /** Plain text of a content block, for logs and summaries. */
 export function contentText(block: ContentBlock): string {

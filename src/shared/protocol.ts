@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import { zodProblem } from "./validation";
-import type { ThoughtEvent } from "./events";
+import type { PackedEvent } from "./events";
 import type { SessionView, TurnView, ViewState } from "./viewModel";
 import { isMentionRef, MAX_MENTION_QUERY, MAX_MENTIONS, type MentionItem, type MentionRef } from "./mentions";
 import { isPromptImage, MAX_DROPPED, MAX_IMAGES, type PromptImage } from "./images";
@@ -42,8 +42,8 @@ export interface HostInfo {
 export type HostMessage =
   /** The whole state; replaces whatever the webview had. */
   | { type: "snapshot"; version: number; state: ViewState; host: HostInfo }
-  /** Events `from`+1 … `to` (inclusive), in order; apply only if the webview is at `from`. */
-  | { type: "patch"; from: number; to: number; events: ThoughtEvent[] }
+  /** Events `from`+1 … `to` (inclusive), in order, packed (`packEvent`); apply only if the webview is at `from`. */
+  | { type: "patch"; from: number; to: number; events: PackedEvent[] }
   /** Whole session views (saved sessions listed, a saved session read back) put in by `putSessions`; apply only at `from`. */
   | { type: "sessions"; from: number; to: number; sessions: SessionView[]; order: string[] }
   /** A saved session's earlier turns, put before those it has (`prependTurns`; `done`: now it is whole); apply only at `from`. */

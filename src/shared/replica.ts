@@ -4,7 +4,7 @@
  * before the first snapshot it is ignored, and at any other version it is a gap that calls for a
  * fresh snapshot (`resync`); `host` facts replace the old ones.
  */
-import type { ThoughtEvent } from "./events";
+import { unpackEvent, type ThoughtEvent } from "./events";
 import type { HostInfo, HostMessage } from "./protocol";
 import { EMPTY_STATE, prependTurns, putSessions, reduce, type ViewState } from "./viewModel";
 
@@ -44,10 +44,12 @@ export function apply(replica: Replica, message: ReplicaMessage): ApplyResult {
       return { outcome: "replaced", replica: { state: message.state, host: message.host, version: message.version, synced: true } };
     case "host":
       return { outcome: "host", replica: { ...replica, host: message.host } };
-    case "patch":
+    case "patch": {
       if (!replica.synced) return { outcome: "ignored", replica };
       if (message.from !== replica.version) return { outcome: "resync", replica };
-      return { outcome: "applied", replica: { ...replica, state: reduce(replica.state, message.events), version: message.to }, events: message.events };
+      const events = message.events.map(unpackEvent);
+      return { outcome: "applied", replica: { ...replica, state: reduce(replica.state, events), version: message.to }, events };
+    }
     case "sessions":
       if (!replica.synced) return { outcome: "ignored", replica };
       if (message.from !== replica.version) return { outcome: "resync", replica };

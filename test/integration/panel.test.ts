@@ -289,9 +289,12 @@ describe("the thought panel", function () {
       const w = window as Window & { __atBehind?: string[] };
       w.__atBehind = [];
       window.addEventListener("message", (ev: MessageEvent<unknown>) => {
-        const m = ev.data as { type?: string; events?: { sessionId: string; kind: string; text?: string }[] };
+        const m = ev.data as { type?: string; events?: { sessionId: string; kind: string; text?: string; content?: unknown }[] };
         if (m?.type !== "patch") return;
-        const text = (m.events ?? []).filter((e) => e.sessionId === id && (e.kind === "thought" || e.kind === "message")).map((e) => e.text ?? "").join("");
+        const chunks = (m.events ?? []).filter((e) => e.sessionId === id && (e.kind === "thought" || e.kind === "message"));
+        // A chunk's text travels once: its content block, only the text again, is left out.
+        if (chunks.some((e) => e.content !== undefined)) w.__atBehind!.push("(a text block too)");
+        const text = chunks.map((e) => e.text ?? "").join("");
         if (text) w.__atBehind!.push(text);
       });
     }, behind, "sidebar");

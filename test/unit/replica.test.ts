@@ -1,6 +1,6 @@
 /** The webview's replica: a snapshot replaces it, a patch applies only at its own version, a gap asks for a snapshot. */
 import * as assert from "node:assert/strict";
-import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
+import { packEvent, unpackEvent, type ThoughtEvent, type ThoughtEventBody } from "../../src/shared/events";
 import type { HostInfo } from "../../src/shared/protocol";
 import { apply, EMPTY_REPLICA, type Replica } from "../../src/shared/replica";
 import { EMPTY_STATE, prependTurns, putSessions, reduce, savedView } from "../../src/shared/viewModel";
@@ -47,10 +47,25 @@ describe("webview replica", () => {
     const next = nextPatch(state, queued([ev({ kind: "thought", text: "a", content: { type: "text", text: "a" } }, 1), ev({ kind: "thought", text: "b", content: { type: "text", text: "b" } }, 1)]))!;
     const r = apply(replica, next.patch);
     assert.equal(r.outcome, "applied");
-    assert.ok(r.outcome === "applied" && r.events === next.patch.events);
+    // The patch carries the joined text once; the replica's events have their text block back.
+    assert.deepEqual(next.patch.events.map((e) => ("content" in e ? "content" : e.kind)), ["thought"]);
+    assert.ok(r.outcome === "applied");
+    assert.deepEqual(r.events.map((e) => e.kind === "thought" && e.content), [{ type: "text", text: "ab" }]);
     replica = r.replica;
     assert.equal(replica.version, next.state.version);
     assert.deepEqual(replica.state, next.state);
+  });
+
+  it("packs only a text block that repeats the event's text: everything else travels whole", () => {
+    const plain = ev({ kind: "message", text: "hi", content: { type: "text", text: "hi" }, messageId: "m" }, 1);
+    assert.equal(JSON.stringify(packEvent(plain)).split("hi").length - 1, 1, "the text once");
+    const whole: ThoughtEvent[] = [
+      ev({ kind: "thought", text: "shown", content: { type: "text", text: "other" } }, 1),
+      ev({ kind: "user_message", text: "[image image/png]", content: { type: "image", mimeType: "image/png", data: "iVBO" } }, 1),
+      ev({ kind: "tool_update", toolCallId: "t", content: [{ type: "content", content: { type: "text", text: "x" } }] }, 1),
+    ];
+    for (const e of whole) assert.equal(packEvent(e), e);
+    for (const e of [plain, ...whole]) assert.deepEqual(unpackEvent(JSON.parse(JSON.stringify(packEvent(e))) as ReturnType<typeof packEvent>), e);
   });
 
   it("a patch from another version is a gap: nothing changes and a snapshot is needed", () => {
