@@ -230,13 +230,13 @@ export async function rendererCapture(name: string): Promise<() => Promise<void>
   };
 }
 
-/** A gap of the host's event loop: [start, length, on a CPU, waiting for one, major page faults]. */
+/** A gap of the host's event loop: [start, length, on a CPU, waiting for one, major page faults (in it, or up to 100 ms before)]. */
 export type Gap = [number, number, number, number, number];
 
 /**
  * The longest gaps (over `ms`) of a 1 ms timer chain, the longest eight: [start (performance.now()),
- * length, of it the main thread on a CPU, of it waiting for one, major page faults in it]. The
- * split is Linux's schedstat of the thread (read at each tick; NaN elsewhere): a gap the thread
+ * length, of it the main thread on a CPU, of it waiting for one, major page faults in it or in the
+ * 100 ms before it]. The split is Linux's schedstat of the thread (read at each tick; NaN elsewhere): a gap the thread
  * spent waiting for a CPU is the machine's other processes (the browser, the agents), not work of
  * the host's; the rest of a gap it slept (on a lock, or on the disk: a major page fault reads a
  * page of memory back from disk).
@@ -258,16 +258,23 @@ export function longBlocks(ms: number): { stop(): Gap[] } {
   };
   let last = performance.now();
   let lastSched = sched();
+  // Page faults are read at a gap's end and every FAULTS_MS otherwise, not at each tick (the
+  // getrusage call a millisecond was a share of the host's CPU while ten agents streamed).
+  const FAULTS_MS = 100;
   let lastFaults = process.resourceUsage().majorPageFault;
+  let faultsAt = last;
   let timer: NodeJS.Timeout;
   const tick = (): void => {
     const s = sched();
-    const faults = process.resourceUsage().majorPageFault;
     const now = performance.now();
-    if (now - last > ms) found.push([last, now - last, s[0] - lastSched[0], s[1] - lastSched[1], faults - lastFaults]);
+    if (now - last > ms || now - faultsAt >= FAULTS_MS) {
+      const faults = process.resourceUsage().majorPageFault;
+      if (now - last > ms) found.push([last, now - last, s[0] - lastSched[0], s[1] - lastSched[1], faults - lastFaults]);
+      lastFaults = faults;
+      faultsAt = now;
+    }
     last = now;
     lastSched = s;
-    lastFaults = faults;
     timer = setTimeout(tick, 1);
   };
   timer = setTimeout(tick, 1);
