@@ -14,7 +14,7 @@ import { log } from "../integration/index";
 import { evaluate, waitFor } from "../integration/webview";
 import { until } from "../support/until";
 import { hourReplay } from "./load";
-import { fmt, hostHeap, mb, num, profileHost } from "./util";
+import { fmt, gapsText, gcPauses, hostHeap, longBlocks, mb, num, profileHost } from "./util";
 
 const COPIES = 20;
 /** Above the default 500 MB, so that the 20 copies and the other scenarios' sessions all stay. */
@@ -103,6 +103,8 @@ export async function measureStartup(a: AgentThoughtsInternalApi): Promise<void>
   const profile = await profileHost(`startup-open-${Date.now()}`);
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
+  const gaps = longBlocks(25);
+  const gc = gcPauses();
   const t0 = performance.now();
   await evaluate((arg: { id: string; prompt: string; chunk: string }) => {
     type Probe = { t0: number; host?: number; tail?: number; last?: number; all?: number };
@@ -142,6 +144,9 @@ export async function measureStartup(a: AgentThoughtsInternalApi): Promise<void>
   const whole = await c.ensureLoaded(pick.id);
   const hostAll = performance.now() - t0;
   loop.disable();
+  const blocks = gaps.stop();
+  const gcEntries = gc.entries();
+  const gcText = gc.stop();
   const profiled = await profile.stop();
   const view = c.viewState.sessions[pick.id];
   if (!whole || view?.lastSeq !== manifest.events) throw new Error(`the picked session read back ${view?.lastSeq ?? 0} of ${manifest.events} events`);
@@ -150,6 +155,7 @@ export async function measureStartup(a: AgentThoughtsInternalApi): Promise<void>
   const viewJson = Buffer.byteLength(JSON.stringify(view));
   log(`    picking a saved hour-long session (${num(manifest.events)} events, ${mb(manifest.bytes / COPIES)}) in the switcher → its last turn visible: ${fmt(shown.last ?? NaN)} (target ≤ 500 ms); the host's answer in the webview after ${fmt(shown.host ?? NaN)}, its last turn(s) after ${fmt(shown.tail ?? NaN)} (read and folded in the host in ${fmt(c.stats.savedTailMs)})`);
   log(`    → all ${num(view.turns.length)} turns in: ${fmt(shown.all ?? NaN)} in the webview (${fmt(c.stats.savedLoadMs)} in the host; ${fmt(hostAll)} until ensureLoaded resolved); longest extension-host block meanwhile ${fmt(loop.max / 1e6)} (target ≤ 50 ms), of which posting the whole view (${mb(viewJson)} as JSON) to the panel ${fmt(c.stats.savedPostMs)}`);
+  log(`      the host's longest gaps meanwhile, ms (of it its main thread on a CPU / waiting for a CPU / garbage collection in it): ${blocks.length ? gapsText(blocks.slice(0, 4), gcEntries, (start) => `at ${fmt(start - t0)}`) : "none over 25 ms"}; garbage collection ${gcText}`);
   if (profiled) log(`    extension host CPU profile of opening it: ${profiled}`);
   log(`    extension host after opening it: heap ${mb(heap)} after a forced GC (${mb(heap - heap0)} more than before), RSS ${mb(rss)} (${mb(rss - rss0)} more)`);
 }
