@@ -10,7 +10,7 @@
  * session held about 50 MB of the extension host's heap for 4.8 MB of text.
  */
 import { Emitter, type Disposable } from "./emitter";
-import type { ThoughtEvent, ThoughtEventBody } from "../shared/events";
+import { isPlainText, type ThoughtEvent, type ThoughtEventBody } from "../shared/events";
 
 export type LogListener = (event: ThoughtEvent) => void;
 
@@ -41,10 +41,6 @@ function isChunk(e: ThoughtEvent): e is ChunkEvent {
   return e.kind === "thought" || e.kind === "message";
 }
 
-/** A chunk whose content is its text (a text block is only that: the mapper keeps nothing else of one), so joining loses nothing. */
-function plainChunk(e: ChunkEvent): boolean {
-  return e.content.type === "text" && e.content.text === e.text;
-}
 
 /** A run's one event: its first chunk's fields and `from` (see EventEnvelope), the joined text, its last chunk's `seq`. */
 function joinedRun(first: ChunkEvent, text: string, lastSeq: number): ChunkEvent {
@@ -121,8 +117,8 @@ export class RunQueue {
 
 /** Runs as the log keeps them: one kind, message and turn, plain text; the first chunk's time, the last chunk's sequence number. */
 export const LOG_RUNS: RunRules = {
-  starts: (e): e is ChunkEvent => isChunk(e) && plainChunk(e),
-  continues: (first, next): next is ChunkEvent => isChunk(next) && plainChunk(next) && sameRun(first, next),
+  starts: (e): e is ChunkEvent => isChunk(e) && isPlainText(e),
+  continues: (first, next): next is ChunkEvent => isChunk(next) && isPlainText(next) && sameRun(first, next),
   joined: (first, last, text) => joinedRun(first, text, last.seq),
 };
 
@@ -189,7 +185,7 @@ export class SessionLog {
 
   private keep(event: ThoughtEvent): void {
     const run = this.run;
-    if (isChunk(event) && plainChunk(event)) {
+    if (isChunk(event) && isPlainText(event)) {
       if (run && sameRun(run.first, event)) {
         run.pieces.push(event.text);
         if (run.pieces.length >= JOIN_PIECES) run.blocks.push(run.pieces.splice(0).join(""));

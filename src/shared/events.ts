@@ -190,7 +190,7 @@ export type ThoughtEvent = EventEnvelope & ThoughtEventBody;
 export type EventOf<K extends ThoughtEventKind> = EventEnvelope & Extract<ThoughtEventBody, { kind: K }>;
 
 /** The events whose `content` is often only their `text` again. */
-type TextEvent = EventOf<"user_message" | "thought" | "message">;
+export type TextEvent = EventOf<"user_message" | "thought" | "message">;
 
 /**
  * An event as a panel patch or a transcript line carries it: a text event whose content block is
@@ -198,9 +198,14 @@ type TextEvent = EventOf<"user_message" | "thought" | "message">;
  */
 export type PackedEvent = ThoughtEvent extends infer E ? (E extends TextEvent ? Omit<E, "content"> & { content?: ContentBlock } : E) : never;
 
+/** A text event whose content block is only its text again (a text block with nothing else in it). */
+export function isPlainText(e: TextEvent): boolean {
+  return e.content.type === "text" && e.content.text === e.text && Object.keys(e.content).length === 2;
+}
+
 /** `e` packed: a text block that only repeats the event's text left out. */
 export function packEvent(e: ThoughtEvent): PackedEvent {
-  if ((e.kind === "user_message" || e.kind === "thought" || e.kind === "message") && e.content.type === "text" && e.content.text === e.text) {
+  if ((e.kind === "user_message" || e.kind === "thought" || e.kind === "message") && isPlainText(e)) {
     const { content: _content, ...rest } = e;
     return rest;
   }

@@ -1,6 +1,6 @@
 /** The panel's patches: text chunks coalesced per session, turn, kind and message; versions carried from old to new. */
 import * as assert from "node:assert/strict";
-import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
+import { unpackEvent, type ThoughtEvent, type ThoughtEventBody } from "../../src/shared/events";
 import { coalesce, HeldText, nextPatch, patchHeldUntil, patchQueue } from "../../src/core/panelPatches";
 import { EMPTY_STATE, reduce } from "../../src/shared/viewModel";
 import { TITLE_TEXT } from "../../src/shared/bound";
@@ -64,11 +64,13 @@ describe("panel patches", () => {
     assert.equal(next.patch.type, "patch");
     assert.equal(next.patch.from, start.version);
     assert.equal(next.patch.to, next.state.version);
-    assert.deepEqual(texts(next.patch.events), ["turn_start", "thought:xy", "tool_start"]);
-    const tool = next.patch.events[2]!;
+    // Posted packed (a chunk's text once); the webview puts each text block back before folding.
+    const events = next.patch.events.map(unpackEvent);
+    assert.deepEqual(texts(events), ["turn_start", "thought:xy", "tool_start"]);
+    const tool = events[2]!;
     assert.ok(tool.kind === "tool_start" && tool.cuts?.title, "the title is bounded for the panel");
     // The webview folds the same events onto the same state and gets the same result.
-    assert.deepEqual(reduce(start, next.patch.events), next.state);
+    assert.deepEqual(reduce(start, events), next.state);
   });
 
   it("holds the text of sessions not shown, keeping each session's order: another event of that session lets its text go first", () => {
