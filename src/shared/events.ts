@@ -200,7 +200,14 @@ export type PackedEvent = ThoughtEvent extends infer E ? (E extends TextEvent ? 
 
 /** A text event whose content block is only its text again (a text block with nothing else in it). */
 export function isPlainText(e: TextEvent): boolean {
-  return e.content.type === "text" && e.content.text === e.text && Object.keys(e.content).length === 2;
+  return e.content.type === "text" && e.content.text === e.text && fieldsAtMost(e.content, 2);
+}
+
+/** Whether `o` has at most `n` enumerable fields; counted in place (Object.keys would allocate an array for every chunk of a stream). */
+function fieldsAtMost(o: object, n: number): boolean {
+  let count = 0;
+  for (const key in o) if (Object.hasOwn(o, key) && ++count > n) return false;
+  return true;
 }
 
 /** `e` packed: a text block that only repeats the event's text left out. */
