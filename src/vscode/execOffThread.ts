@@ -7,6 +7,7 @@
  * and starts again when needed. Where workers are not available, the call runs on this thread.
  */
 import { execFile } from "node:child_process";
+import { constants as osConstants, getPriority, setPriority } from "node:os";
 import { Worker } from "node:worker_threads";
 
 export interface ExecOptions {
@@ -15,6 +16,12 @@ export interface ExecOptions {
   maxBuffer: number;
   /** Written to the child's stdin, which is then closed. */
   input?: string;
+  /**
+   * The child runs below the editor's CPU priority (nice 10, or the editor's own if that is lower
+   * still), set as it starts and before it is given its input. It stays in the editor's autogroup
+   * (Linux), where it then yields to the extension host's threads instead of sharing with them.
+   */
+  lowPriority?: boolean;
 }
 
 export interface ExecResult {
@@ -31,11 +38,15 @@ interface Reply { id: number; error?: { message: string; code?: number | string 
 const WORKER = `
 const { parentPort } = require("node:worker_threads");
 const { execFile } = require("node:child_process");
+const os = require("node:os");
 parentPort.on("message", (m) => {
   try {
     const child = execFile(m.file, m.args, { cwd: m.cwd, env: m.env, maxBuffer: m.maxBuffer, encoding: "buffer" }, (err, stdout, stderr) => {
       parentPort.postMessage({ id: m.id, error: err ? { message: String(err.message), code: err.code } : undefined, stdout, stderr });
     });
+    if (m.lowPriority && child.pid !== undefined) {
+      try { os.setPriority(child.pid, Math.max(os.constants.priority.PRIORITY_BELOW_NORMAL, os.getPriority())); } catch {}
+    }
     // A child that exits before reading its input: the exit is the answer, not an EPIPE that ends the worker.
     child.stdin.on("error", () => {});
     if (m.input !== undefined) child.stdin.end(m.input);
@@ -117,6 +128,14 @@ function onThisThread(file: string, args: readonly string[], options: ExecOption
     const child = execFile(file, args, { cwd: options.cwd, env: options.env, maxBuffer: options.maxBuffer, encoding: "buffer" }, (err, stdout, stderr) => {
       resolve({ ...(err ? { error: { message: err.message, ...(err.code !== undefined && err.code !== null ? { code: err.code } : {}) } } : {}), stdout, stderr });
     });
+    // As in the worker: below the editor, best effort.
+    if (options.lowPriority && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, Math.max(osConstants.priority.PRIORITY_BELOW_NORMAL, getPriority()));
+      } catch {
+        // The child runs at the editor's priority.
+      }
+    }
     // As in the worker: a child that exits before reading its input answers with its exit.
     child.stdin?.on("error", () => undefined);
     if (options.input !== undefined) child.stdin?.end(options.input);

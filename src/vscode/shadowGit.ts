@@ -26,11 +26,13 @@ export class ShadowGit {
     this.gitDir = path.join(storageDir, "checkpoints", id);
   }
 
-  /** Runs git from a worker thread (starting a process blocks the thread that starts it; see execOffThread). */
+  /** Runs git from a worker thread (starting a process blocks the thread that starts it; see execOffThread), below the editor's CPU priority. */
   private async run(args: readonly string[], input?: string): Promise<Buffer> {
     const r = await execOffThread("git", ["-c", "core.fsmonitor=false", "-c", "core.quotepath=false", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", ...args], {
       cwd: this.workTree,
       maxBuffer: MAX_BUFFER,
+      // A snapshot of a large workspace is seconds of git: the extension host goes first.
+      lowPriority: true,
       env: {
         // None of the user's GIT_* variables (an index file, object dir, config parameters, exec path…).
         ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^GIT_/i.test(k))),

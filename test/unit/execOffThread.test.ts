@@ -18,6 +18,19 @@ describe("execOffThread", () => {
     assert.equal(missing.error?.code, "ENOENT");
   });
 
+  it("runs a lowPriority child below the editor's CPU priority from before it reads its input, and others at the editor's", async function () {
+    if (process.platform !== "linux") this.skip();
+    // The child reads its input first, then says its nice value (/proc/<pid>/stat, field 19).
+    const niceOf = async (lowPriority: boolean): Promise<number> => {
+      const r = await execOffThread("/bin/sh", ["-c", "read line; cut -d' ' -f19 /proc/$$/stat"], { ...options, input: "go\n", lowPriority });
+      assert.equal(r.error, undefined, r.stderr.toString("utf8"));
+      return Number(r.stdout.toString("utf8").trim());
+    };
+    const own = os.getPriority();
+    assert.equal(await niceOf(true), Math.max(os.constants.priority.PRIORITY_BELOW_NORMAL, own));
+    assert.equal(await niceOf(false), own);
+  });
+
   it("answers many calls at once, each with its own output", async () => {
     const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => execOffThread("/bin/sh", ["-c", `sleep 0.0${i % 5}; echo ${i}`], options)));
     assert.deepEqual(runs.map((r) => r.stdout.toString("utf8").trim()), Array.from({ length: 12 }, (_, i) => String(i)));
