@@ -165,6 +165,14 @@ export interface StartOptions {
 export type ProcessPriority = "low" | "normal";
 
 /**
+ * Puts process `pid` below the editor's CPU priority: nice 10 (Windows: below normal), or the
+ * editor's own if that is lower still; what it starts inherits it. Throws what the OS refuses.
+ */
+export function belowEditor(pid: number): void {
+  setPriority(pid, Math.max(osConstants.priority.PRIORITY_BELOW_NORMAL, getPriority()));
+}
+
+/**
  * The CPU share of a process started below the editor's priority. Starting, it goes below normal
  * (nice 10, or the editor's own if that is lower still; Windows: below normal), which what it
  * starts inherits. On Linux a process that leads a session of its own (ours are `detached`) is
@@ -188,9 +196,8 @@ export class LowShare {
   private triesLeft = AUTOGROUP_TRIES;
 
   constructor(private readonly pid: number, private readonly alive: () => boolean = () => true) {
-    const low = osConstants.priority.PRIORITY_BELOW_NORMAL;
     try {
-      setPriority(pid, Math.max(low, getPriority()));
+      belowEditor(pid);
     } catch (err) {
       this.refused.push(`priority: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -41,7 +41,6 @@ function isChunk(e: ThoughtEvent): e is ChunkEvent {
   return e.kind === "thought" || e.kind === "message";
 }
 
-
 /** A run's one event: its first chunk's fields and `from` (see EventEnvelope), the joined text, its last chunk's `seq`. */
 function joinedRun(first: ChunkEvent, text: string, lastSeq: number): ChunkEvent {
   return { ...first, text, content: { type: "text", text }, seq: lastSeq, from: first.from ?? first.seq };

@@ -225,7 +225,6 @@ export function unpackEvent(e: PackedEvent): ThoughtEvent {
   return e.content === undefined ? { ...e, content: { type: "text", text: e.text } } : { ...e, content: e.content };
 }
 
-
 /** Plain text of a content block, for logs and summaries. */
 export function contentText(block: ContentBlock): string {
   switch (block.type) {

@@ -7,8 +7,8 @@
  * and starts again when needed. Where workers are not available, the call runs on this thread.
  */
 import { execFile } from "node:child_process";
-import { constants as osConstants, getPriority, setPriority } from "node:os";
 import { Worker } from "node:worker_threads";
+import { belowEditor } from "../acp/spawn";
 
 export interface ExecOptions {
   cwd: string;
@@ -44,6 +44,7 @@ parentPort.on("message", (m) => {
     const child = execFile(m.file, m.args, { cwd: m.cwd, env: m.env, maxBuffer: m.maxBuffer, encoding: "buffer" }, (err, stdout, stderr) => {
       parentPort.postMessage({ id: m.id, error: err ? { message: String(err.message), code: err.code } : undefined, stdout, stderr });
     });
+    // belowEditor (src/acp/spawn.ts), which this string cannot import.
     if (m.lowPriority && child.pid !== undefined) {
       try { os.setPriority(child.pid, Math.max(os.constants.priority.PRIORITY_BELOW_NORMAL, os.getPriority())); } catch {}
     }
@@ -131,7 +132,7 @@ function onThisThread(file: string, args: readonly string[], options: ExecOption
     // As in the worker: below the editor, best effort.
     if (options.lowPriority && child.pid !== undefined) {
       try {
-        setPriority(child.pid, Math.max(osConstants.priority.PRIORITY_BELOW_NORMAL, getPriority()));
+        belowEditor(child.pid);
       } catch {
         // The child runs at the editor's priority.
       }
