@@ -82,35 +82,54 @@ export function markdownHtml(src: string): string {
   return md.render(prepare(src));
 }
 
-/** ASCII characters that are text wherever they fall in a paragraph (no markdown, no link, no entity): 1; '.' and ':' only before a space or at the end: 2. */
+/** ASCII characters that are text wherever they fall in a paragraph (no markdown, no link, no entity): 1; '.' and ':' only before a space, a line break or at the end: 2. */
 const PROSE_ASCII = new Uint8Array(128);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 ,;?!\"'()-") PROSE_ASCII[c.charCodeAt(0)] = 1;
 PROSE_ASCII[46] = PROSE_ASCII[58] = 2;
-/** Starts an ordered list item, or is taken for one. */
+/** Starts an ordered list item, or is taken for one (at the text's start, or at `lastIndex` with LIST_AT). */
 const LIST_START = /^\d{1,9}[.)]/;
-/** Spaces other than U+0020, controls, format characters (but ZWJ and VS16), unpaired, private-use and unassigned code points. */
-const NOT_PROSE = /(?! |\u200d|\ufe0f)[\p{Z}\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}]/u;
+const LIST_AT = /\d{1,9}[.)]/y;
+/** Spaces other than U+0020, controls but the line feed, format characters (but ZWJ and VS16), unpaired, private-use and unassigned code points. */
+const NOT_PROSE = /(?! |\n|\u200d|\ufe0f)[\p{Z}\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}]/u;
+
+/**
+ * Whether the line break at `i` in `src` (not its first or last character) is one markdown-it
+ * draws as it is, inside the paragraph: after a character other than a space (one space before it
+ * is dropped, two make a hard break), and before a line that cannot start a block or go on one
+ * (no leading space, no '-', no ordered-list number; the other characters that could are not in
+ * PROSE_ASCII at all).
+ */
+function softBreak(src: string, i: number): boolean {
+  if (src.charCodeAt(i - 1) === 32) return false;
+  const next = src.charCodeAt(i + 1);
+  if (next < 128 && (PROSE_ASCII[next] !== 1 || next === 32 || next === 45)) return false;
+  LIST_AT.lastIndex = i + 1;
+  return !LIST_AT.test(src);
+}
 
 /**
  * The text of `src` (prepared) when markdown-it draws it as one paragraph of plain text (what most
  * of an agent's reasoning is, a sentence at a time): `<p>` and the text without its trailing
- * spaces. Undefined for anything else, or when unsure: no line breaks, no leading space or '-',
- * ASCII only from a short list of word characters and punctuation with no markdown or link meaning
- * ('.' and ':' only before a space or at the end), other characters only if they are neither
- * spaces nor control or format characters (but the joiner and variation selector of emoji).
- * A unit test checks it against markdown-it on random text.
+ * spaces and line breaks. Undefined for anything else, or when unsure: no leading space or '-',
+ * line breaks only where markdown-it keeps them in the paragraph as they are (softBreak), ASCII
+ * only from a short list of word characters and punctuation with no markdown or link meaning
+ * ('.' and ':' only before a space, a line break or at the end), other characters only if they
+ * are neither spaces nor control or format characters (but the joiner and variation selector of
+ * emoji). A unit test checks it against markdown-it on random text.
  */
 export function proseParagraph(src: string): string | undefined {
   let end = src.length;
-  while (end > 0 && src.charCodeAt(end - 1) === 32) end--;
+  while (end > 0 && (src.charCodeAt(end - 1) === 32 || src.charCodeAt(end - 1) === 10)) end--;
   if (end === 0) return undefined;
   const first = src.charCodeAt(0);
-  if (first === 32 || first === 45 || LIST_START.test(src)) return undefined;
+  if (first === 32 || first === 45 || first === 10 || LIST_START.test(src)) return undefined;
   let other = false;
   for (let i = 0; i < end; i++) {
     const c = src.charCodeAt(i);
     if (c >= 128) other = true;
-    else if (PROSE_ASCII[c] !== 1 && !(PROSE_ASCII[c] === 2 && (i + 1 === end || src.charCodeAt(i + 1) === 32))) return undefined;
+    else if (c === 10) {
+      if (!softBreak(src, i)) return undefined;
+    } else if (PROSE_ASCII[c] !== 1 && !(PROSE_ASCII[c] === 2 && (i + 1 === end || src.charCodeAt(i + 1) === 32 || src.charCodeAt(i + 1) === 10))) return undefined;
   }
   const text = src.slice(0, end);
   return other && NOT_PROSE.test(text) ? undefined : text;

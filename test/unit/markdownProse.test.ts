@@ -58,17 +58,49 @@ describe("markdown: the short way for a paragraph of plain text", () => {
     assert.ok(taken > 1_000, `the short way was taken for ${taken} of 30,000`);
   });
 
+  it("draws what markdown-it draws for 20,000 random texts of several lines (a line break inside the paragraph)", () => {
+    const next = random(20261130);
+    const pick = (xs: readonly string[]): string => xs[Math.floor(next() * xs.length)] ?? "";
+    // What a line may start and end with, most of them something markdown reads as a block or a break.
+    const starts = ["1. ", "1.", "2) ", "10.", "123456 ", "- ", "-", "+ ", "* ", "# ", "> ", " ", "  ", "    ", "=", "===", "---", "***", "| ", "```", "~~~", "(", "\"", "日本 ", "\u00a0", "\u3000", "😀 ", ":", ".", "\t"];
+    const ends = [" ", "  ", ".", ":", "\\", ",", "!", "。", "|"];
+    const words = ["the", "value", "000042", "flood", "chunk", "text", "we", "check", "it's", "(see", "this)", "a,b", "x;y"];
+    let taken = 0;
+    let broken = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const lines: string[] = [];
+      for (let k = 0, m = 2 + Math.floor(next() * 4); k < m; k++) {
+        const body: string[] = [];
+        for (let w = 0, c = 1 + Math.floor(next() * 4); w < c; w++) body.push(pick(words));
+        // Most lines plain, as in reasoning; the rest start or end with one of the above.
+        lines.push(`${k === 0 || next() < 0.7 ? "" : pick(starts)}${body.join(" ")}${next() < 0.7 ? "" : pick(ends)}`);
+      }
+      const s = lines.join(next() < 0.1 ? "\n\n" : "\n") + (next() < 0.5 ? "\n" : "");
+      const short = shortWay(s);
+      if (short === undefined) continue;
+      taken++;
+      if (short.slice(0, -1).includes("\n")) broken++;
+      assert.equal(short, markdownHtml(s), `text #${n}: ${JSON.stringify(s)}`);
+      assert.equal(markdownText(s), parsedText(cleanBlock(s)), `text #${n} for find: ${JSON.stringify(s)}`);
+    }
+    assert.ok(broken > 1_000, `the short way was taken for ${taken} of 20,000, ${broken} of them with a line break inside`);
+  });
+
   it("takes it for sentences of reasoning, and not for markdown, links or list items", () => {
     for (const s of [
       "I will read the file first, then compare both results. Next: check it again (carefully)!",
       "Why does it fail? Let me look at the test's output",
       "日本語のテキストです。次に確認します",
       "Done 👍🏽 and the tests pass ",
+      "two\nlines",
+      "000041 flood chunk text\n000042 flood chunk text\n",
+      "Checked the parser.\nNext: its tests (2 of them)\n日本語です\n",
     ]) {
       assert.notEqual(shortWay(s), undefined, s);
       assert.equal(shortWay(s), markdownHtml(s), s);
     }
-    for (const s of ["1. first", "2) second", "- item", "see example.com now", "a `code` span", "**bold**", "www.example", "mail a@b.c", "http://x", "    indented", "two\nlines", "# Title", "a | b", "x &amp; y", "<b>", "a\u00a0b", "x\u202ey", ""]) {
+    for (const s of ["1. first", "2) second", "- item", "see example.com now", "a `code` span", "**bold**", "www.example", "mail a@b.c", "http://x", "    indented", "# Title",
+      "one \ntwo", "one  \ntwo", "one\n two", "one\n\ntwo", "one\n- two", "one\n1. two", "one\n2) two", "one\n---", "\none", "one\n\u00a0two", "a | b", "x &amp; y", "<b>", "a\u00a0b", "x\u202ey", ""]) {
       assert.equal(shortWay(s), undefined, JSON.stringify(s));
     }
   });
