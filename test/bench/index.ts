@@ -194,6 +194,8 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   }
   await waitFor((n: number) => document.querySelectorAll("[data-entry-type]").length > 0 && document.body.textContent?.includes(`Turn ${n - 1} done.`), turns, { timeoutMs: 120_000, view: "sidebar", what: "the last turn" });
   const elapsed = Date.now() - started;
+  const streamed = process.memoryUsage();
+  const rssStreamed = streamed.rss;
   const allocationFile = await allocations.stop();
   const dom = await evaluate(() => document.getElementsByTagName("*").length, undefined, "sidebar");
   const heap = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "sidebar");
@@ -217,11 +219,13 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   // What the sidebar panel holds: its renderer's heap after a full GC, against the same before the session.
   const rendererAfter = await rendererHeap();
-  const hostHeap = process.memoryUsage().heapUsed;
-  const hostRss = process.memoryUsage().rss;
+  const restored = process.memoryUsage();
+  const hostHeap = restored.heapUsed;
+  const hostRss = restored.rss;
   // What is left after 10 s with nothing to do (V8 gives memory back some seconds after a flood).
   await new Promise((r) => setTimeout(r, 10_000));
-  const rssIdle = process.memoryUsage().rss;
+  const idle = process.memoryUsage();
+  const rssIdle = idle.rss;
   // Of it, what V8 has taken for its heap (committed), and the young generation's part: it grows to 32 MB under a flood and shrinks only once V8 sees the host idle.
   const { committed: committedIdle, young: youngIdle } = v8Committed();
   // And after a minute: V8's memory reducer gives back heap it grew to some tens of seconds after allocation stops.
@@ -241,7 +245,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   log(`    DOM elements in the panel: ${dom.toLocaleString("en")} (target < 3,000: ${met(dom < 3_000)})`);
   log(`    re-opening the hidden panel until the last turn is shown: ${fmt(reopen)}`);
   log(`    a new panel (Open Panel in Editor) restored from a snapshot: ${fmt(reload)} (the new webview said ready after ${fmt(readyAfter)}; snapshot posted in ${fmt(lastSnapshotPostMs)}; shown ${fmt(reload - readyAfter)} after ready)`);
-  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; ${sharedRenderer ? "the heap is the renderer's, which the workbench page shares here" : "the webview's renderer"}); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(hostRss / 1048576).toFixed(1)} MB right after, ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; V8's heap ${(committedIdle / 1048576).toFixed(1)} MB of it, its young generation ${(youngIdle / 1048576).toFixed(1)} MB), ${(rssSettled / 1048576).toFixed(1)} MB after 60 s (target ≤ 200 MB: ${met(rssSettled <= 200 * 1048576)}${underTargetAfter === undefined ? "" : `; under it from ${underTargetAfter} s`}; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions and the scenarios before it in the same host, V8's heap ${(v8Before.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Before.young / 1048576).toFixed(1)} MB)`);
+  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; ${sharedRenderer ? "the heap is the renderer's, which the workbench page shares here" : "the webview's renderer"}); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(rssStreamed / 1048576).toFixed(1)} MB as the last turn showed (ArrayBuffers ${(streamed.arrayBuffers / 1048576).toFixed(1)} MB), ${(hostRss / 1048576).toFixed(1)} MB after the panel was re-opened and a new one restored (ArrayBuffers ${(restored.arrayBuffers / 1048576).toFixed(1)} MB), ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; V8's heap ${(committedIdle / 1048576).toFixed(1)} MB of it, its young generation ${(youngIdle / 1048576).toFixed(1)} MB; outside V8's heap ${((rssIdle - committedIdle) / 1048576).toFixed(1)} MB, of it ArrayBuffers ${(idle.arrayBuffers / 1048576).toFixed(1)} MB and other memory V8 is told of ${((idle.external - idle.arrayBuffers) / 1048576).toFixed(1)} MB), ${(rssSettled / 1048576).toFixed(1)} MB after 60 s (target ≤ 200 MB: ${met(rssSettled <= 200 * 1048576)}${underTargetAfter === undefined ? "" : `; under it from ${underTargetAfter} s`}; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions and the scenarios before it in the same host, V8's heap ${(v8Before.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Before.young / 1048576).toFixed(1)} MB)`);
   log(`    extension host heap after a full GC: ${(heldAfter / 1048576).toFixed(1)} MB, ${((heldAfter - heldBefore) / 1048576).toFixed(1)} MB more than before the session (what it holds of the session)`);
   log(`    renderer JS heap after a full GC (${sharedRenderer ? "the workbench and the panel" : "the panel's renderer process"}; target ≤ 100 MB: ${met(rendererAfter <= 100 * 1048576)}): ${(rendererBefore / 1048576).toFixed(1)} MB before the session, ${(rendererAfter / 1048576).toFixed(1)} MB with it in the sidebar panel (+${((rendererAfter - rendererBefore) / 1048576).toFixed(1)} MB)`);
   if (allocationFile) log(`    extension host allocations while streaming: ${allocationFile}`);
