@@ -102,7 +102,8 @@ interface RowCtx {
   recovered: string;
 }
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-faults-"));
+/** The agents' pid and counter files: made when the suite starts (a run that greps it out leaves none behind), removed after it. */
+let tmp = "";
 const table: { row: string; sees: string; test: string }[] = [];
 
 function rowCtx(name: string): RowCtx {
@@ -135,6 +136,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
   let baseline: RowCtx;
 
   before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-faults-"));
     a = await api();
     // A healthy session with a pending edit: start failures must leave both alone.
     baseline = rowCtx("Baseline");
@@ -161,6 +163,8 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     // Deleted once no agent is working: the user's deletion, so those files leave the review.
     await until(() => !a._test.changes.agentBusy(ws("fault-edits")), "no agent to be working");
     fs.rmSync(ws("fault-edits"), { recursive: true, force: true });
+    // The agents' pid and counter files (no agent is left to write them).
+    fs.rmSync(tmp, { recursive: true, force: true });
     // (The deletion reaches the review by the file watcher's event: on a loaded machine, seconds later.)
     const mine = (): string[] => a._test.changes.files().filter((f) => f.path.startsWith(ws("fault-edits") + path.sep)).map((f) => f.path);
     try {

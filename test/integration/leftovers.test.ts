@@ -13,7 +13,8 @@ import { api, scriptedAgent, sendFromPanel, transcriptHas, until } from "./helpe
 import { log } from "./index";
 import { click, evaluate, waitFor } from "./webview";
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-leftovers-"));
+/** Pid files the agents write: made when the suite starts (a run that greps it out leaves none behind), removed after it. */
+let tmp = "";
 
 async function pidIn(file: string, what: string): Promise<number> {
   return until(() => (fs.existsSync(file) ? Number(fs.readFileSync(file, "utf8").trim()) || undefined : undefined), `${what} to write its pid`, 15_000);
@@ -46,6 +47,7 @@ describe("Nothing keeps running that the user cannot see", function () {
   const pids: number[] = [];
 
   before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-leftovers-"));
     a = await api();
   });
 

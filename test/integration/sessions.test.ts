@@ -160,6 +160,7 @@ describe("session commands", function () {
       assert.deepEqual(traced, Array.from({ length: lastSeq }, (_, i) => i + 1), "every event of the session was traced live");
     } finally {
       await vscode.workspace.getConfiguration("agentThoughts").update("trace.file", undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
