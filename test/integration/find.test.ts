@@ -292,10 +292,13 @@ describe("find in the transcript", function () {
     const a = await api();
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
     await a.stream("think", { agent: "Thinker", newSession: true }).result;
-    await evaluate(() => {
+    // The turn can end in the host before the panel has drawn it: wait for the folded thought, then open it.
+    await waitFor(() => {
       const t = document.querySelector(".entry-thought:not(.open) .thought-head");
-      if (t instanceof HTMLElement) t.click();
-    }, undefined, "sidebar");
+      if (!(t instanceof HTMLElement)) return undefined;
+      t.click();
+      return true;
+    }, undefined, { view: "sidebar", what: "the finished thought, folded" });
     await fill("#search", "word1200 ", "sidebar");
     assert.equal((await shown("1 of 1")).where, "thought");
     assert.equal(await evaluate(() => document.getElementById("transcript")!.scrollTop, undefined, "sidebar"), 0, "the transcript itself did not scroll");
