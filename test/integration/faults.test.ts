@@ -13,7 +13,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
-import { alive } from "../support/processes";
+import { alive, runningWithEnv } from "../support/processes";
 import { api, scriptedAgent, sendFromPanel, transcriptHas, until } from "./helpers";
 import { log, screenshot } from "./index";
 import { click, evaluate, waitFor } from "./webview";
@@ -29,6 +29,23 @@ async function pidIn(file: string, what: string): Promise<number> {
 
 async function gone(pid: number, what: string): Promise<void> {
   await until(() => !alive(pid), `${what} (pid ${pid}) to be gone`, 10_000);
+}
+
+/**
+ * An agent the host gave up on while it started is gone: by its pid once it has written it. One
+ * ended before Node had got as far as writing it (a 2 s initialize timeout on a loaded machine)
+ * never writes it; then no process may still carry the pid file's path in its environment (where
+ * a scripted agent has its scenario), so one still starting is waited for, not taken as gone.
+ */
+async function startedAgentGone(pidFile: string, what: string): Promise<void> {
+  const seen = await until((): { pid?: number } | undefined => {
+    if (fs.existsSync(pidFile)) {
+      const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
+      return pid ? { pid } : undefined;
+    }
+    return runningWithEnv(pidFile).length === 0 ? {} : undefined;
+  }, `${what} to write its pid, or to be gone before it could`, 15_000);
+  if (seen.pid !== undefined) await gone(seen.pid, `${what}'s process`);
 }
 
 async function configure(agents: unknown[], defaultAgent: string): Promise<void> {
@@ -198,7 +215,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     await waitFor(() => document.querySelector<HTMLTextAreaElement>("#prompt")?.value === "hello", undefined, { view: "sidebar", what: "the prompt kept in the box" });
     await transcriptHas(shown);
     await editReviewable(a, baseline.editFile, baseline.original);
-    if (pidFile) await gone(await pidIn(pidFile, name), `${name}'s process`);
+    if (pidFile) await startedAgentGone(pidFile, name);
     // Fixed in settings (what the banner says to do), Retry starts it.
     const fixed = rowCtx(`${name}Fixed`);
     await configure([scriptedAgent(name, { pidFile: fixed.pidFile, turns: [[{ message: fixed.recovered }]] })], name);

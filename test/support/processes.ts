@@ -1,5 +1,5 @@
 /** Process checks shared by the unit, integration and reload tests (plain Node, no `vscode`). */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * Whether a process is still running: it exists and is not a zombie (an orphaned grandchild can
@@ -16,4 +16,26 @@ export function alive(pid: number): boolean {
   } catch {
     return process.platform !== "linux";
   }
+}
+
+/**
+ * The live processes whose environment holds `marker` (Linux: read from /proc; elsewhere none are
+ * found). A scripted agent carries its scenario, pid file path included, in its environment, so
+ * this finds one that has not yet written its pid, and what it started.
+ */
+export function runningWithEnv(marker: string): number[] {
+  if (process.platform !== "linux") return [];
+  let pids: number[];
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+  } catch {
+    return [];
+  }
+  return pids.filter((pid) => {
+    try {
+      return pid !== process.pid && readFileSync(`/proc/${pid}/environ`, "latin1").includes(marker) && alive(pid);
+    } catch {
+      return false;
+    }
+  });
 }
