@@ -24,7 +24,7 @@ import { concurrentSessions, hourReplay } from "./load";
 import { coldStart } from "./coldStart";
 import { prepareStartup } from "./startup";
 import { terminalLoad } from "./terminals";
-import { api, benchFile, fmt, hostHeap as heldHeap, percentile, removeBenchFiles, sampleHostAllocations, useScenario } from "./util";
+import { api, benchFile, fmt, hostHeap as heldHeap, percentile, profileHost, removeBenchFiles, sampleHostAllocations, useScenario } from "./util";
 
 const CHUNK = 24;
 
@@ -209,10 +209,19 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   const reopen = Date.now() - t0;
   const readyBefore = a._test.controller.stats.lastReadyAt;
   // A brand-new webview restored from a snapshot (the path a window reload or a moved view takes).
+  // AGENT_THOUGHTS_BENCH_TRACE=<dir>: a performance trace of the browser meanwhile (every process); AGENT_THOUGHTS_BENCH_PROFILE=<dir>: a CPU profile of the extension host.
+  const traceDir = process.env.AGENT_THOUGHTS_BENCH_TRACE || undefined;
+  if (traceDir) await harnessRequest({ op: "traceStart" });
+  const hostProfile = await profileHost("huge-restore-host");
   const t1 = Date.now();
   await vscode.commands.executeCommand("agentThoughts.openPanel");
   await waitFor(shown, turns, { timeoutMs: 60_000, view: "editor", what: "the editor panel" });
   const reload = Date.now() - t1;
+  const hostProfileFile = await hostProfile.stop();
+  const traceFile = traceDir ? path.join(traceDir, "huge-restore.trace.json") : undefined;
+  if (traceFile) await harnessRequest({ op: "traceStop", path: traceFile }, 120_000);
+  // Measured after the restore: serialising it here first would flatten its strings before the snapshot's post does.
+  const snapshotJson = JSON.stringify(a._test.controller.viewState).length;
   const { lastReadyAt, lastSnapshotPostMs } = a._test.controller.stats;
   const readyAfter = lastReadyAt > readyBefore ? lastReadyAt - t1 : NaN;
   const heapAfter = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "editor");
@@ -244,7 +253,9 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   log(`  Huge session: ${(turns * chunksPerTurn).toLocaleString("en")} chunks (${((turns * chunksPerTurn * CHUNK) / 1e6).toFixed(1)} MB) + ${(turns * toolsPerTurn).toLocaleString("en")} tool calls in ${turns} turns, streamed in ${fmt(elapsed)}`);
   log(`    DOM elements in the panel: ${dom.toLocaleString("en")} (target < 3,000: ${met(dom < 3_000)})`);
   log(`    re-opening the hidden panel until the last turn is shown: ${fmt(reopen)}`);
-  log(`    a new panel (Open Panel in Editor) restored from a snapshot: ${fmt(reload)} (the new webview said ready after ${fmt(readyAfter)}; snapshot posted in ${fmt(lastSnapshotPostMs)}; shown ${fmt(reload - readyAfter)} after ready)`);
+  log(`    a new panel (Open Panel in Editor) restored from a snapshot: ${fmt(reload)} (the new webview said ready after ${fmt(readyAfter)}; snapshot posted in ${fmt(lastSnapshotPostMs)}, ${(snapshotJson / 1e6).toFixed(1)} MB as JSON; shown ${fmt(reload - readyAfter)} after ready)`);
+  if (traceFile) log(`    trace of the restore (the browser's processes): ${traceFile}`);
+  if (hostProfileFile) log(`    extension host CPU profile of the restore: ${hostProfileFile}`);
   log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; ${sharedRenderer ? "the heap is the renderer's, which the workbench page shares here" : "the webview's renderer"}); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(rssStreamed / 1048576).toFixed(1)} MB as the last turn showed (ArrayBuffers ${(streamed.arrayBuffers / 1048576).toFixed(1)} MB), ${(hostRss / 1048576).toFixed(1)} MB after the panel was re-opened and a new one restored (ArrayBuffers ${(restored.arrayBuffers / 1048576).toFixed(1)} MB), ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; V8's heap ${(committedIdle / 1048576).toFixed(1)} MB of it, its young generation ${(youngIdle / 1048576).toFixed(1)} MB; outside V8's heap ${((rssIdle - committedIdle) / 1048576).toFixed(1)} MB, of it ArrayBuffers ${(idle.arrayBuffers / 1048576).toFixed(1)} MB and other memory V8 is told of ${((idle.external - idle.arrayBuffers) / 1048576).toFixed(1)} MB), ${(rssSettled / 1048576).toFixed(1)} MB after 60 s (target ≤ 200 MB: ${met(rssSettled <= 200 * 1048576)}${underTargetAfter === undefined ? "" : `; under it from ${underTargetAfter} s`}; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions and the scenarios before it in the same host, V8's heap ${(v8Before.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Before.young / 1048576).toFixed(1)} MB)`);
   log(`    extension host heap after a full GC: ${(heldAfter / 1048576).toFixed(1)} MB, ${((heldAfter - heldBefore) / 1048576).toFixed(1)} MB more than before the session (what it holds of the session)`);
   log(`    renderer JS heap after a full GC (${sharedRenderer ? "the workbench and the panel" : "the panel's renderer process"}; target ≤ 100 MB: ${met(rendererAfter <= 100 * 1048576)}): ${(rendererBefore / 1048576).toFixed(1)} MB before the session, ${(rendererAfter / 1048576).toFixed(1)} MB with it in the sidebar panel (+${((rendererAfter - rendererBefore) / 1048576).toFixed(1)} MB)`);

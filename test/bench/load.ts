@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createHistogram, monitorEventLoopDelay } from "node:perf_hooks";
 import * as vscode from "vscode";
 import type { ThoughtEvent, ThoughtEventBody } from "../../src/shared/events";
 import { SessionLog } from "../../src/core/sessionLog";
@@ -610,9 +610,24 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<string> {
   const samples: Sample[] = [await sample()];
   let nextSample = SAMPLE_EVERY;
   const bad: string[] = [];
-  const loop = monitorEventLoopDelay({ resolution: 10 });
+  // The gaps between the ticks of a 10 ms timer, in the turns only (as monitorEventLoopDelay
+  // measures them: a monitor disabled for a sample and enabled again would count the whole sample,
+  // a forced GC and the webview's heap, ~1 s, as one delay of the loop).
+  const loop = createHistogram();
+  let ticker: NodeJS.Timeout | undefined;
+  const measure = (on: boolean): void => {
+    clearInterval(ticker);
+    ticker = undefined;
+    if (!on) return;
+    let last = performance.now();
+    ticker = setInterval(() => {
+      const now = performance.now();
+      loop.record(Math.max(1, Math.round((now - last) * 1e6)));
+      last = now;
+    }, 10);
+  };
   const profile = await profileHost("replay");
-  loop.enable();
+  measure(true);
   const t0 = Date.now();
   let streaming = 0;
   let cpuTurns = 0;
@@ -626,13 +641,13 @@ export async function hourReplay(a: AgentThoughtsInternalApi): Promise<string> {
     if (r.thoughts !== expectedReplayThoughts(t) || r.text !== expectedReplayMessage(t)) bad.push(`turn ${t}: text differs`);
     if (r.toolCalls.length !== TOOL_PATTERN.length || r.toolCalls.some((c) => c.outcome !== "completed")) bad.push(`turn ${t}: ${r.toolCalls.length} tool calls`);
     if (events >= nextSample || t === REPLAY_TURNS - 1) {
-      loop.disable();
+      measure(false);
       samples.push(await sample());
-      loop.enable();
+      measure(true);
       while (nextSample <= events) nextSample += SAMPLE_EVERY;
     }
   }
-  loop.disable();
+  measure(false);
   const elapsed = Date.now() - t0;
   const profiled = await profile.stop();
   sub.dispose();
