@@ -171,7 +171,7 @@ export class ThoughtPanelController implements vscode.Disposable {
    * `throwingEvents` events, and the next `failingPosts` posts (to `failingKind` views only, when
    * set) fail without being sent.
    */
-  readonly testFaults: { throwingEvents: number; failingPosts: number; failingKind?: View["kind"] } = { throwingEvents: 0, failingPosts: 0 };
+  readonly testFaults: { throwingEvents: number; failingPosts: number; failingKind?: View["kind"]; failAfterMs?: number } = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
   readonly stats = {
     posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, snapshotsShown: 0, staleAsks: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, snapshotPostMs: 0, snapshotPostsMs: [] as number[], failedPosts: 0, resyncs: 0, resyncsHidden: 0, snapshotsToHidden: 0,
@@ -417,7 +417,10 @@ export class ThoughtPanelController implements vscode.Disposable {
     };
     if (TEST_MODE && this.testFaults.failingPosts > 0 && (!this.testFaults.failingKind || this.testFaults.failingKind === v.kind)) {
       this.testFaults.failingPosts--;
-      queueMicrotask(() => failed("test fault"));
+      // As a real post fails: at once, or (failAfterMs) some time after it was made, as one to a webview closed meanwhile does.
+      const after = this.testFaults.failAfterMs;
+      if (after === undefined) queueMicrotask(() => failed("test fault"));
+      else setTimeout(() => failed("test fault"), after);
       return;
     }
     let sent: Thenable<boolean>;
@@ -444,13 +447,15 @@ export class ThoughtPanelController implements vscode.Disposable {
   private postFailed(v: View, msg: HostMessage, reason: string): void {
     this.stats.failedPosts++;
     v.ready = false;
+    // Closed since the post was made (its webview is disposed: nothing to re-sync, nor to ask).
+    if (!this.views.has(v)) return;
     // An editor panel the user hid has no page (it loads anew, and says ready, when shown): a
     // snapshot now would cost the host its post for nothing, a whole state each time.
     if (v.kind === "editor" && !v.visible()) {
       v.hidden = true;
       return;
     }
-    if (!this.views.has(v) || v.resync) return;
+    if (v.resync) return;
     if (v.failures >= POST_RETRIES) {
       if (v.failures === POST_RETRIES) this.logger.warn(`The ${v.kind} panel did not take ${POST_RETRIES} snapshots in a row (last: ${reason}); it re-syncs when it reloads.`);
       v.failures++;
@@ -580,7 +585,15 @@ export class ThoughtPanelController implements vscode.Disposable {
   attach(webview: vscode.Webview, kind: View["kind"], visible: () => boolean, lifetime: vscode.Disposable[]): void {
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist"), vscode.Uri.joinPath(this.extensionUri, "media")] };
     webview.html = this.html(webview, kind);
-    const view: View = { webview, kind, ready: false, visible, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [], snapshotCostsMs: [] };
+    // A disposed webview's `visible` throws; one the controller still holds (its dispose on its way) counts as not shown.
+    const shown = (): boolean => {
+      try {
+        return visible();
+      } catch {
+        return false;
+      }
+    };
+    const view: View = { webview, kind, ready: false, visible: shown, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [], snapshotCostsMs: [] };
     this.views.add(view);
     lifetime.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(view, raw)),

@@ -453,6 +453,36 @@ describe("security", function () {
     }
   });
 
+  it("an editor panel closed while a post to it is on its way: its failure later throws nothing, and the sidebar goes on", async () => {
+    const { a, controller, stats, group } = await editorPanelWithStreamingAgent();
+    const failed = stats.failedPosts;
+    const errors: string[] = [];
+    const onError = (e: unknown): void => { errors.push(e instanceof Error ? e.message : String(e)); };
+    process.on("uncaughtExceptionMonitor", onError);
+    process.on("unhandledRejection", onError);
+    // TEST ONLY hook: the editor panel's next post fails 1.5 s after it is made, as a post to a
+    // webview the user closes meanwhile does (its promise settles once the webview is gone).
+    controller.testFaults.failingKind = "editor";
+    controller.testFaults.failAfterMs = 1_500;
+    controller.testFaults.failingPosts = 1;
+    try {
+      const turn = a.stream("go", { agent: "Stream", newSession: true });
+      await until(() => controller.testFaults.failingPosts === 0 || undefined, "a post to the editor panel");
+      await vscode.window.tabGroups.close(group.tabs.filter((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts"));
+      await until(() => !vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts")) || undefined, "the editor panel closed");
+      await until(() => stats.failedPosts > failed || undefined, "the closed panel's post to fail");
+      assert.deepEqual(errors, [], "nothing thrown when the closed panel's post failed");
+      assert.equal((await turn.result).stopReason, "end_turn");
+      await waitFor(() => (document.body.textContent ?? "").includes("the stream ended"), undefined, { view: "sidebar", what: "the sidebar with the whole turn" });
+    } finally {
+      process.off("uncaughtExceptionMonitor", onError);
+      process.off("unhandledRejection", onError);
+      controller.testFaults.failingPosts = 0;
+      controller.testFaults.failingKind = undefined;
+      controller.testFaults.failAfterMs = undefined;
+    }
+  });
+
   it("out-of-state messages are logged and ignored: unknown ids, forged options, a second answer, cancel with no turn", async () => {
     await useAgent("Guarded", {
       turns: [[
