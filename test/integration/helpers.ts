@@ -22,6 +22,15 @@ export async function api(): Promise<AgentThoughtsInternalApi> {
 
 let scenarioDir: string | undefined;
 
+// Each suite file has its own copy of this module: its scenario files go when the whole run ends
+// (a root-level hook; the bench, which loads this outside mocha's suites, has none).
+if (typeof after === "function") {
+  after(() => {
+    if (scenarioDir) fs.rmSync(scenarioDir, { recursive: true, force: true });
+    scenarioDir = undefined;
+  });
+}
+
 /**
  * An `agentThoughts.agents` entry that runs the scripted agent with this scenario: in its
  * environment, or in a file it names there when large (Linux passes no environment string over
