@@ -13,6 +13,7 @@ import * as v8 from "node:v8";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Step } from "../fixtures/agents/scenario";
+import { toOwnClock } from "../support/clock";
 import { harnessRequest, log } from "../integration/index";
 import { evaluate, lastThoughtHolds, waitFor } from "../integration/webview";
 import { checkpointCost } from "./checkpoints";
@@ -92,7 +93,7 @@ async function flood(a: AgentThoughtsInternalApi, name: string, count: number, p
     for (let i = 0; i < n; i++) want += `${String(i).padStart(6, "0")} flood chunk text\n`;
     return got === want;
   }, count, "sidebar");
-  const times = JSON.parse(fs.readFileSync(timesFile, "utf8")) as number[];
+  const times = (JSON.parse(fs.readFileSync(timesFile, "utf8")) as number[]).map(toOwnClock);
   const streamMs = (times[times.length - 1] ?? t0) - (times[0] ?? t0);
   const lags: number[] = [];
   let j = 0;

@@ -22,6 +22,7 @@ import { evaluate, fill, typeKeys, waitFor } from "../integration/webview";
 import { phase } from "./hostile";
 import { addStyles } from "./lag";
 import { recorded } from "../support/recorded";
+import { toOwnClock } from "../support/clock";
 import { until } from "../support/until";
 import * as assert from "node:assert/strict";
 import {
@@ -214,8 +215,11 @@ function against(values: readonly number[], target: number, p = 95): string {
 }
 
 /** A single figure against a target. */
-function vs(value: number | undefined, target: number): string {
-  return value === undefined ? `none (target ≤ ${fmt(target)}: not measured)` : `${fmt(value)} (target ≤ ${fmt(target)}: ${value <= target ? "met" : "MISSED"})`;
+function vs(value: number | undefined, target: number, legs: readonly (number | undefined)[] = []): string {
+  if (value === undefined) return `none (target ≤ ${fmt(target)}: not measured)`;
+  // A leg under nothing (the click → the host, the click → the agent) says the processes' clocks disagree (test/support/clock.ts).
+  if ([value, ...legs].some((x) => x !== undefined && x < -1)) return `${fmt(value)} (target ≤ ${fmt(target)}: NOT VALID, clocks disagree)`;
+  return `${fmt(value)} (target ≤ ${fmt(target)}: ${value <= target ? "met" : "MISSED"})`;
 }
 
 // ——— 1. ten sessions streaming at once ———
@@ -316,14 +320,14 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   await showSession(sessions[STOPPED]!, `stream ${STOPPED}`);
   const stoppedAt = await clickAt("#stop");
   await until(() => recorded<{ method: string; at: number }>(records[STOPPED]!).some((m) => m.method === "session/cancel"), "the agent to get session/cancel", 30_000);
-  const stopMs = recorded<{ method: string; at: number }>(records[STOPPED]!).find((m) => m.method === "session/cancel")!.at - stoppedAt;
+  const stopMs = toOwnClock(recorded<{ method: string; at: number }>(records[STOPPED]!).find((m) => m.method === "session/cancel")!.at) - stoppedAt;
 
   // (2) The permission question of one agent, answered in the panel.
   during.permission = streamingNow();
   await showSession(sessions[ASKS]!, `stream ${ASKS}`);
   const allowedAt = await clickAt('#question[data-ready] [data-answer="allow"]');
   const answered = (): number => (fs.existsSync(answeredFile) ? Number(fs.readFileSync(answeredFile, "utf8")) || 0 : 0);
-  const permissionMs = await until(answered, "the agent to get the permission answer", 30_000) - allowedAt;
+  const permissionMs = toOwnClock(await until(answered, "the agent to get the permission answer", 30_000)) - allowedAt;
 
   // (3) Typing into the prompt box, key by key.
   during.typing = streamingNow();
@@ -421,8 +425,8 @@ export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<v
   log(`    picking another session in the panel (${picks.length} picks, ${during.picks} of ${LOAD_AGENTS} streaming): shown ${against(shown, 100)}, ${spread(shown)}${missing ? `; ${missing} never shown` : ""}; DOM elements in the panel after the last: ${num(domAfterPicks)}`);
   log(`      each pick until shown, in order (ms): ${shown.map((x) => Math.round(x)).join(", ")}`);
   log(`      the pick reaching the extension host ${spread(reached)}; the host's answer (a host message naming it) back in the webview before the panel showed it ${spread(answers)} (the panel shows a pick itself: it has every session's text)`);
-  log(`    a permission answer (Allow clicked, ${during.permission} streaming) reaching the agent: ${vs(permissionMs, 100)}; the extension host had it after ${allowHost === undefined ? "?" : fmt(allowHost)}`);
-  log(`    Stop (clicked, ${during.stop} streaming) reaching the agent as session/cancel: ${vs(stopMs, 100)}; the extension host had it after ${stopHost === undefined ? "?" : fmt(stopHost)}`);
+  log(`    a permission answer (Allow clicked, ${during.permission} streaming) reaching the agent: ${vs(permissionMs, 100, [allowHost])}; the extension host had it after ${allowHost === undefined ? "?" : fmt(allowHost)}`);
+  log(`    Stop (clicked, ${during.stop} streaming) reaching the agent as session/cancel: ${vs(stopMs, 100, [stopHost])}; the extension host had it after ${stopHost === undefined ? "?" : fmt(stopHost)}`);
   log(`    typing ${TYPED.length} keys into the prompt box (${KEY_MS} ms apart, ${during.typing} streaming, ${fmt(typedMs)}): ${inBox === TYPED ? "none dropped (target: met)" : `DROPPED OR CHANGED — the box holds ${JSON.stringify(inBox.slice(0, 100))}`}`);
   log(`    extension host event loop blocked at most ${vs(loopMax, 50)} (the longest gap between the ticks of a 1 ms timer; gaps p50 ${fmt(loop.percentile(50) / 1e6)}, p95 ${fmt(loop.percentile(95) / 1e6)}); CPU ${fmt((cpu.user + cpu.system) / 1000)} (${((cpu.user + cpu.system) / events).toFixed(0)} µs per event, ${Math.round((100 * (cpu.user + cpu.system)) / 1000 / total)}% of one core)`);
   log(`      of which garbage collection in the extension host: ${gc}`);
