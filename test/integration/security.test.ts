@@ -499,6 +499,9 @@ describe("security", function () {
     });
     const a = await api();
     const controller = a._test.controller;
+    // The question shows in both views: the editor panel is opened here (the tests before may have closed it).
+    await vscode.commands.executeCommand("agentThoughts.openPanel");
+    await waitFor(() => document.getElementById("prompt") !== null, undefined, { view: "editor", what: "the editor panel" });
     await vscode.commands.executeCommand("notifications.clearAll");
     const turn = a.stream("go", { agent: "Guarded", newSession: true });
     let ended: string | undefined;
