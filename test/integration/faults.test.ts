@@ -13,7 +13,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
-import { alive, runningWithEnv } from "../support/processes";
+import { alive, pidWritten, runningWithEnv } from "../support/processes";
 import { api, scriptedAgent, sendFromPanel, transcriptHas, until } from "./helpers";
 import { log, screenshot } from "./index";
 import { click, evaluate, waitFor } from "./webview";
@@ -24,7 +24,7 @@ function ws(...p: string[]): string {
 
 
 async function pidIn(file: string, what: string): Promise<number> {
-  return until(() => (fs.existsSync(file) ? Number(fs.readFileSync(file, "utf8").trim()) || undefined : undefined), `${what} to write its pid`, 15_000);
+  return until(() => pidWritten(file), `${what} to write its pid`, 15_000);
 }
 
 async function gone(pid: number, what: string): Promise<void> {
@@ -39,11 +39,9 @@ async function gone(pid: number, what: string): Promise<void> {
  */
 async function startedAgentGone(pidFile: string, what: string): Promise<void> {
   const seen = await until((): { pid?: number } | undefined => {
-    if (fs.existsSync(pidFile)) {
-      const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
-      return pid ? { pid } : undefined;
-    }
-    return runningWithEnv(pidFile).length === 0 ? {} : undefined;
+    const pid = pidWritten(pidFile);
+    if (pid !== undefined) return { pid };
+    return !fs.existsSync(pidFile) && runningWithEnv(pidFile).length === 0 ? {} : undefined;
   }, `${what} to write its pid, or to be gone before it could`, 15_000);
   if (seen.pid !== undefined) await gone(seen.pid, `${what}'s process`);
 }

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import type { Scenario } from "../fixtures/agents/scenario";
-import { alive } from "../support/processes";
+import { alive, pidWritten } from "../support/processes";
 import { api, scriptedAgent, sendFromPanel, transcriptHas, until } from "./helpers";
 import { log } from "./index";
 import { click, evaluate, waitFor } from "./webview";
@@ -17,7 +17,7 @@ import { click, evaluate, waitFor } from "./webview";
 let tmp = "";
 
 async function pidIn(file: string, what: string): Promise<number> {
-  return until(() => (fs.existsSync(file) ? Number(fs.readFileSync(file, "utf8").trim()) || undefined : undefined), `${what} to write its pid`, 15_000);
+  return until(() => pidWritten(file), `${what} to write its pid`, 15_000);
 }
 
 async function gone(pid: number, what: string, timeoutMs = 5_000): Promise<void> {

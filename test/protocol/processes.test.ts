@@ -4,16 +4,16 @@
  */
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import { harness, type Harness } from "./harness";
 import type { PermissionAnswer } from "../../src/acp/ports";
 import { NodeTerminals } from "../../src/acp/nodeTerminals";
-import { alive } from "../support/processes";
+import { alive, pidWritten } from "../support/processes";
 import { until } from "../support/until";
 
 
-const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ? Number(readFileSync(file, "utf8")) || undefined : undefined), `a pid in ${file}`, 5000);
+const pidIn = (file: string): Promise<number> => until(() => pidWritten(file), `a pid in ${file}`, 5000);
 
 (process.platform === "win32" ? describe.skip : describe)("ACP client: an agent's own processes", function () {
   this.timeout(30_000);

@@ -1,5 +1,5 @@
 /** Process checks shared by the unit, integration and reload tests (plain Node, no `vscode`). */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 /**
  * Whether a process is still running: it exists and is not a zombie (an orphaned grandchild can
@@ -16,6 +16,11 @@ export function alive(pid: number): boolean {
   } catch {
     return process.platform !== "linux";
   }
+}
+
+/** The pid a test agent or command wrote to `file`, once it has (undefined before: no file, or not written yet). */
+export function pidWritten(file: string): number | undefined {
+  return existsSync(file) ? Number(readFileSync(file, "utf8")) || undefined : undefined;
 }
 
 /**

@@ -5,12 +5,12 @@
  */
 import * as assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { NodeTerminals } from "../../src/acp/nodeTerminals";
 import { ProcessGroup, terminateAllGroups } from "../../src/acp/processGroups";
-import { alive } from "../support/processes";
+import { alive, pidWritten } from "../support/processes";
 
 const posix = process.platform !== "win32";
 
@@ -25,7 +25,7 @@ async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 5000
 }
 
 /** The pid a command wrote to `file`. */
-const pidIn = (file: string): Promise<number> => until(() => (existsSync(file) ? Number(readFileSync(file, "utf8")) || undefined : undefined), `a pid in ${file}`);
+const pidIn = (file: string): Promise<number> => until(() => pidWritten(file), `a pid in ${file}`);
 
 /** The pid a command printed on its first output line. */
 async function printedPid(t: NodeTerminals, id: string): Promise<number> {
