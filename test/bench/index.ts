@@ -221,8 +221,6 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   const hostProfileFile = await hostProfile.stop();
   const traceFile = traceDir ? path.join(traceDir, "huge-restore.trace.json") : undefined;
   if (traceFile) await harnessRequest({ op: "traceStop", path: traceFile }, 120_000);
-  // Measured after the restore: serialising it here first would flatten its strings before the snapshot's post does.
-  const snapshotJson = JSON.stringify(a._test.controller.viewState).length;
   const { lastReadyAt, lastSnapshotPostMs } = a._test.controller.stats;
   const readyAfter = lastReadyAt > readyBefore ? lastReadyAt - t1 : NaN;
   const heapAfter = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "editor");
@@ -250,6 +248,9 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   // AGENT_THOUGHTS_BENCH_HEAP=<folder>: what the extension host holds after the huge session, and what it allocated while it streamed.
   const heapDir = process.env.AGENT_THOUGHTS_BENCH_HEAP;
   const snapshot = heapDir ? v8.writeHeapSnapshot(path.resolve(heapDir, "huge-host.heapsnapshot")) : undefined;
+  // The snapshot's size, once every memory figure is read (a 6-7 MB string would be in them): not
+  // before the restore either, whose post would then find its strings already flattened.
+  const snapshotJson = JSON.stringify(a._test.controller.viewState).length;
   const met = (ok: boolean): string => (ok ? "met" : "MISSED");
   log(`  Huge session: ${(turns * chunksPerTurn).toLocaleString("en")} chunks (${((turns * chunksPerTurn * CHUNK) / 1e6).toFixed(1)} MB) + ${(turns * toolsPerTurn).toLocaleString("en")} tool calls in ${turns} turns, streamed in ${fmt(elapsed)}`);
   log(`    DOM elements in the panel: ${dom.toLocaleString("en")} (target < 3,000: ${met(dom < 3_000)})`);
