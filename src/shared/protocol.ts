@@ -2,7 +2,7 @@
  * The host ↔ webview message protocol, one doc line per message.
  *
  * Host → webview messages are facts: a `snapshot` of the whole view state (on `ready`, or when the
- * webview reports a version gap; at most two per 500 ms, however often it asks), then `patch`es carrying the events since the previous version,
+ * webview reports a version gap; at most two per 500 ms, however often it asks; a large one in pieces, its newest turns first), then `patch`es carrying the events since the previous version,
  * paced: to a visible webview, the next once it says it has the last (`applied`; a webview that
  * does not answer still gets one a second), at most one per 8 ms, and `sessions`
  * carrying whole session views that replace the webview's (saved sessions listed, and read back:
@@ -46,7 +46,10 @@ export type HostMessage =
   | { type: "patch"; from: number; to: number; events: PackedEvent[] }
   /** Whole session views (saved sessions listed, a saved session read back) put in by `putSessions`; apply only at `from`. */
   | { type: "sessions"; from: number; to: number; sessions: SessionView[]; order: string[] }
-  /** A saved session's earlier turns, put before those it has (`prependTurns`; `done`: now it is whole); apply only at `from`. */
+  /**
+   * A session's earlier turns, put before those it has (`prependTurns`; `done`: now it is whole); apply only at `from`:
+   * a saved session read back (one step of the version), or a large snapshot's pieces (`from` = `to` = the snapshot's version; they come right after it, before anything else).
+   */
   | { type: "turns"; from: number; to: number; sessionId: string; turns: TurnView[]; done: boolean }
   /** Host facts changed (settings, active session, agent starting). */
   | { type: "host"; host: HostInfo }

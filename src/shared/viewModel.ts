@@ -114,6 +114,12 @@ export interface SessionView {
   restored?: boolean;
   /** A saved session: what the history index says about it, and how much of its transcript is in this view (see `SavedInfo`). */
   saved?: SavedInfo;
+  /**
+   * A view sent in pieces (a large snapshot: its newest turns first): this many earlier turns are
+   * still on their way, with the first prompt (its title meanwhile) and when its last turn was
+   * active (should none of its turns be in the view yet). Gone once they are in.
+   */
+  earlier?: { turns: number; prompt?: string; lastAt?: number };
   eventCount: number;
   lastSeq: number;
 }
@@ -298,6 +304,11 @@ export function isLoading(s: SessionView | undefined): boolean {
   return !!s?.restored && (s.saved?.loaded === "none" || s.saved?.loaded === "tail");
 }
 
+/** Whether turns of the session are still to come before those the view has (a saved session being read, or a view sent in pieces). */
+export function awaitsTurns(s: SessionView | undefined): boolean {
+  return isLoading(s) || !!s?.earlier;
+}
+
 /**
  * Puts whole session views into the state — saved sessions listed from the index, or a saved
  * session's view once (part of) its transcript is folded — replacing those with the same id, in
@@ -349,21 +360,25 @@ export function withTurns(s: SessionView, turns: TurnView[]): SessionView {
 export function prependTurns(state: ViewState, sessionId: string, turns: readonly TurnView[], done: boolean): ViewState {
   const s = state.sessions[sessionId];
   if (!s) return { ...state, version: state.version + 1 };
-  const whole = withTurns(s, [...turns, ...s.turns]);
-  const view: SessionView = done && s.saved ? { ...whole, saved: { ...s.saved, loaded: "all" as const } } : whole;
+  const { earlier, ...whole } = withTurns(s, [...turns, ...s.turns]);
+  // A view sent in pieces: `done` ends that, and says nothing about a saved session's reading.
+  const left = earlier ? earlier.turns - turns.length : 0;
+  const view: SessionView = earlier
+    ? (done || left <= 0 ? whole : { ...whole, earlier: { ...earlier, turns: left } })
+    : done && s.saved ? { ...whole, saved: { ...s.saved, loaded: "all" as const } } : whole;
   return { ...state, version: state.version + 1, sessions: { ...state.sessions, [sessionId]: view } };
 }
 
 /** What a list of sessions says about one: its title or first prompt, its turns, when it was last active and, saved, its size. */
 export function sessionFacts(s: SessionView): { title?: string; turns: number; lastAt?: number; bytes?: number } {
-  const first = s.turns[0]?.prompt.trim() || s.saved?.prompt?.trim();
+  const first = (s.earlier ? s.earlier.prompt?.trim() : s.turns[0]?.prompt.trim()) || s.saved?.prompt?.trim();
   const title = s.title ?? (first || undefined);
   const last = s.turns[s.turns.length - 1];
   const saved = s.restored ? s.saved : undefined;
-  const lastAt = saved ? saved.lastAt : last ? last.endedAt ?? last.startedAt : undefined;
+  const lastAt = saved ? saved.lastAt : last ? last.endedAt ?? last.startedAt : s.earlier?.lastAt;
   return {
     ...(title !== undefined ? { title } : {}),
-    turns: saved && saved.loaded !== "all" ? saved.turns : s.turns.length,
+    turns: saved && saved.loaded !== "all" ? saved.turns : s.turns.length + (s.earlier?.turns ?? 0),
     ...(lastAt !== undefined ? { lastAt } : {}),
     ...(saved ? { bytes: saved.bytes } : {}),
   };

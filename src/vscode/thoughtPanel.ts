@@ -22,6 +22,7 @@ import { plainText } from "../core/plainText";
 import { coalesce, HeldText, nextPatch, patchHeldUntil, patchQueue, type ViewProgress } from "../core/panelPatches";
 import { QuestionSight } from "../core/questionSight";
 import { TimeSlice } from "../core/sleep";
+import { planSnapshot, type SnapshotPiece } from "../core/snapshotPieces";
 import type { AgentLinks } from "./links";
 import type { Checkpoints } from "./checkpoints";
 import type { MentionPort } from "./mentions";
@@ -80,6 +81,8 @@ const FOLD_BATCH = 500;
  * session's view is ~4.5 MB, ~50 ms in one post here).
  */
 const PIECE_BYTES = 512 * 1024;
+/** A snapshot's pieces are smaller: each is posted at once, in the same task that makes it. */
+const SNAPSHOT_PIECE_CHARS = 256 * 1024;
 /** The text of sessions the panel does not show reaches it this often (HeldText). */
 const HELD_MS = 250;
 
@@ -133,6 +136,8 @@ interface View extends ViewProgress {
   askedShown?: boolean;
   /** The version of the last snapshot posted to it, and when. */
   snapshotVersion?: { version: number; at: number };
+  /** A snapshot's pieces on their way (`planSnapshot`): what is posted to it meanwhile waits in `queue`, in order, and goes after them. */
+  filling?: { queue: [HostMessage, (() => void) | undefined][] };
 }
 
 /**
@@ -174,6 +179,8 @@ export class ThoughtPanelController implements vscode.Disposable {
   readonly testFaults: { throwingEvents: number; failingPosts: number; failingKind?: View["kind"]; failAfterMs?: number } = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
   readonly stats = {
+    /** The last snapshot sent in pieces: how many, the host time its first message and all of them took, the longest piece's, and ms from the first to the last. */
+    lastFill: { pieces: 0, headMs: 0, hostMs: 0, longestMs: 0, tookMs: 0 },
     posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, snapshotsShown: 0, staleAsks: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, snapshotPostMs: 0, snapshotPostsMs: [] as number[], failedPosts: 0, resyncs: 0, resyncsHidden: 0, snapshotsToHidden: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
@@ -403,8 +410,12 @@ export class ThoughtPanelController implements vscode.Disposable {
     for (const v of this.views) if (v.ready) this.post(v, msg);
   }
 
-  /** `settled` is told when the message has reached the webview or failed to. */
-  private post(v: View, msg: HostMessage, settled?: () => void): void {
+  /** `settled` is told when the message has reached the webview or failed to; `piece`: part of the snapshot being filled in (others wait for it). */
+  private post(v: View, msg: HostMessage, settled?: () => void, piece?: View["filling"]): void {
+    if (v.filling && v.filling !== piece) {
+      v.filling.queue.push([msg, settled]);
+      return;
+    }
     this.stats.posts++;
     const version = msg.type === "snapshot" ? msg.version : msg.type === "patch" || msg.type === "sessions" || msg.type === "turns" ? msg.to : undefined;
     if (version !== undefined) {
@@ -561,11 +572,16 @@ export class ThoughtPanelController implements vscode.Disposable {
     v.ready = true;
     // One still on its way (a resync, a forgotten session, or it never said it arrived) counts as arrived now.
     if (v.inFlight) this.snapshotEnded(v);
+    // This one replaces what the last one's pieces and the messages behind them would have brought.
+    v.filling = undefined;
     const started = performance.now();
-    v.snapshotVersion = { version: this.state.version, at: started };
+    const version = this.state.version;
+    v.snapshotVersion = { version, at: started };
     const inFlight = { at: started };
     v.inFlight = inFlight;
-    this.post(v, { type: "snapshot", version: this.state.version, state: this.state, host: this.hostInfo() }, () => this.snapshotArrived(v, inFlight));
+    const plan = planSnapshot(this.state, this.shownSession(), SNAPSHOT_PIECE_CHARS);
+    this.post(v, { type: "snapshot", version, state: plan.head, host: this.hostInfo() }, () => this.snapshotArrived(v, inFlight));
+    if (plan.head !== this.state) this.fill(v, version, plan.pieces, performance.now() - started);
     const ended = performance.now();
     inFlight.at = ended;
     v.snapshotCostsMs.push(ended - started);
@@ -579,6 +595,42 @@ export class ThoughtPanelController implements vscode.Disposable {
     }
     this.pendingReveal = undefined;
     this.loadShown();
+  }
+
+  /**
+   * Posts a snapshot's pieces, one a macrotask (the host answers agents and the panel in between),
+   * as `turns` at the snapshot's version; what is posted to the view meanwhile goes after them.
+   * The snapshot's cost (its window) becomes what all of it took. A newer snapshot ends this one.
+   */
+  private fill(v: View, version: number, pieces: Generator<SnapshotPiece, void, undefined>, headMs: number): void {
+    const filling: NonNullable<View["filling"]> = { queue: [] };
+    v.filling = filling;
+    const fill = { pieces: 0, headMs, hostMs: headMs, longestMs: 0, tookMs: 0 };
+    this.stats.lastFill = fill;
+    const began = performance.now();
+    const step = (): void => {
+      if (v.filling !== filling || !this.views.has(v)) return;
+      const started = performance.now();
+      const next = pieces.next();
+      if (next.done) {
+        v.filling = undefined;
+        fill.tookMs = performance.now() - began;
+        if (v.snapshotCostsMs.length > 0) v.snapshotCostsMs[v.snapshotCostsMs.length - 1] = fill.hostMs;
+        const posts = this.stats.snapshotPostsMs;
+        if (posts.length > 0) posts[posts.length - 1] = fill.hostMs;
+        for (const [msg, settled] of filling.queue) this.post(v, msg, settled);
+        return;
+      }
+      const { sessionId, turns, done } = next.value;
+      this.post(v, { type: "turns", from: version, to: version, sessionId, turns, done }, undefined, filling);
+      const ms = performance.now() - started;
+      fill.pieces++;
+      fill.hostMs += ms;
+      fill.longestMs = Math.max(fill.longestMs, ms);
+      this.stats.snapshotPostMs += ms;
+      setImmediate(step);
+    };
+    setImmediate(step);
   }
 
   /** Connects a webview (sidebar or editor) to the controller. */

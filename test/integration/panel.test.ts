@@ -1360,4 +1360,47 @@ describe("the thought panel", function () {
     await waitFor(lastThoughtHolds, r.thoughts.length, { view: "sidebar", what: "every chunk on screen once shown", timeoutMs: 10_000 });
     assert.equal(r.thoughts.length, count * 24);
   });
+  it("a new editor panel on a long session shows its newest turns first, the earlier ones follow in pieces, and the stream goes on in order", async () => {
+    const turns: Step[][] = [];
+    for (let n = 1; n <= 12; n++) turns.push([{ thought: `turn ${n} ${"word ".repeat(24_000)}`, chunkSize: 65_536 }, { message: `answer ${n}` }]);
+    turns.push([{ flood: { count: 1_500, paceMs: 2 } }, { message: "answer 13" }]);
+    await useAgent("Long", { turns });
+    const a = await api();
+    const { stats } = a._test.controller;
+    const first = await a.stream("turn 1", { agent: "Long", newSession: true }).result;
+    for (let n = 2; n <= 12; n++) await a.stream(`turn ${n}`, { agent: "Long", sessionId: first.sessionId }).result;
+    assert.ok(JSON.stringify(a._test.controller.viewState).length > 1_400_000, "the session's view is larger than two pieces");
+    const streaming = a.stream("turn 13", { agent: "Long", sessionId: first.sessionId });
+    await waitFor(() => document.querySelectorAll("[data-turn-id='13'] .thought-text").length > 0, undefined, { view: "sidebar", what: "turn 13 streaming" });
+    const [snapshots, resyncs] = [stats.snapshots, stats.resyncs];
+    await vscode.commands.executeCommand("agentThoughts.openPanel");
+    try {
+      const r = await streaming.result;
+      // Every chunk streamed after the snapshot is there, in order: the patches went after its pieces.
+      await waitFor(lastThoughtHolds, r.thoughts.length, { view: "editor", what: "turn 13's whole thought in the editor panel", timeoutMs: 20_000 });
+      await waitFor(() => (document.body.textContent ?? "").includes("answer 13"), undefined, { view: "editor", what: "turn 13's answer" });
+      assert.ok(stats.lastFill.pieces >= 2, `the snapshot went in ${stats.lastFill.pieces} pieces after its first message`);
+      log(`      the editor panel's snapshot: first message ${stats.lastFill.headMs.toFixed(1)} ms of the host, then ${stats.lastFill.pieces} pieces (longest ${stats.lastFill.longestMs.toFixed(1)} ms, ${stats.lastFill.hostMs.toFixed(1)} ms in all) over ${stats.lastFill.tookMs.toFixed(1)} ms`);
+      // No piece came out of order: the webview never saw a gap to ask a fresh snapshot for.
+      assert.equal(stats.snapshots, snapshots + 1, "one snapshot for the new panel");
+      assert.equal(stats.resyncs, resyncs);
+      // Numbered as the whole session, nothing said to be loading, and every earlier turn there.
+      const shown = await waitFor(() => {
+        const titles = [...document.querySelectorAll(".turn-title")].map((t) => t.textContent ?? "");
+        const loading = document.getElementById("saved-loading");
+        return titles.some((t) => t.startsWith("Turn 13")) && (!loading || loading.hidden) ? titles : undefined;
+      }, undefined, { view: "editor", what: "turn 13 numbered 13, nothing loading" });
+      assert.ok(shown && !shown.some((t) => t.startsWith("Turn 14")), shown?.join(", "));
+      for (let i = 0; i < 20; i++) {
+        const more = await evaluate(() => { const b = document.querySelector<HTMLElement>(".show-earlier.turns"); return !!b && !b.hidden; }, undefined, "editor");
+        if (!more) break;
+        await click(".show-earlier.turns", "editor");
+      }
+      await waitFor(() => [...document.querySelectorAll(".turn-title")].some((t) => /^Turn 1( |$)/.test(t.textContent ?? "")), undefined, { view: "editor", what: "turn 1 in the editor panel" });
+      const ids = await evaluate(() => [...document.querySelectorAll("[data-turn-id]")].map((t) => Number(t.getAttribute("data-turn-id"))), undefined, "editor");
+      assert.deepEqual(ids, Array.from({ length: 13 }, (_, i) => i + 1));
+    } finally {
+      await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts")));
+    }
+  });
 });

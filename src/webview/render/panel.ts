@@ -4,7 +4,7 @@
  * scroll position first, writing the DOM, running post-write work, and settling the scroll last.
  */
 import type { ThoughtEvent } from "../../shared/events";
-import { isLoading, type SessionView, type ViewState } from "../../shared/viewModel";
+import { awaitsTurns, type SessionView, type ViewState } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import { h, toggleHidden } from "../dom";
 import type { UiState } from "../uiState";
@@ -60,7 +60,7 @@ export class Panel {
   private matcher: RenderCtx["matcher"];
   private pendingReveal: { sessionId: string; entryId?: string; toolCallId?: string } | undefined;
   /** What the last frame showed: a new turn or a new question in the same session brings the reader back to the bottom. */
-  private seen: { sessionId: string; turns: number; requests: ReadonlySet<string> } | undefined;
+  private seen: { sessionId: string; turn: number | undefined; requests: ReadonlySet<string> } | undefined;
 
   constructor(root: HTMLElement, private readonly ui: UiState, private readonly post: (m: WebviewMessage) => void, private readonly invalidate: () => void) {
     this.header = new Header(post);
@@ -154,8 +154,8 @@ export class Panel {
     runAfterLayout();
     this.finder.reveal();
     this.scroll.setLatestHidden(!!session && this.transcript.hidesLatest);
-    // A saved session's earlier turns come after its last: a place not among those yet waits for them.
-    this.scroll.settle(session && session.turns.length > 0 ? session.sessionId : undefined, !!place && !placeFound && isLoading(session));
+    // A saved session's earlier turns come after its last (and a large snapshot's): a place not among those yet waits for them.
+    this.scroll.settle(session && session.turns.length > 0 ? session.sessionId : undefined, !!place && !placeFound && awaitsTurns(session));
   }
 
   /** A prompt the user just sent, or a question the agent just asked, is at the bottom: show it. */
@@ -165,12 +165,14 @@ export class Panel {
       return;
     }
     const last = this.seen;
-    const requests = last?.sessionId === session.sessionId && last.turns === session.turns.length && sameKeys(last.requests, session.pendingPermissions)
+    // A new turn is a new last one (earlier turns put before those shown, as a saved session's come, are not news).
+    const turn = session.turns[session.turns.length - 1]?.turnId;
+    const requests = last?.sessionId === session.sessionId && last.turn === turn && sameKeys(last.requests, session.pendingPermissions)
       ? last.requests
       : new Set(Object.keys(session.pendingPermissions));
-    this.seen = { sessionId: session.sessionId, turns: session.turns.length, requests };
+    this.seen = { sessionId: session.sessionId, turn, requests };
     if (last?.sessionId !== session.sessionId) return;
-    if (session.turns.length > last.turns || [...requests].some((r) => !last.requests.has(r))) {
+    if (turn !== last.turn || [...requests].some((r) => !last.requests.has(r))) {
       this.scroll.follow();
       this.finder.letGo();
     }

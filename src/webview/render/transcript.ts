@@ -427,9 +427,11 @@ export class Transcript {
     toggleHidden(this.emptyHint, !!saved);
     toggleHidden(this.empty, count > 0 || this.preShown.length > 0);
     // Its last turns while the rest is read: numbered as they will be, the rest announced above them.
-    const before = saved?.loaded === "tail" ? Math.max(0, saved.turns - count) : 0;
-    toggleHidden(this.loading, saved?.loaded !== "tail");
-    if (saved?.loaded === "tail") setText(this.loadingText, before > 0 ? `Loading ${before} earlier turn${before === 1 ? "" : "s"}…` : "Loading the rest of this session…");
+    // (A view sent in pieces has its earlier turns on their way too.)
+    const before = saved?.loaded === "tail" ? Math.max(0, saved.turns - count) : session.earlier?.turns ?? 0;
+    const loading = saved?.loaded === "tail" || before > 0;
+    toggleHidden(this.loading, !loading);
+    if (loading) setText(this.loadingText, before > 0 ? `Loading ${before} earlier turn${before === 1 ? "" : "s"}…` : "Loading the rest of this session…");
     const from = Math.max(0, count - ctx.ui.turnsWindow);
     toggleHidden(this.earlier, from === 0);
     if (from > 0) {
