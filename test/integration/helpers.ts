@@ -31,6 +31,18 @@ if (typeof after === "function") {
   });
 }
 
+// A test that fails may leave a turn working (waiting on a question it never answered): it would
+// hold the prompts, questions and "nothing working" of every test after it. End such turns.
+if (typeof afterEach === "function") {
+  afterEach(async function () {
+    if (this.currentTest?.state !== "failed") return;
+    const a = await api();
+    const working = (): string[] => Object.values(a._test.controller.viewState.sessions).filter((s) => s.status === "running" || s.status === "awaiting_permission").map((s) => s.sessionId);
+    for (const id of working()) a._test.manager.sessionById(id)?.cancelTurn();
+    await until(() => working().length === 0 || undefined, "the failed test's turns ended", 10_000).catch(() => undefined);
+  });
+}
+
 /**
  * An `agentThoughts.agents` entry that runs the scripted agent with this scenario: in its
  * environment, or in a file it names there when large (Linux passes no environment string over
