@@ -26,7 +26,7 @@ import { concurrentSessions, hourReplay } from "./load";
 import { coldStart } from "./coldStart";
 import { prepareStartup } from "./startup";
 import { terminalLoad } from "./terminals";
-import { api, benchFile, fmt, hostHeap as heldHeap, percentile, profileHost, removeBenchFiles, sampleHostAllocations, useScenario } from "./util";
+import { api, benchFile, fmt, gcPauses, hostHeap as heldHeap, percentile, profileHost, removeBenchFiles, sampleHostAllocations, useScenario } from "./util";
 
 const CHUNK = 24;
 
@@ -216,6 +216,8 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   if (traceDir) await harnessRequest({ op: "traceStart" });
   const hostProfile = await profileHost("huge-restore-host");
   const fillBefore = a._test.controller.stats.lastFill;
+  // The host's collections from the restore until the 60 s reading (whether V8 gives memory back then depends on them).
+  const restoreGcs = gcPauses();
   const t1 = Date.now();
   await vscode.commands.executeCommand("agentThoughts.openPanel");
   await waitFor(shown, turns, { timeoutMs: 60_000, view: "editor", what: "the editor panel" });
@@ -249,6 +251,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
     rssSettled = process.memoryUsage().rss;
     if (underTargetAfter === undefined && rssSettled <= 200 * 1048576) underTargetAfter = s;
   }
+  const gcsAfter = restoreGcs.stop();
   const heldAfter = heldHeap();
   // AGENT_THOUGHTS_BENCH_HEAP=<folder>: what the extension host holds after the huge session, and what it allocated while it streamed.
   const heapDir = process.env.AGENT_THOUGHTS_BENCH_HEAP;
@@ -267,6 +270,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   if (traceFile) log(`    trace of the restore (the browser's processes): ${traceFile}`);
   if (hostProfileFile) log(`    extension host CPU profile of the restore: ${hostProfileFile}`);
   log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; ${sharedRenderer ? "the heap is the renderer's, which the workbench page shares here" : "the webview's renderer"}); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(rssStreamed / 1048576).toFixed(1)} MB as the last turn showed (ArrayBuffers ${(streamed.arrayBuffers / 1048576).toFixed(1)} MB), ${(hostRss / 1048576).toFixed(1)} MB after the panel was re-opened and a new one restored (ArrayBuffers ${(restored.arrayBuffers / 1048576).toFixed(1)} MB), ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; V8's heap ${(committedIdle / 1048576).toFixed(1)} MB of it, its young generation ${(youngIdle / 1048576).toFixed(1)} MB; outside V8's heap ${((rssIdle - committedIdle) / 1048576).toFixed(1)} MB, of it ArrayBuffers ${(idle.arrayBuffers / 1048576).toFixed(1)} MB and other memory V8 is told of ${((idle.external - idle.arrayBuffers) / 1048576).toFixed(1)} MB), ${(rssSettled / 1048576).toFixed(1)} MB after 60 s (target ≤ 200 MB: ${met(rssSettled <= 200 * 1048576)}${underTargetAfter === undefined ? "" : `; under it from ${underTargetAfter} s`}; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions and the scenarios before it in the same host, V8's heap ${(v8Before.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Before.young / 1048576).toFixed(1)} MB)`);
+  log(`    the extension host's garbage collections from the restore until the 60 s reading: ${gcsAfter}`);
   log(`    extension host heap after a full GC: ${(heldAfter / 1048576).toFixed(1)} MB, ${((heldAfter - heldBefore) / 1048576).toFixed(1)} MB more than before the session (what it holds of the session)`);
   log(`    renderer JS heap after a full GC (${sharedRenderer ? "the workbench and the panel" : "the panel's renderer process"}; target ≤ 100 MB: ${met(rendererAfter <= 100 * 1048576)}): ${(rendererBefore / 1048576).toFixed(1)} MB before the session, ${(rendererAfter / 1048576).toFixed(1)} MB with it in the sidebar panel (+${((rendererAfter - rendererBefore) / 1048576).toFixed(1)} MB)`);
   if (allocationFile) log(`    extension host allocations while streaming: ${allocationFile}`);
