@@ -130,15 +130,33 @@ interface View extends ViewProgress {
   asked?: NodeJS.Timeout;
   /** The snapshot on its way (when its post ended), and the host time the last two took. */
   inFlight?: { at: number };
-  snapshotCostsMs: number[];
+  snapshotCosts: { ms: number }[];
   /** An editor panel hidden since its last snapshot; and the ask waiting is the `ready` of its showing again (no window). */
   hidden?: boolean;
   askedShown?: boolean;
   /** The version of the last snapshot posted to it, and when. */
   snapshotVersion?: { version: number; at: number };
   /** A snapshot's pieces on their way (`planSnapshot`): what is posted to it meanwhile waits in `queue`, in order, and goes after them. */
-  filling?: { queue: [HostMessage, (() => void) | undefined][] };
+  filling?: Filling;
+  /** What waited behind a fill that ended early and is not state (a reveal, focus): it goes after the next snapshot. */
+  afterSnapshot: HostMessage[];
 }
+
+/** A snapshot's pieces being posted (`fill`). */
+interface Filling {
+  queue: [HostMessage, (() => void) | undefined][];
+  /** The snapshot's host time so far: its entry in the view's `snapshotCosts` (its window). */
+  cost: { ms: number };
+  inFlight: { at: number };
+  /** Pieces posted, and those that reached the webview (or failed to); posted all. */
+  posted: number;
+  settled: number;
+  complete: boolean;
+  figures: FillFigures;
+}
+
+/** What a snapshot in pieces took (for tests and the benchmark). */
+export interface FillFigures { pieces: number; headMs: number; hostMs: number; longestMs: number; tookMs: number; ended: boolean; whole: boolean }
 
 /**
  * A verb about something that is not there (any more): an unknown session, permission request or
@@ -174,13 +192,15 @@ export class ThoughtPanelController implements vscode.Disposable {
    * TEST ONLY — faults the integration tests inject, honoured only when AGENT_THOUGHTS_TEST_MODE is
    * set (by test/host/runTests.mjs): the panel's event listener throws for the next
    * `throwingEvents` events, and the next `failingPosts` posts (to `failingKind` views only, when
-   * set) fail without being sent.
+   * set) fail without being sent; a snapshot's pieces go `pieceDelayMs` apart (a slow host).
    */
-  readonly testFaults: { throwingEvents: number; failingPosts: number; failingKind?: View["kind"]; failAfterMs?: number } = { throwingEvents: 0, failingPosts: 0 };
+  readonly testFaults: { throwingEvents: number; failingPosts: number; failingKind?: View["kind"]; failAfterMs?: number; pieceDelayMs?: number } = { throwingEvents: 0, failingPosts: 0 };
   /** Counters for tests and the benchmark. */
   readonly stats = {
     /** The last snapshot sent in pieces: how many, the host time its first message and all of them took, the longest piece's, and ms from the first to the last. */
-    lastFill: { pieces: 0, headMs: 0, hostMs: 0, longestMs: 0, tookMs: 0 },
+    lastFill: { pieces: 0, headMs: 0, hostMs: 0, longestMs: 0, tookMs: 0, ended: false, whole: false } as FillFigures,
+    /** Messages that waited behind a snapshot's pieces. */
+    fillQueued: 0,
     posts: 0, patches: 0, snapshots: 0, snapshotsAtOnce: 0, snapshotsDeferred: 0, snapshotsShown: 0, staleAsks: 0, eventsIn: 0, eventsPosted: 0, invalidMessages: 0, ignoredMessages: 0, prompts: 0, lastReadyAt: 0, lastSnapshotPostMs: 0, snapshotPostMs: 0, snapshotPostsMs: [] as number[], failedPosts: 0, resyncs: 0, resyncsHidden: 0, snapshotsToHidden: 0,
     /** The last saved session opened: ms from asking until its last turn(s), and until all of it, were in the state; the longest its posts took. */
     savedTailMs: NaN, savedLoadMs: NaN, savedPostMs: 0,
@@ -414,6 +434,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   private post(v: View, msg: HostMessage, settled?: () => void, piece?: View["filling"]): void {
     if (v.filling && v.filling !== piece) {
       v.filling.queue.push([msg, settled]);
+      this.stats.fillQueued++;
       return;
     }
     this.stats.posts++;
@@ -424,7 +445,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     }
     const failed = (reason: string): void => {
       settled?.();
-      this.postFailed(v, msg, reason);
+      this.postFailed(v, msg.type, reason);
     };
     if (TEST_MODE && this.testFaults.failingPosts > 0 && (!this.testFaults.failingKind || this.testFaults.failingKind === v.kind)) {
       this.testFaults.failingPosts--;
@@ -455,7 +476,7 @@ export class ThoughtPanelController implements vscode.Disposable {
    * version): stop patching it and send a fresh snapshot shortly, with growing pauses, a bounded
    * number of times in a row. A view that went away is left alone (a new one says `ready`).
    */
-  private postFailed(v: View, msg: HostMessage, reason: string): void {
+  private postFailed(v: View, what: HostMessage["type"], reason: string): void {
     this.stats.failedPosts++;
     v.ready = false;
     // Closed since the post was made (its webview is disposed: nothing to re-sync, nor to ask).
@@ -472,7 +493,7 @@ export class ThoughtPanelController implements vscode.Disposable {
       v.failures++;
       return;
     }
-    this.logger.warn(`A ${msg.type} for the ${v.kind} panel was not delivered (${reason}); sending a fresh snapshot.`);
+    this.logger.warn(`A ${what} for the ${v.kind} panel was not delivered (${reason}); sending a fresh snapshot.`);
     const delay = POST_RETRY_MS * 2 ** v.failures;
     v.failures++;
     v.resync = setTimeout(() => {
@@ -526,7 +547,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   }
 
   private snapshotWindow(v: View): number {
-    const cost = v.snapshotCostsMs.length ? Math.min(...v.snapshotCostsMs) : 0;
+    const cost = v.snapshotCosts.length ? Math.min(...v.snapshotCosts.map((c) => c.ms)) : 0;
     return Math.min(SNAPSHOT_WINDOW_MAX_MS, Math.max(SNAPSHOT_WINDOW_MS, SNAPSHOT_COST_TIMES * cost));
   }
 
@@ -572,24 +593,29 @@ export class ThoughtPanelController implements vscode.Disposable {
     v.ready = true;
     // One still on its way (a resync, a forgotten session, or it never said it arrived) counts as arrived now.
     if (v.inFlight) this.snapshotEnded(v);
-    // This one replaces what the last one's pieces and the messages behind them would have brought.
-    v.filling = undefined;
+    // This one replaces the last one's pieces still to come; what waited behind them and is not state goes after it.
+    if (v.filling) this.fillEnded(v, v.filling, false);
     const started = performance.now();
     const version = this.state.version;
     v.snapshotVersion = { version, at: started };
     const inFlight = { at: started };
     v.inFlight = inFlight;
     const plan = planSnapshot(this.state, this.shownSession(), SNAPSHOT_PIECE_CHARS);
-    this.post(v, { type: "snapshot", version, state: plan.head, host: this.hostInfo() }, () => this.snapshotArrived(v, inFlight));
-    if (plan.head !== this.state) this.fill(v, version, plan.pieces, performance.now() - started);
+    const inPieces = plan.head !== this.state;
+    // One in pieces has arrived when its last piece has.
+    this.post(v, { type: "snapshot", version, state: plan.head, host: this.hostInfo() }, inPieces ? undefined : () => this.snapshotArrived(v, inFlight));
     const ended = performance.now();
     inFlight.at = ended;
-    v.snapshotCostsMs.push(ended - started);
-    if (v.snapshotCostsMs.length > 2) v.snapshotCostsMs.shift();
-    this.stats.lastSnapshotPostMs = Math.round(ended - started);
-    this.stats.snapshotPostMs += ended - started;
-    this.stats.snapshotPostsMs.push(ended - started);
-    if (this.stats.snapshotPostsMs.length > 50) this.stats.snapshotPostsMs.shift();
+    const cost = { ms: ended - started };
+    v.snapshotCosts.push(cost);
+    if (v.snapshotCosts.length > 2) v.snapshotCosts.shift();
+    this.stats.lastSnapshotPostMs = Math.round(cost.ms);
+    this.stats.snapshotPostMs += cost.ms;
+    if (inPieces) this.fill(v, version, plan.pieces, cost, inFlight);
+    else this.snapshotCost(cost.ms);
+    const after = v.afterSnapshot;
+    v.afterSnapshot = [];
+    for (const msg of after) this.post(v, msg);
     if (this.pendingReveal && Date.now() - this.pendingReveal.at < 30_000) {
       this.post(v, { type: "reveal", sessionId: this.pendingReveal.sessionId, toolCallId: this.pendingReveal.toolCallId });
     }
@@ -597,40 +623,86 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.loadShown();
   }
 
+  /** What a snapshot cost the host, all of it (its pieces too), once it is posted. */
+  private snapshotCost(ms: number): void {
+    this.stats.snapshotPostsMs.push(ms);
+    if (this.stats.snapshotPostsMs.length > 50) this.stats.snapshotPostsMs.shift();
+  }
+
   /**
    * Posts a snapshot's pieces, one a macrotask (the host answers agents and the panel in between),
    * as `turns` at the snapshot's version; what is posted to the view meanwhile goes after them.
-   * The snapshot's cost (its window) becomes what all of it took. A newer snapshot ends this one.
+   * Each piece's host time adds to the snapshot's cost (its window), and it has arrived when the
+   * last piece has. A newer snapshot, an ask for one, or a failed post ends it early.
    */
-  private fill(v: View, version: number, pieces: Generator<SnapshotPiece, void, undefined>, headMs: number): void {
-    const filling: NonNullable<View["filling"]> = { queue: [] };
+  private fill(v: View, version: number, pieces: Generator<SnapshotPiece, void, undefined>, cost: { ms: number }, inFlight: { at: number }): void {
+    const figures: FillFigures = { pieces: 0, headMs: cost.ms, hostMs: cost.ms, longestMs: 0, tookMs: 0, ended: false, whole: false };
+    const filling: Filling = { queue: [], cost, inFlight, posted: 0, settled: 0, complete: false, figures };
     v.filling = filling;
-    const fill = { pieces: 0, headMs, hostMs: headMs, longestMs: 0, tookMs: 0 };
-    this.stats.lastFill = fill;
+    this.stats.lastFill = figures;
     const began = performance.now();
+    const settled = (): void => {
+      filling.settled++;
+      if (filling.complete && filling.settled === filling.posted) this.snapshotArrived(v, inFlight);
+    };
     const step = (): void => {
-      if (v.filling !== filling || !this.views.has(v)) return;
-      const started = performance.now();
-      const next = pieces.next();
-      if (next.done) {
-        v.filling = undefined;
-        fill.tookMs = performance.now() - began;
-        if (v.snapshotCostsMs.length > 0) v.snapshotCostsMs[v.snapshotCostsMs.length - 1] = fill.hostMs;
-        const posts = this.stats.snapshotPostsMs;
-        if (posts.length > 0) posts[posts.length - 1] = fill.hostMs;
-        for (const [msg, settled] of filling.queue) this.post(v, msg, settled);
+      if (v.filling !== filling) return;
+      // Gone, or not taking patches any more (it asked for a snapshot, or a post to it failed): a new snapshot will do.
+      if (!this.views.has(v) || !v.ready) {
+        this.fillEnded(v, filling, false);
         return;
       }
-      const { sessionId, turns, done } = next.value;
-      this.post(v, { type: "turns", from: version, to: version, sessionId, turns, done }, undefined, filling);
+      const started = performance.now();
+      try {
+        const next = pieces.next();
+        if (next.done) {
+          figures.tookMs = performance.now() - began;
+          this.fillEnded(v, filling, true);
+          return;
+        }
+        const { sessionId, turns, done } = next.value;
+        filling.posted++;
+        this.post(v, { type: "turns", from: version, to: version, sessionId, turns, done }, settled, filling);
+      } catch (err) {
+        this.fillEnded(v, filling, false);
+        this.postFailed(v, "turns", err instanceof Error ? err.message : String(err));
+        return;
+      }
       const ms = performance.now() - started;
-      fill.pieces++;
-      fill.hostMs += ms;
-      fill.longestMs = Math.max(fill.longestMs, ms);
+      inFlight.at = performance.now();
+      figures.pieces++;
+      figures.hostMs += ms;
+      figures.longestMs = Math.max(figures.longestMs, ms);
+      cost.ms += ms;
       this.stats.snapshotPostMs += ms;
-      setImmediate(step);
+      later();
     };
-    setImmediate(step);
+    const delay = TEST_MODE ? this.testFaults.pieceDelayMs : undefined;
+    const later = (): void => { if (delay === undefined) setImmediate(step); else setTimeout(step, delay); };
+    later();
+  }
+
+  /**
+   * A fill is over: `whole`, its last piece posted (what waited behind it goes now); or ended
+   * early (what waited and is not state goes after the next snapshot; the snapshot counts as
+   * arrived, so one asked for meanwhile is planned anew).
+   */
+  private fillEnded(v: View, filling: Filling, whole: boolean): void {
+    if (v.filling === filling) v.filling = undefined;
+    filling.complete = true;
+    filling.figures.ended = true;
+    filling.figures.whole = whole;
+    this.snapshotCost(filling.cost.ms);
+    if (whole) {
+      for (const [msg, settled] of filling.queue) this.post(v, msg, settled);
+      if (filling.settled === filling.posted) this.snapshotArrived(v, filling.inFlight);
+      return;
+    }
+    for (const [msg, settled] of filling.queue) {
+      settled?.();
+      if (msg.type === "reveal" || msg.type === "focusPrompt") v.afterSnapshot.push(msg);
+    }
+    this.snapshotArrived(v, filling.inFlight);
   }
 
   /** Connects a webview (sidebar or editor) to the controller. */
@@ -645,7 +717,7 @@ export class ThoughtPanelController implements vscode.Disposable {
         return false;
       }
     };
-    const view: View = { webview, kind, ready: false, visible: shown, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [], snapshotCostsMs: [] };
+    const view: View = { webview, kind, ready: false, visible: shown, failures: 0, posted: 0, postedAt: 0, applied: 0, snapshotsAt: [], snapshotCosts: [], afterSnapshot: [] };
     this.views.add(view);
     lifetime.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(view, raw)),

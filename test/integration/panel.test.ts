@@ -1363,7 +1363,7 @@ describe("the thought panel", function () {
   it("a new editor panel on a long session shows its newest turns first, the earlier ones follow in pieces, and the stream goes on in order", async () => {
     const turns: Step[][] = [];
     for (let n = 1; n <= 12; n++) turns.push([{ thought: `turn ${n} ${"word ".repeat(24_000)}`, chunkSize: 65_536 }, { message: `answer ${n}` }]);
-    turns.push([{ flood: { count: 1_500, paceMs: 2 } }, { message: "answer 13" }]);
+    turns.push([{ flood: { count: 5_000, paceMs: 2 } }, { message: "answer 13" }]);
     await useAgent("Long", { turns });
     const a = await api();
     const { stats } = a._test.controller;
@@ -1372,7 +1372,9 @@ describe("the thought panel", function () {
     assert.ok(JSON.stringify(a._test.controller.viewState).length > 1_400_000, "the session's view is larger than two pieces");
     const streaming = a.stream("turn 13", { agent: "Long", sessionId: first.sessionId });
     await waitFor(() => document.querySelectorAll("[data-turn-id='13'] .thought-text").length > 0, undefined, { view: "sidebar", what: "turn 13 streaming" });
-    const [snapshots, resyncs] = [stats.snapshots, stats.resyncs];
+    const [snapshots, queued] = [stats.snapshots, stats.fillQueued];
+    // Its pieces 200 ms apart, as a slow host would post them: the stream's patches come meanwhile.
+    a._test.controller.testFaults.pieceDelayMs = 200;
     await vscode.commands.executeCommand("agentThoughts.openPanel");
     try {
       const r = await streaming.result;
@@ -1381,9 +1383,10 @@ describe("the thought panel", function () {
       await waitFor(() => (document.body.textContent ?? "").includes("answer 13"), undefined, { view: "editor", what: "turn 13's answer" });
       assert.ok(stats.lastFill.pieces >= 2, `the snapshot went in ${stats.lastFill.pieces} pieces after its first message`);
       log(`      the editor panel's snapshot: first message ${stats.lastFill.headMs.toFixed(1)} ms of the host, then ${stats.lastFill.pieces} pieces (longest ${stats.lastFill.longestMs.toFixed(1)} ms, ${stats.lastFill.hostMs.toFixed(1)} ms in all) over ${stats.lastFill.tookMs.toFixed(1)} ms`);
-      // No piece came out of order: the webview never saw a gap to ask a fresh snapshot for.
+      assert.ok(stats.lastFill.whole, "every piece posted");
+      // Patches of the streaming turn waited behind the pieces, and none came out of order: the webview never saw a gap to ask a fresh snapshot for.
+      assert.ok(stats.fillQueued > queued, "patches waited behind the pieces");
       assert.equal(stats.snapshots, snapshots + 1, "one snapshot for the new panel");
-      assert.equal(stats.resyncs, resyncs);
       // Numbered as the whole session, nothing said to be loading, and every earlier turn there.
       const shown = await waitFor(() => {
         const titles = [...document.querySelectorAll(".turn-title")].map((t) => t.textContent ?? "");
@@ -1400,6 +1403,7 @@ describe("the thought panel", function () {
       const ids = await evaluate(() => [...document.querySelectorAll("[data-turn-id]")].map((t) => Number(t.getAttribute("data-turn-id"))), undefined, "editor");
       assert.deepEqual(ids, Array.from({ length: 13 }, (_, i) => i + 1));
     } finally {
+      a._test.controller.testFaults.pieceDelayMs = undefined;
       await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts")));
     }
   });

@@ -60,7 +60,7 @@ export class Panel {
   private matcher: RenderCtx["matcher"];
   private pendingReveal: { sessionId: string; entryId?: string; toolCallId?: string } | undefined;
   /** What the last frame showed: a new turn or a new question in the same session brings the reader back to the bottom. */
-  private seen: { sessionId: string; turn: number | undefined; requests: ReadonlySet<string> } | undefined;
+  private seen: { sessionId: string; turn: number | undefined; awaiting: boolean; requests: ReadonlySet<string> } | undefined;
 
   constructor(root: HTMLElement, private readonly ui: UiState, private readonly post: (m: WebviewMessage) => void, private readonly invalidate: () => void) {
     this.header = new Header(post);
@@ -165,14 +165,16 @@ export class Panel {
       return;
     }
     const last = this.seen;
-    // A new turn is a new last one (earlier turns put before those shown, as a saved session's come, are not news).
+    // A new turn is a new last one; earlier turns put before those shown (a saved session's, a
+    // large snapshot's), or the first ones of a view sent in pieces, are not news.
     const turn = session.turns[session.turns.length - 1]?.turnId;
+    const awaiting = !!session.earlier;
     const requests = last?.sessionId === session.sessionId && last.turn === turn && sameKeys(last.requests, session.pendingPermissions)
       ? last.requests
       : new Set(Object.keys(session.pendingPermissions));
-    this.seen = { sessionId: session.sessionId, turn, requests };
+    this.seen = { sessionId: session.sessionId, turn, awaiting, requests };
     if (last?.sessionId !== session.sessionId) return;
-    if (turn !== last.turn || [...requests].some((r) => !last.requests.has(r))) {
+    if ((turn !== last.turn && !(last.turn === undefined && last.awaiting)) || [...requests].some((r) => !last.requests.has(r))) {
       this.scroll.follow();
       this.finder.letGo();
     }
