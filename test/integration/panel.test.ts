@@ -1373,10 +1373,20 @@ describe("the thought panel", function () {
     const streaming = a.stream("turn 13", { agent: "Long", sessionId: first.sessionId });
     await waitFor(() => document.querySelectorAll("[data-turn-id='13'] .thought-text").length > 0, undefined, { view: "sidebar", what: "turn 13 streaming" });
     const [snapshots, queued] = [stats.snapshots, stats.fillQueued];
-    // Its pieces 200 ms apart, as a slow host would post them: the stream's patches come meanwhile.
-    a._test.controller.testFaults.pieceDelayMs = 200;
+    // Its pieces 500 ms apart, as a slow host would post them: the stream's patches come meanwhile.
+    a._test.controller.testFaults.pieceDelayMs = 500;
     await vscode.commands.executeCommand("agentThoughts.openPanel");
     try {
+      // Before the earlier turns are in: the newest, numbered as the whole session, and a line saying how many are on their way.
+      const early = await waitFor(() => {
+        const loading = document.getElementById("saved-loading");
+        const titles = [...document.querySelectorAll(".turn-title")].map((t) => t.textContent ?? "");
+        return loading && !loading.hidden && titles.some((t) => t.startsWith("Turn 13")) ? { line: loading.textContent ?? "", titles } : undefined;
+      }, undefined, { view: "editor", what: "the newest turns with the earlier ones loading" });
+      assert.ok(early);
+      assert.match(early.line, /Loading \d+ earlier turns…/);
+      assert.ok(!early.titles.some((t) => /^Turn 1( |$)/.test(t)), `turn 1 is not there yet: ${early.titles.join(", ")}`);
+      await screenshot("test-results/editor-panel-earlier-turns-loading.png");
       const r = await streaming.result;
       // Every chunk streamed after the snapshot is there, in order: the patches went after its pieces.
       await waitFor(lastThoughtHolds, r.thoughts.length, { view: "editor", what: "turn 13's whole thought in the editor panel", timeoutMs: 20_000 });
@@ -1402,6 +1412,7 @@ describe("the thought panel", function () {
       await waitFor(() => [...document.querySelectorAll(".turn-title")].some((t) => /^Turn 1( |$)/.test(t.textContent ?? "")), undefined, { view: "editor", what: "turn 1 in the editor panel" });
       const ids = await evaluate(() => [...document.querySelectorAll("[data-turn-id]")].map((t) => Number(t.getAttribute("data-turn-id"))), undefined, "editor");
       assert.deepEqual(ids, Array.from({ length: 13 }, (_, i) => i + 1));
+      await screenshot("test-results/editor-panel-every-turn.png");
     } finally {
       a._test.controller.testFaults.pieceDelayMs = undefined;
       await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts")));
