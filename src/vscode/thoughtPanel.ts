@@ -155,7 +155,7 @@ interface Filling {
   figures: FillFigures;
 }
 
-/** What a snapshot in pieces took (for tests and the benchmark). */
+/** What a snapshot in pieces took (for tests and the benchmark); `hostMs`, its cost in all, once it has `ended`. */
 export interface FillFigures { pieces: number; headMs: number; hostMs: number; longestMs: number; tookMs: number; ended: boolean; whole: boolean }
 
 /**
@@ -636,7 +636,7 @@ export class ThoughtPanelController implements vscode.Disposable {
    * last piece has. A newer snapshot, an ask for one, or a failed post ends it early.
    */
   private fill(v: View, version: number, pieces: Generator<SnapshotPiece, void, undefined>, cost: { ms: number }, inFlight: { at: number }): void {
-    const figures: FillFigures = { pieces: 0, headMs: cost.ms, hostMs: cost.ms, longestMs: 0, tookMs: 0, ended: false, whole: false };
+    const figures: FillFigures = { pieces: 0, headMs: cost.ms, hostMs: 0, longestMs: 0, tookMs: 0, ended: false, whole: false };
     const filling: Filling = { queue: [], cost, inFlight, posted: 0, settled: 0, complete: false, figures };
     v.filling = filling;
     this.stats.lastFill = figures;
@@ -668,10 +668,10 @@ export class ThoughtPanelController implements vscode.Disposable {
         this.postFailed(v, "turns", err instanceof Error ? err.message : String(err));
         return;
       }
-      const ms = performance.now() - started;
-      inFlight.at = performance.now();
+      const now = performance.now();
+      const ms = now - started;
+      inFlight.at = now;
       figures.pieces++;
-      figures.hostMs += ms;
       figures.longestMs = Math.max(figures.longestMs, ms);
       cost.ms += ms;
       this.stats.snapshotPostMs += ms;
@@ -692,6 +692,7 @@ export class ThoughtPanelController implements vscode.Disposable {
     filling.complete = true;
     filling.figures.ended = true;
     filling.figures.whole = whole;
+    filling.figures.hostMs = filling.cost.ms;
     this.snapshotCost(filling.cost.ms);
     if (whole) {
       for (const [msg, settled] of filling.queue) this.post(v, msg, settled);
