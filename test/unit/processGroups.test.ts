@@ -11,18 +11,12 @@ import * as path from "node:path";
 import { NodeTerminals } from "../../src/acp/nodeTerminals";
 import { ProcessGroup, terminateAllGroups } from "../../src/acp/processGroups";
 import { alive, pidWritten } from "../support/processes";
+import { until as untilWithin } from "../support/until";
 
 const posix = process.platform !== "win32";
 
-async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** The shared `until`, within 5 s (these processes start and end in milliseconds). */
+const until = <T>(fn: () => T | Promise<T>, what: string): Promise<NonNullable<T>> => untilWithin(fn, what, 5_000);
 
 /** The pid a command wrote to `file`. */
 const pidIn = (file: string): Promise<number> => until(() => pidWritten(file), `a pid in ${file}`);
