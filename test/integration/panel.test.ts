@@ -1373,8 +1373,8 @@ describe("the thought panel", function () {
     const streaming = a.stream("turn 13", { agent: "Long", sessionId: first.sessionId });
     await waitFor(() => document.querySelectorAll("[data-turn-id='13'] .thought-text").length > 0, undefined, { view: "sidebar", what: "turn 13 streaming" });
     const [snapshots, queued] = [stats.snapshots, stats.fillQueued];
-    // Its pieces 500 ms apart, as a slow host would post them: the stream's patches come meanwhile.
-    a._test.controller.testFaults.pieceDelayMs = 500;
+    // Its pieces a second apart, as a slow host would post them: the stream's patches come meanwhile.
+    a._test.controller.testFaults.pieceDelayMs = 1_000;
     await vscode.commands.executeCommand("agentThoughts.openPanel");
     try {
       // Before the earlier turns are in: the newest, numbered as the whole session, and a line saying how many are on their way.
@@ -1386,7 +1386,12 @@ describe("the thought panel", function () {
       assert.ok(early);
       assert.match(early.line, /Loading \d+ earlier turns…/);
       assert.ok(!early.titles.some((t) => /^Turn 1( |$)/.test(t)), `turn 1 is not there yet: ${early.titles.join(", ")}`);
-      await screenshot("test-results/editor-panel-earlier-turns-loading.png");
+      await screenshot("test-results/editor-panel-earlier-turns-loading-1400x900-light.png");
+      // And in the dark theme at 1280×800, while the rest is still on its way.
+      await viewport(1280, 800);
+      await vscode.workspace.getConfiguration("workbench").update("colorTheme", "Default Dark Modern", vscode.ConfigurationTarget.Global);
+      await waitFor(() => document.body.classList.contains("vscode-dark") && document.getElementById("saved-loading")?.hidden === false, undefined, { view: "editor", what: "the loading line in the dark theme" });
+      await screenshot("test-results/editor-panel-earlier-turns-loading-1280x800-dark.png");
       const r = await streaming.result;
       // Every chunk streamed after the snapshot is there, in order: the patches went after its pieces.
       await waitFor(lastThoughtHolds, r.thoughts.length, { view: "editor", what: "turn 13's whole thought in the editor panel", timeoutMs: 20_000 });
@@ -1415,6 +1420,8 @@ describe("the thought panel", function () {
       await screenshot("test-results/editor-panel-every-turn.png");
     } finally {
       a._test.controller.testFaults.pieceDelayMs = undefined;
+      await vscode.workspace.getConfiguration("workbench").update("colorTheme", undefined, vscode.ConfigurationTarget.Global);
+      await viewport(1400, 900);
       await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts")));
     }
   });
