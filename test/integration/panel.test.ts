@@ -1393,6 +1393,8 @@ describe("the thought panel", function () {
       await waitFor(() => document.body.classList.contains("vscode-dark") && document.getElementById("saved-loading")?.hidden === false, undefined, { view: "editor", what: "the loading line in the dark theme" });
       await screenshot("test-results/editor-panel-earlier-turns-loading-1280x800-dark.png");
       const r = await streaming.result;
+      // Every piece posted, a second apart (the state holds the earlier tests' sessions too: some 27 pieces in the whole suite).
+      await until(() => stats.lastFill.ended || undefined, "every piece of the snapshot posted", 90_000);
       // Every chunk streamed after the snapshot is there, in order: the patches went after its pieces.
       await waitFor(lastThoughtHolds, r.thoughts.length, { view: "editor", what: "turn 13's whole thought in the editor panel", timeoutMs: 20_000 });
       await waitFor(() => (document.body.textContent ?? "").includes("answer 13"), undefined, { view: "editor", what: "turn 13's answer" });
