@@ -2,7 +2,7 @@
 // the built-in demo agent (a standalone node script shipped in the vsix), and — unless
 // --production — the scripted test agents and the integration test suites.
 import * as esbuild from "esbuild";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const production = process.argv.includes("--production");
@@ -102,7 +102,14 @@ if (!watch) {
 const started = Date.now();
 // Codicons ship with the extension so the webview uses VS Code's own icon font (no CDN, strict CSP).
 mkdirSync(join(root, "dist", "codicons"), { recursive: true });
-for (const f of ["codicon.css", "codicon.ttf"]) copyFileSync(join(root, "node_modules/@vscode/codicons/dist", f), join(root, "dist", "codicons", f));
+copyFileSync(join(root, "node_modules/@vscode/codicons/dist/codicon.ttf"), join(root, "dist", "codicons", "codicon.ttf"));
+// The panel's page asks for the font as it loads (a preload, thoughtPanel.ts), not once its first
+// icon is laid out; the preload names `codicon.ttf`, so the stylesheet must name it the same (without
+// its cache-busting query: the font's URL is in the extension's versioned folder anyway).
+const codiconCss = readFileSync(join(root, "node_modules/@vscode/codicons/dist/codicon.css"), "utf8");
+const fontUrl = /url\("\.\/codicon\.ttf(\?[^"]*)?"\)/g;
+if ((codiconCss.match(fontUrl) ?? []).length !== 1) throw new Error("codicon.css: expected one url(\"./codicon.ttf…\")");
+writeFileSync(join(root, "dist", "codicons", "codicon.css"), codiconCss.replace(fontUrl, 'url("./codicon.ttf")'));
 const built = await Promise.all(contexts.map((c) => esbuild.context(c)));
 if (watch) {
   await Promise.all(built.map((c) => c.watch()));

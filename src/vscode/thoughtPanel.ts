@@ -940,6 +940,7 @@ export class ThoughtPanelController implements vscode.Disposable {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="preload" href="${uri("dist", "codicons", "codicon.ttf")}" as="font" type="font/ttf" crossorigin>
 <link rel="stylesheet" href="${uri("dist", "codicons", "codicon.css")}">
 <link rel="stylesheet" href="${uri("media", "panel.css")}">
 <title>Agent Thoughts</title>

@@ -231,6 +231,19 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   const { lastReadyAt, lastSnapshotPostMs } = a._test.controller.stats;
   const readyAfter = lastReadyAt > readyBefore ? lastReadyAt - t1 : NaN;
   const heapAfter = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "editor");
+  // When the new page had its script and its icon font (ms from its start): icons are not drawn until the font is in.
+  const loads = await evaluate(() => {
+    const at = (part: string): number => {
+      const e = performance.getEntriesByType("resource").find((r) => r.name.includes(part)) as PerformanceResourceTiming | undefined;
+      return e ? e.responseEnd : NaN;
+    };
+    const started = (part: string): number => {
+      const e = performance.getEntriesByType("resource").find((r) => r.name.includes(part));
+      return e ? e.startTime : NaN;
+    };
+    const fetches = performance.getEntriesByType("resource").filter((r) => r.name.includes("codicon.ttf")).length;
+    return { script: at("webview.js"), fontFrom: started("codicon.ttf"), font: at("codicon.ttf"), fetches, fontsReady: document.fonts.check("16px codicon") };
+  }, undefined, "editor");
   await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   // What the sidebar panel holds: its renderer's heap after a full GC, against the same before the session.
   const rendererAfter = await rendererHeap();
@@ -268,6 +281,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   log(fill
     ? `      the snapshot: its first message (the newest turns) posted in ${fmt(fill.headMs)}, the rest in ${fill.pieces} pieces (longest ${fmt(fill.longestMs)}, ${fmt(fill.hostMs)} of the host in all)${fill.whole ? `, the last ${fmt(fill.tookMs)} after the first` : ", NOT ALL: a newer snapshot or a failed post ended them"}; all posted when checked ${fmt(filled)} after Open Panel in Editor`
     : `      the snapshot: posted whole in ${fmt(lastSnapshotPostMs)}`);
+  log(`      in the new page (ms from its start): its script in at ${fmt(loads.script)}, its icon font asked for at ${fmt(loads.fontFrom)} and in at ${fmt(loads.font)}${loads.fetches > 1 ? ` (fetched ${loads.fetches} times)` : ""}${loads.fontsReady ? "" : " (NOT loaded when shown)"}`);
   if (traceFile) log(`    trace of the restore (the browser's processes): ${traceFile}`);
   if (hostProfileFile) log(`    extension host CPU profile of the restore: ${hostProfileFile}`);
   log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; ${sharedRenderer ? "the heap is the renderer's, which the workbench page shares here" : "the webview's renderer"}); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(rssStreamed / 1048576).toFixed(1)} MB as the last turn showed (ArrayBuffers ${(streamed.arrayBuffers / 1048576).toFixed(1)} MB), ${(hostRss / 1048576).toFixed(1)} MB after the panel was re-opened and a new one restored (ArrayBuffers ${(restored.arrayBuffers / 1048576).toFixed(1)} MB), ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; V8's heap ${(committedIdle / 1048576).toFixed(1)} MB of it, its young generation ${(youngIdle / 1048576).toFixed(1)} MB; outside V8's heap ${((rssIdle - committedIdle) / 1048576).toFixed(1)} MB, of it ArrayBuffers ${(idle.arrayBuffers / 1048576).toFixed(1)} MB and other memory V8 is told of ${((idle.external - idle.arrayBuffers) / 1048576).toFixed(1)} MB), ${(rssSettled / 1048576).toFixed(1)} MB after 60 s (target ≤ 200 MB: ${met(rssSettled <= 200 * 1048576)}${underTargetAfter === undefined ? "" : `; under it from ${underTargetAfter} s`}; V8's heap ${(v8Settled.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Settled.young / 1048576).toFixed(1)} MB; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions and the scenarios before it in the same host, V8's heap ${(v8Before.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Before.young / 1048576).toFixed(1)} MB)`);

@@ -1386,6 +1386,15 @@ describe("the thought panel", function () {
       assert.ok(early);
       assert.match(early.line, /Loading \d+ earlier turns…/);
       assert.ok(!early.titles.some((t) => /^Turn 1( |$)/.test(t)), `turn 1 is not there yet: ${early.titles.join(", ")}`);
+      // Its icons are drawn from the start: the page asked for their font as it loaded, before its script ran (not once the first icon was laid out).
+      const font = await evaluate(() => {
+        const entries = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+        const font = entries.find((e) => e.name.includes("codicon.ttf"));
+        const script = entries.find((e) => e.name.includes("webview.js"));
+        return { loaded: document.fonts.check("16px codicon"), asked: font?.startTime ?? NaN, scriptIn: script?.responseEnd ?? NaN };
+      }, undefined, "editor");
+      assert.ok(font.loaded, "the icon font is loaded when the panel first shows the session");
+      assert.ok(font.asked < font.scriptIn, `the icon font was asked for (${font.asked} ms) before the script was in (${font.scriptIn} ms)`);
       await screenshot("test-results/editor-panel-earlier-turns-loading-1400x900-light.png");
       // And in the dark theme at 1280×800, while the rest is still on its way.
       await viewport(1280, 800);
