@@ -7,6 +7,7 @@
 import DOMPurify from "dompurify";
 import MarkdownIt from "markdown-it";
 import { cleanBlock, keepSelection, selectionIn } from "./dom";
+import { lastLineStart } from "./lineStart";
 import { pairSafeEnd } from "../shared/utf16";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
@@ -449,10 +450,11 @@ export class IncrementalMarkdown {
   private wasCut = false;
 
   /**
-   * `maxTail`: past this many characters of tail, the stable part is cut at the last line break
-   * (or, in one long line, the last space) outside a code fence, so a long paragraph costs at most
-   * this much rendering per update. Where the cut falls the second part starts on a new line, with
-   * no gap above it (`.cut`, panel.css); `update(text, true)` draws the text whole again.
+   * `maxTail`: past this many characters of tail, the stable part is cut, so a long paragraph costs
+   * at most this much rendering per update: a paragraph of plain text drawn in the last frame where
+   * its last line starts, which is not seen (lineCut); else at the last line break (or, in one long
+   * line, a sentence's end or the last space) outside a code fence, where the second part starts on
+   * a new line, with no gap above it (`.cut`, panel.css). `update(text, true)` draws the text whole again.
    */
   constructor(className = "message-body", private readonly maxTail = Infinity) {
     this.stable = document.createElement("div");
@@ -492,8 +494,14 @@ export class IncrementalMarkdown {
       this.tailSrc = "";
     }
     let cut = split;
+    // Where the tail's last drawn line starts, if it is one paragraph: a cut not seen (else one that shows as a line break).
+    let seen: number | undefined;
     if (!done && text.length - Math.max(split, this.stableLen) > this.maxTail && !this.fence) {
-      const at = this.forcedSplit(Math.max(split, this.stableLen));
+      seen = this.lineCut(split);
+      // A paragraph drawn too short to cut where a line starts (a larger update came): drawn whole
+      // this once, up to twice maxTail, and cut where its last line starts in the next frame.
+      const later = seen === undefined && this.prose !== undefined && split <= this.stableLen && text.length - this.stableLen <= 2 * this.maxTail && (this.prose.length < this.maxTail >> 1);
+      const at = later ? split : seen ?? this.forcedSplit(Math.max(split, this.stableLen));
       if (at > split) cut = at;
     }
     if (split > this.stableLen) this.appendStable(split, false);
@@ -501,7 +509,8 @@ export class IncrementalMarkdown {
     // streaming thought is, is cut in one go): the browser need not lay out pieces far from the view (panel.css).
     if (cut > this.stableLen) {
       // Not with a code fence, an indented code block or a table in it: a cut inside one would draw it wrong until the text is done.
-      const pieces = !NOT_IN_PIECES.test(text.slice(this.stableLen, cut));
+      // Nor a paragraph drawn already, cut where its last line starts: cut again, it would show.
+      const pieces = seen === undefined && !NOT_IN_PIECES.test(text.slice(this.stableLen, cut));
       while (cut > this.stableLen) this.appendStable(pieces ? this.pieceEnd(this.stableLen, cut) : cut, true);
     }
     const tail = text.slice(this.stableLen);
@@ -563,6 +572,22 @@ export class IncrementalMarkdown {
     }
     this.stable.append(blocks);
     this.stableLen = end;
+  }
+
+  /**
+   * Where the tail as drawn in the last frame — one paragraph of plain text, no block ended since —
+   * has its last line start (lastLineStart): cut there, the paragraph reads on as it did. Undefined
+   * when the tail is not such a paragraph or not laid out (a folded thought), or the line starts
+   * with what would start a list item on its own.
+   */
+  private lineCut(split: number): number | undefined {
+    const prose = this.prose;
+    if (!prose || split > this.stableLen || !this.text.startsWith(prose.data, this.stableLen)) return undefined;
+    const at = lastLineStart(prose, this.maxTail >> 2);
+    if (at === undefined) return undefined;
+    const cut = this.stableLen + at;
+    const c = this.text.charCodeAt(cut);
+    return c === 32 || c === 45 || c === 10 || LIST_START.test(this.text.slice(cut, cut + 11)) ? undefined : cut;
   }
 
   /**

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { harnessRequest, log, screenshot } from "./index";
-import { click, emulateMedia, evaluate, fill, hover, lastThoughtHolds, press, viewport, waitFor } from "./webview";
+import { click, cutsThatShow, emulateMedia, evaluate, fill, hover, lastThoughtHolds, press, viewport, waitFor } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
 
 
@@ -529,32 +529,42 @@ describe("the thought panel", function () {
     }
   });
 
-  it("a long thought of sentences is cut where a sentence ends while it streams, in English and in Chinese", async () => {
-    // While a thought streams, what is cut for length shows as a line break: after a sentence, it
-    // reads as a new line; in the middle of one, as a sentence broken in two.
-    const english = Array.from({ length: 220 }, (_, i) => `Step ${i} checks the parser, then its tests (all ${i % 7} of them).`).join(" ");
-    const chinese = Array.from({ length: 500 }, (_, i) => `第${i}步检查解析器和测试。`).join("");
+  it("a thought past 32 KB, drawn as plain text, streams on in segments whose cuts are not seen", async () => {
+    // Past 32 KB a thought is plain text in segments of 1-2 KB (a frame lays out the newest); one
+    // with no line breaks to end them is cut where the drawn text starts a line. Written as a fast
+    // agent writes (a chunk a millisecond): a burst larger than a segment's room is cut as before.
+    await useAgent("PlainLong", { turns: [[{ flood: { count: 7_000, text: "w{i} ", paceMs: 1 } }, { sleep: 3000 }, { message: "done" }]] });
+    const a = await api();
+    const turn = a.stream("think past 32 KB", { agent: "PlainLong", newSession: true });
+    const cuts = await waitFor(cutsThatShow, { join: "", last: "w6998 w6999" }, { view: "sidebar", what: "the plain thought streamed to its end", timeoutMs: 40_000 });
+    assert.ok(await evaluate(() => document.querySelector(".entry-thought.streaming .thought-text")?.classList.contains("plain") ?? false, undefined, "sidebar"), "drawn as plain text");
+    assert.ok(cuts && cuts.cuts >= 10, `cut ${cuts?.cuts} times`);
+    // Only where it was first drawn plain, its first 32 KB at once with nothing laid out to read: cut at spaces there.
+    const late = cuts.at.filter((at) => at > 34_000);
+    assert.deepEqual(late, [], `no cut past the first 32 KB shows: ${cuts.shown.join(", ")}`);
+    await screenshot("test-results/plain-thought-streaming.png");
+    await turn.result;
+  });
+
+  it("a long thought streams in blocks whose cuts are not seen: each where a drawn line starts, in English and in Chinese", async () => {
+    // While a thought streams it is drawn in blocks, so a frame lays out the newest one only; a cut
+    // where the drawn text starts a line reads as the one paragraph it is. (As a fast agent writes.)
     await useAgent("Sentences", { turns: [
-      [{ thought: english, chunkSize: 37 }, { sleep: 4000 }, { message: "done" }],
-      [{ thought: chinese, chunkSize: 13 }, { sleep: 4000 }, { message: "done" }],
+      [{ flood: { count: 220, text: "Step {i} checks the parser, then its tests (all of them). ", paceMs: 8 } }, { sleep: 3000 }, { message: "done" }],
+      [{ flood: { count: 500, text: "第{i}步检查解析器和测试。", paceMs: 4 } }, { sleep: 3000 }, { message: "done" }],
     ] });
     const a = await api();
-    const cutsOf = async (last: string): Promise<string[]> => await waitFor((end: string) => {
-      const t = document.querySelector(".entry-thought.streaming .thought-md");
-      // (Words either side of a cut meet in textContent: compared without spaces.)
-      if (!t || !(t.textContent ?? "").replace(/\s/g, "").includes(end.replace(/\s/g, ""))) return undefined;
-      return [...t.querySelectorAll(".md-stable > .cut")].map((p) => (p.textContent ?? "").slice(-12));
-    }, last, { view: "sidebar", what: "the streaming thought at its end", timeoutMs: 20_000 }) ?? [];
     const first = a.stream("think in sentences", { agent: "Sentences", newSession: true });
-    const englishCuts = await cutsOf("Step 219 checks the parser, then its tests (all 2 of them).");
-    assert.ok(englishCuts.length >= 3, `cut ${englishCuts.length} times`);
-    for (const end of englishCuts) assert.match(end, /of them\)\.$/, `a cut after a sentence: …${end}`);
+    const englishCuts = await waitFor(cutsThatShow, { join: " ", last: "Step 219 checks the parser, then its tests (all of them)." }, { view: "sidebar", what: "the streaming thought at its end", timeoutMs: 20_000 });
+    assert.ok(englishCuts && englishCuts.cuts >= 3, `cut ${englishCuts?.cuts} times`);
+    assert.deepEqual(englishCuts.shown, [], "no cut shows");
     await screenshot("test-results/sentences-streaming.png");
     await first.result;
     const second = a.stream("now in Chinese", { sessionId: (await first.result).sessionId });
-    const chineseCuts = await cutsOf("第499步检查解析器和测试。");
-    assert.ok(chineseCuts.length >= 2, `cut ${chineseCuts.length} times`);
-    for (const end of chineseCuts) assert.match(end, /和测试。$/, `a cut after a sentence: …${end}`);
+    const chineseCuts = await waitFor(cutsThatShow, { join: "", last: "第499步检查解析器和测试。" }, { view: "sidebar", what: "the streaming Chinese thought at its end", timeoutMs: 20_000 });
+    assert.ok(chineseCuts && chineseCuts.cuts >= 2, `cut ${chineseCuts?.cuts} times`);
+    assert.deepEqual(chineseCuts.shown, [], "no cut shows");
+    await screenshot("test-results/sentences-streaming-chinese.png");
     await second.result;
   });
 

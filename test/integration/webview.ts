@@ -64,6 +64,61 @@ export function lastThoughtHolds(n: number): boolean {
 }
 
 /**
+ * Run in the webview (with `waitFor`): the streaming thought's cuts — where it is drawn in blocks
+ * (markdown pieces, or plain segments) that one block would draw as one text — and those that show.
+ * A cut shows when the two blocks either side of it, drawn as one at the same width in a block laid
+ * out beside them, would go on on the same line there (a block starts on a new line). `join` goes between two blocks'
+ * texts: " " where markdown dropped the space a piece ended with, "" in text with no spaces or in
+ * plain segments (which keep every character). Undefined before the thought holds `last`.
+ */
+export function cutsThatShow(arg: { join: string; last: string }): { cuts: number; shown: string[]; at: number[] } | undefined {
+  const body = document.querySelector(".entry-thought.streaming .thought-text");
+  if (!body || !(body.textContent ?? "").replace(/\s/g, "").includes(arg.last.replace(/\s/g, ""))) return undefined;
+  const md = body.querySelector(".thought-md");
+  const inner = body.querySelector(".thought-inner");
+  const blocks: { text: string; cut: boolean }[] = md
+    ? [...md.querySelectorAll(".md-stable > p, .md-tail > p")].map((p) => ({ text: p.textContent ?? "", cut: p.classList.contains("cut") }))
+    : [inner?.firstChild?.nodeType === Node.TEXT_NODE ? inner.firstChild.textContent ?? "" : "", ...[...(inner?.querySelectorAll(".seg") ?? [])].map((b) => b.textContent ?? "")].map((text) => ({ text, cut: true }));
+  const box = md ? md.querySelector(".md-stable") : inner;
+  if (!box) return undefined;
+  // Each cut against the two blocks either side drawn as one (a block starts a line, so the first
+  // lays out as it does on its own): the cuts before it, seen or not, change nothing here.
+  const pair = document.createElement(md ? "p" : "div");
+  box.append(pair);
+  const range = document.createRange();
+  const shown: string[] = [];
+  const shownAt: number[] = [];
+  let cuts = 0;
+  let at = 0;
+  for (let k = 0; k < blocks.length - 1; k++) {
+    const [one, two] = [blocks[k]!.text, blocks[k + 1]!.text];
+    at += one.length;
+    if (blocks[k]!.cut) {
+      cuts++;
+      const joined = one + arg.join + two;
+      pair.textContent = joined;
+      const text = pair.firstChild as Text;
+      const top = (i: number): number => {
+        range.setStart(text, i);
+        range.setEnd(text, i + 1);
+        const r = range.getClientRects();
+        return r.length ? r[r.length - 1]!.top : NaN;
+      };
+      let before = one.length - 1;
+      while (before > 0 && /\s/.test(joined.charAt(before))) before--;
+      const after = one.length + arg.join.length;
+      if (Math.abs(top(after) - top(before)) < 2) {
+        shown.push(`…${joined.slice(Math.max(0, before - 11), before + 1)}|${joined.slice(after, after + 12)}…`);
+        shownAt.push(at + arg.join.length);
+      }
+    }
+    at += arg.join.length;
+  }
+  pair.remove();
+  return { cuts, shown, at: shownAt };
+}
+
+/**
  * Posts raw values to the host as any script in the webview could: through the frame's
  * `__vscode_post_message__`, which `acquireVsCodeApi()` wraps (the panel has taken that already,
  * and it can be taken once per page). They arrive through the real `webview.onDidReceiveMessage`.

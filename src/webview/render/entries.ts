@@ -6,8 +6,9 @@
  */
 import { agentIdOf, appendedSince, type Entry } from "../../shared/viewModel";
 import { pairSafeEnd } from "../../shared/utf16";
-import { button, cleanBlock, cleanInline, h, icon, selectedRange, setText, thoughtLabel, toggleHidden, uid } from "../dom";
+import { button, cleanBlock, cleanInline, h, icon, keepSelection, selectedRange, selectionIn, setText, thoughtLabel, toggleHidden, uid } from "../dom";
 import { IncrementalMarkdown } from "../markdown";
+import { lastLineStart } from "../lineStart";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
 import { afterLayout, runAfterLayout } from "./frame";
 import { entryShell, extendsText, type EntryComp } from "./entryBase";
@@ -46,13 +47,17 @@ const MESSAGE_MARKDOWN_TAIL = 8 * 1024;
  * once it holds SEGMENT_HARD (a little past it, so the cut falls between words), or there even
  * mid-word (text with no spaces, such as Chinese or Japanese). Appending then lays out one small
  * block each frame, not the whole thought: browsers lay out a block's lines again from its start
- * when text is added (a 64 KiB line of Chinese took over 100 ms a frame); the price is a line
- * break where a long line is cut.
+ * when text is added (a 64 KiB line of Chinese took over 100 ms a frame). A segment with no line
+ * break to end it is cut where its drawn text starts a line (not seen: see append); text drawn
+ * plain at once (a thought that grew past THOUGHT_MARKDOWN_MAX, or was picked) is not laid out yet
+ * and is cut at spaces, where a cut shows as a line break.
  */
 const SEGMENT_SOFT = 1024;
 const SEGMENT_HARD = 2048;
 /** How far past SEGMENT_HARD a segment may run to end at a space. */
 const SEGMENT_SLACK = 256;
+/** How long a segment may grow while it waits to be cut where a drawn line starts (what one frame lays out at most). */
+const SEGMENT_MOST = 2 * SEGMENT_HARD;
 /**
  * Segment blocks go in groups of this many (about 8 KB of text), which the browser lays out and
  * paints only near the view (panel.css). It checks each group's distance from the view after every
@@ -238,33 +243,56 @@ class ThoughtComp implements EntryComp, Ticker {
     this.srcText = text;
   }
 
+  /** `text` (which may hold text already) is the segment appended to from now on. */
+  private startSegment(text: Text): Text {
+    this.seg = text;
+    this.segLen = text.length;
+    // The first segment sits in the body itself; later ones get their own block, in groups.
+    if (!this.inner.firstChild) this.inner.append(text);
+    else {
+      // The last group (the body's last element) while it has room, else a new one.
+      let group = this.inner.lastElementChild;
+      if (!group || group.childElementCount >= SEGMENTS_PER_GROUP) this.inner.append(group = h("div", { class: "segs" }));
+      group.append(h("div", { class: "seg" }, text));
+    }
+    return text;
+  }
+
   private append(raw: string): void {
     let s = cleanBlock(raw);
+    // The segment being appended to as the last frame drew it (laid out): where its last line starts can be read.
+    let drawn = this.seg !== undefined && this.segLen > 0;
     while (s.length > 0) {
-      if (!this.seg) {
-        this.seg = document.createTextNode("");
-        this.segLen = 0;
-        // The first segment sits in the body itself; later ones get their own block, in groups.
-        if (!this.inner.firstChild) this.inner.append(this.seg);
-        else {
-          // The last group (the body's last element) while it has room, else a new one.
-          let group = this.inner.lastElementChild;
-          if (!group || group.childElementCount >= SEGMENTS_PER_GROUP) this.inner.append(group = h("div", { class: "segs" }));
-          group.append(h("div", { class: "seg" }, this.seg));
-        }
-      }
+      const seg = this.seg ?? this.startSegment(document.createTextNode(""));
       let take = s.length;
       if (this.segLen + s.length > SEGMENT_SOFT) {
         const limit = Math.max(1, SEGMENT_HARD - this.segLen);
         const nl = s.indexOf("\n", Math.max(0, SEGMENT_SOFT - this.segLen));
         if (nl >= 0 && nl < limit + SEGMENT_SLACK) take = nl + 1;
         else if (s.length > limit) {
-          const sp = s.lastIndexOf(" ", limit + SEGMENT_SLACK - 1);
-          take = sp >= Math.max(0, SEGMENT_SOFT - this.segLen) ? sp + 1 : limit;
+          // No line break to end it: it ends where its last drawn line starts and the next goes on
+          // from there, the cut not seen (lastLineStart). Not laid out yet, or too short to cut so,
+          // it takes what came (up to SEGMENT_MOST) and is cut so in a later frame. Else at a space,
+          // where the cut shows as a line break.
+          const line = drawn ? lastLineStart(seg, SEGMENT_SOFT) : undefined;
+          drawn = false;
+          if (line !== undefined) {
+            // The last line goes on in a segment of its own; what the reader selected stays selected.
+            const held = selectionIn(seg);
+            const last = seg.splitText(line);
+            this.startSegment(last);
+            if (held) keepSelection(held, [seg, last]);
+            continue;
+          }
+          if (this.segLen + s.length > SEGMENT_MOST) {
+            const sp = s.lastIndexOf(" ", limit + SEGMENT_SLACK - 1);
+            take = sp >= Math.max(0, SEGMENT_SOFT - this.segLen) ? sp + 1 : limit;
+          }
         }
         if (take > 1) take = pairSafeEnd(s, take);
       }
-      this.seg.appendData(s.slice(0, take));
+      drawn = false;
+      seg.appendData(s.slice(0, take));
       this.segLen += take;
       s = s.slice(take);
       if (s.length > 0) this.seg = undefined;
