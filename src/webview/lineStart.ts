@@ -49,17 +49,21 @@ export function lastLineStart(node: Text, min: number): number | undefined {
   let hi = end - 1;
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
-    // A space that collapsed has no box: its neighbour's line is its own.
-    const y = at(mid) ?? at(mid + 1) ?? at(mid - 1);
+    // A space that collapsed has no box (a run of them, none but the first): the line of the
+    // nearest character with one is its own.
+    let y = at(mid);
+    for (let d = 1; y === undefined && d <= 8; d++) y = (mid + d < end ? at(mid + d) : undefined) ?? (mid - d > lo ? at(mid - d) : undefined);
     if (y === undefined) return undefined;
     if (last - y < half) hi = mid;
     else lo = mid;
   }
-  // `hi` is the first character of the last line (spaces before it end the line above, where a
-  // collapsed one may have been taken for the next); never the second half of a surrogate pair.
+  // `hi` is the first character of the last line; spaces there (a collapsed one taken for the
+  // next line's) end the line above, but not after a line break, where they indent this one.
   let start = hi;
-  while (start < end && /\s/.test(s.charAt(start))) start++;
+  if (s.charCodeAt(start - 1) !== 10) while (start < end && (s.charCodeAt(start) === 32 || s.charCodeAt(start) === 9)) start++;
+  // Never the second half of a surrogate pair; never after a soft hyphen (it shows only where a line breaks).
   const c = s.charCodeAt(start);
   if (c >= 0xdc00 && c <= 0xdfff) start--;
+  if (s.charCodeAt(start - 1) === 0xad) return undefined;
   return start > min && start < end ? start : undefined;
 }

@@ -448,6 +448,9 @@ export class IncrementalMarkdown {
   private prose: Text | undefined;
   /** True when a block of the stable part ends at a cut made by `maxTail` (not where markdown ends one); false again once drawn whole. */
   private wasCut = false;
+  /** Whether the text was last drawn as done (it will not grow), and a cut waits for the next frame (cutNextFrame). */
+  private done = false;
+  private cutLater = false;
 
   /**
    * `maxTail`: past this many characters of tail, the stable part is cut, so a long paragraph costs
@@ -469,11 +472,12 @@ export class IncrementalMarkdown {
   /**
    * Draws `text`. `done`: it will not grow (a thought that ended, a message followed by something
    * else): nothing is cut, and a text cut while it streamed is drawn again whole (up to WHOLE_MAX),
-   * what the reader selected in it selected again.
+   * what the reader selected in it selected again. `again`: the same text, for a cut put off (cutNextFrame).
    */
-  update(text: string, done = false): void {
+  update(text: string, done = false, again = false): void {
     const whole = done && this.cut && text.length <= WHOLE_MAX;
-    if (text === this.text && !whole) return;
+    this.done = done;
+    if (text === this.text && !whole && !again) return;
     const continued = !whole && this.extends(text);
     // Text the reader selected in the tail, in case drawing the update moves it into the stable part
     // or draws it anew (a code fence being streamed is appended to, and moved whole when it closes);
@@ -501,16 +505,20 @@ export class IncrementalMarkdown {
       // A paragraph drawn too short to cut where a line starts (a larger update came): drawn whole
       // this once, up to twice maxTail, and cut where its last line starts in the next frame.
       const later = seen === undefined && this.prose !== undefined && split <= this.stableLen && text.length - this.stableLen <= 2 * this.maxTail && (this.prose.length < this.maxTail >> 1);
-      const at = later ? split : seen ?? this.forcedSplit(Math.max(split, this.stableLen));
+      if (later) this.cutNextFrame();
+      // More than that came after the drawn line: what follows it is cut as text never drawn is.
+      const from = seen ?? Math.max(split, this.stableLen);
+      const at = later ? split : seen !== undefined && text.length - seen <= 2 * this.maxTail ? seen : Math.max(from, this.forcedSplit(from));
       if (at > split) cut = at;
     }
     if (split > this.stableLen) this.appendStable(split, false);
+    if (seen !== undefined && seen > this.stableLen && cut >= seen) this.appendStable(seen, true);
     // What is cut goes in pieces of at most about maxTail (text drawn fresh, as a picked session's
     // streaming thought is, is cut in one go): the browser need not lay out pieces far from the view (panel.css).
     if (cut > this.stableLen) {
       // Not with a code fence, an indented code block or a table in it: a cut inside one would draw it wrong until the text is done.
-      // Nor a paragraph drawn already, cut where its last line starts: cut again, it would show.
-      const pieces = seen === undefined && !NOT_IN_PIECES.test(text.slice(this.stableLen, cut));
+      // (The paragraph drawn already went whole, above: cut again, it would show.)
+      const pieces = !NOT_IN_PIECES.test(text.slice(this.stableLen, cut));
       while (cut > this.stableLen) this.appendStable(pieces ? this.pieceEnd(this.stableLen, cut) : cut, true);
     }
     const tail = text.slice(this.stableLen);
@@ -567,11 +575,32 @@ export class IncrementalMarkdown {
   private appendStable(end: number, cut: boolean): void {
     const blocks = renderMarkdown(this.text.slice(this.stableLen, end));
     if (cut) {
-      blocks.lastElementChild?.classList.add("cut");
+      const last = blocks.lastElementChild;
+      last?.classList.add("cut");
+      // The spaces or line break the paragraph was cut after, which markdown drops: kept as text
+      // (not drawn at the end of a line), so the words either side read, find and copy apart.
+      let from = end;
+      while (from > this.stableLen && from > end - 8 && /[ \t\n]/.test(this.text.charAt(from - 1))) from--;
+      if (from < end && last?.tagName === "P") {
+        last.append(this.text.slice(from, end));
+        // (And not the line break markdown puts after a block: the text goes on in the next one.)
+        const after = last.nextSibling;
+        if (after instanceof Text && after.data.trim() === "") after.remove();
+      }
       this.wasCut = true;
     }
     this.stable.append(blocks);
     this.stableLen = end;
+  }
+
+  /** The cut put off until the paragraph is laid out: made in the next frame, whether more text comes or not (a pause would leave the long tail). */
+  private cutNextFrame(): void {
+    if (this.cutLater || typeof requestAnimationFrame !== "function") return;
+    this.cutLater = true;
+    requestAnimationFrame(() => {
+      this.cutLater = false;
+      if (!this.done) this.update(this.text, false, true);
+    });
   }
 
   /**

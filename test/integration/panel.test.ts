@@ -539,6 +539,7 @@ describe("the thought panel", function () {
     const cuts = await waitFor(cutsThatShow, { join: "", last: "w6998 w6999" }, { view: "sidebar", what: "the plain thought streamed to its end", timeoutMs: 40_000 });
     assert.ok(await evaluate(() => document.querySelector(".entry-thought.streaming .thought-text")?.classList.contains("plain") ?? false, undefined, "sidebar"), "drawn as plain text");
     assert.ok(cuts && cuts.cuts >= 10, `cut ${cuts?.cuts} times`);
+    assert.equal(cuts.measured, cuts.cuts, "every cut measured");
     // Only where it was first drawn plain, its first 32 KB at once with nothing laid out to read: cut at spaces there.
     const late = cuts.at.filter((at) => at > 34_000);
     assert.deepEqual(late, [], `no cut past the first 32 KB shows: ${cuts.shown.join(", ")}`);
@@ -557,12 +558,14 @@ describe("the thought panel", function () {
     const first = a.stream("think in sentences", { agent: "Sentences", newSession: true });
     const englishCuts = await waitFor(cutsThatShow, { join: " ", last: "Step 219 checks the parser, then its tests (all of them)." }, { view: "sidebar", what: "the streaming thought at its end", timeoutMs: 20_000 });
     assert.ok(englishCuts && englishCuts.cuts >= 3, `cut ${englishCuts?.cuts} times`);
+    assert.equal(englishCuts.measured, englishCuts.cuts, "every cut measured");
     assert.deepEqual(englishCuts.shown, [], "no cut shows");
     await screenshot("test-results/sentences-streaming.png");
     await first.result;
     const second = a.stream("now in Chinese", { sessionId: (await first.result).sessionId });
     const chineseCuts = await waitFor(cutsThatShow, { join: "", last: "第499步检查解析器和测试。" }, { view: "sidebar", what: "the streaming Chinese thought at its end", timeoutMs: 20_000 });
     assert.ok(chineseCuts && chineseCuts.cuts >= 2, `cut ${chineseCuts?.cuts} times`);
+    assert.equal(chineseCuts.measured, chineseCuts.cuts, "every cut measured");
     assert.deepEqual(chineseCuts.shown, [], "no cut shows");
     await screenshot("test-results/sentences-streaming-chinese.png");
     await second.result;

@@ -71,7 +71,7 @@ export function lastThoughtHolds(n: number): boolean {
  * texts: " " where markdown dropped the space a piece ended with, "" in text with no spaces or in
  * plain segments (which keep every character). Undefined before the thought holds `last`.
  */
-export function cutsThatShow(arg: { join: string; last: string }): { cuts: number; shown: string[]; at: number[] } | undefined {
+export function cutsThatShow(arg: { join: string; last: string }): { cuts: number; measured: number; shown: string[]; at: number[] } | undefined {
   const body = document.querySelector(".entry-thought.streaming .thought-text");
   if (!body || !(body.textContent ?? "").replace(/\s/g, "").includes(arg.last.replace(/\s/g, ""))) return undefined;
   const md = body.querySelector(".thought-md");
@@ -89,6 +89,8 @@ export function cutsThatShow(arg: { join: string; last: string }): { cuts: numbe
   const shown: string[] = [];
   const shownAt: number[] = [];
   let cuts = 0;
+  // Cuts whose two sides had boxes to compare (text not laid out has none: it would pass unseen).
+  let measured = 0;
   let at = 0;
   for (let k = 0; k < blocks.length - 1; k++) {
     const [one, two] = [blocks[k]!.text, blocks[k + 1]!.text];
@@ -107,7 +109,9 @@ export function cutsThatShow(arg: { join: string; last: string }): { cuts: numbe
       let before = one.length - 1;
       while (before > 0 && /\s/.test(joined.charAt(before))) before--;
       const after = one.length + arg.join.length;
-      if (Math.abs(top(after) - top(before)) < 2) {
+      const [y0, y1] = [top(before), top(after)];
+      if (Number.isFinite(y0) && Number.isFinite(y1)) measured++;
+      if (Math.abs(y1 - y0) < 2) {
         shown.push(`…${joined.slice(Math.max(0, before - 11), before + 1)}|${joined.slice(after, after + 12)}…`);
         shownAt.push(at + arg.join.length);
       }
@@ -115,7 +119,7 @@ export function cutsThatShow(arg: { join: string; last: string }): { cuts: numbe
     at += arg.join.length;
   }
   pair.remove();
-  return { cuts, shown, at: shownAt };
+  return { cuts, measured, shown, at: shownAt };
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { agentIdOf, appendedSince, type Entry } from "../../shared/viewModel";
 import { pairSafeEnd } from "../../shared/utf16";
-import { button, cleanBlock, cleanInline, h, icon, keepSelection, selectedRange, selectionIn, setText, thoughtLabel, toggleHidden, uid } from "../dom";
+import { button, cleanBlock, cleanInline, h, icon, selectedRange, setText, thoughtLabel, toggleHidden, uid } from "../dom";
 import { IncrementalMarkdown } from "../markdown";
 import { lastLineStart } from "../lineStart";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
@@ -277,11 +277,15 @@ class ThoughtComp implements EntryComp, Ticker {
           const line = drawn ? lastLineStart(seg, SEGMENT_SOFT) : undefined;
           drawn = false;
           if (line !== undefined) {
-            // The last line goes on in a segment of its own; what the reader selected stays selected.
-            const held = selectionIn(seg);
+            // The last line goes on in a segment of its own. The reader's selection keeps its ends
+            // in it (the split moves them there; moving the node would put them outside).
             const last = seg.splitText(line);
+            const range = selectedRange();
+            const from = range?.startContainer === last ? range.startOffset : -1;
+            const to = range?.endContainer === last ? range.endOffset : -1;
             this.startSegment(last);
-            if (held) keepSelection(held, [seg, last]);
+            if (range && from >= 0) range.setStart(last, from);
+            if (range && to >= 0) range.setEnd(last, to);
             continue;
           }
           if (this.segLen + s.length > SEGMENT_MOST) {
