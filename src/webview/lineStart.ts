@@ -4,6 +4,7 @@
  * the lines before it stay as they were (browsers break lines greedily, each from its start), and
  * the block after it starts at the left edge, where that line started anyway.
  */
+import { pairSafeEnd } from "../shared/utf16";
 
 /** The box of the characters `from`..`to` of `node` as laid out; undefined when it has none (not laid out: hidden, folded, or a collapsed space). */
 function box(range: Range, node: Text, from: number, to: number): DOMRect | undefined {
@@ -61,9 +62,8 @@ export function lastLineStart(node: Text, min: number): number | undefined {
   // next line's) end the line above, but not after a line break, where they indent this one.
   let start = hi;
   if (s.charCodeAt(start - 1) !== 10) while (start < end && (s.charCodeAt(start) === 32 || s.charCodeAt(start) === 9)) start++;
-  // Never the second half of a surrogate pair; never after a soft hyphen (it shows only where a line breaks).
-  const c = s.charCodeAt(start);
-  if (c >= 0xdc00 && c <= 0xdfff) start--;
+  // Never inside a surrogate pair; never after a soft hyphen (it shows only where a line breaks).
+  start = pairSafeEnd(s, start);
   if (s.charCodeAt(start - 1) === 0xad) return undefined;
   return start > min && start < end ? start : undefined;
 }

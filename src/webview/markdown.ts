@@ -87,8 +87,7 @@ export function markdownHtml(src: string): string {
 const PROSE_ASCII = new Uint8Array(128);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 ,;?!\"'()-") PROSE_ASCII[c.charCodeAt(0)] = 1;
 PROSE_ASCII[46] = PROSE_ASCII[58] = 2;
-/** Starts an ordered list item, or is taken for one (at the text's start, or at `lastIndex` with LIST_AT). */
-const LIST_START = /^\d{1,9}[.)]/;
+/** Starts an ordered list item, or is taken for one (at `lastIndex`). */
 const LIST_AT = /\d{1,9}[.)]/y;
 /** Spaces other than U+0020, controls but the line feed, format characters (but ZWJ and VS16), unpaired, private-use and unassigned code points. */
 const NOT_PROSE = /(?! |\n|\u200d|\ufe0f)[\p{Z}\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}]/u;
@@ -103,9 +102,16 @@ const NOT_PROSE = /(?! |\n|\u200d|\ufe0f)[\p{Z}\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}]/u
 function softBreak(src: string, i: number): boolean {
   if (src.charCodeAt(i - 1) === 32) return false;
   const next = src.charCodeAt(i + 1);
-  if (next < 128 && (PROSE_ASCII[next] !== 1 || next === 32 || next === 45)) return false;
-  LIST_AT.lastIndex = i + 1;
-  return !LIST_AT.test(src);
+  if (next < 128 && PROSE_ASCII[next] !== 1) return false;
+  return !opensBlock(src, i + 1);
+}
+
+/** Whether text from `i` in `src` would not go on a paragraph as its text: a space, '-' or line break, or an ordered-list number, there. */
+function opensBlock(src: string, i: number): boolean {
+  const c = src.charCodeAt(i);
+  if (c === 32 || c === 45 || c === 10) return true;
+  LIST_AT.lastIndex = i;
+  return LIST_AT.test(src);
 }
 
 /**
@@ -122,8 +128,7 @@ export function proseParagraph(src: string): string | undefined {
   let end = src.length;
   while (end > 0 && (src.charCodeAt(end - 1) === 32 || src.charCodeAt(end - 1) === 10)) end--;
   if (end === 0) return undefined;
-  const first = src.charCodeAt(0);
-  if (first === 32 || first === 45 || first === 10 || LIST_START.test(src)) return undefined;
+  if (opensBlock(src, 0)) return undefined;
   let other = false;
   for (let i = 0; i < end; i++) {
     const c = src.charCodeAt(i);
@@ -615,8 +620,7 @@ export class IncrementalMarkdown {
     const at = lastLineStart(prose, this.maxTail >> 2);
     if (at === undefined) return undefined;
     const cut = this.stableLen + at;
-    const c = this.text.charCodeAt(cut);
-    return c === 32 || c === 45 || c === 10 || LIST_START.test(this.text.slice(cut, cut + 11)) ? undefined : cut;
+    return opensBlock(this.text, cut) ? undefined : cut;
   }
 
   /**

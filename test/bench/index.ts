@@ -233,16 +233,10 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   const heapAfter = await evaluate(() => (performance as Performance & { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? -1, undefined, "editor");
   // When the new page had its script and its icon font (ms from its start): icons are not drawn until the font is in.
   const loads = await evaluate(() => {
-    const at = (part: string): number => {
-      const e = performance.getEntriesByType("resource").find((r) => r.name.includes(part)) as PerformanceResourceTiming | undefined;
-      return e ? e.responseEnd : NaN;
-    };
-    const started = (part: string): number => {
-      const e = performance.getEntriesByType("resource").find((r) => r.name.includes(part));
-      return e ? e.startTime : NaN;
-    };
-    const fetches = performance.getEntriesByType("resource").filter((r) => r.name.includes("codicon.ttf")).length;
-    return { script: at("webview.js"), fontFrom: started("codicon.ttf"), font: at("codicon.ttf"), fetches, fontsReady: document.fonts.check("16px codicon") };
+    const entries = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+    const script = entries.find((e) => e.name.includes("webview.js"));
+    const fonts = entries.filter((e) => e.name.includes("codicon.ttf"));
+    return { script: script?.responseEnd ?? NaN, fontFrom: fonts[0]?.startTime ?? NaN, font: fonts[0]?.responseEnd ?? NaN, fetches: fonts.length, fontsReady: document.fonts.check("16px codicon") };
   }, undefined, "editor");
   await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   // What the sidebar panel holds: its renderer's heap after a full GC, against the same before the session.

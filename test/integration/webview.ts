@@ -68,8 +68,9 @@ export function lastThoughtHolds(n: number): boolean {
  * (markdown pieces, or plain segments) that one block would draw as one text — and those that show.
  * A cut shows when the two blocks either side of it, drawn as one at the same width in a block laid
  * out beside them, would go on on the same line there (a block starts on a new line). `join` goes between two blocks'
- * texts: " " where markdown dropped the space a piece ended with, "" in text with no spaces or in
- * plain segments (which keep every character). Undefined before the thought holds `last`.
+ * texts: " " between markdown pieces of words (a piece keeps the space it was cut after, and a
+ * second one collapses; a piece that dropped it would still read apart), "" in text with no spaces
+ * or in plain segments (which keep every character). Undefined before the thought holds `last`.
  */
 export function cutsThatShow(arg: { join: string; last: string }): { cuts: number; measured: number; shown: string[]; at: number[] } | undefined {
   const body = document.querySelector(".entry-thought.streaming .thought-text");
