@@ -167,6 +167,59 @@ const BLANK = /^[ \t]*$/;
 // A blank line before one of these does not end the block (list items, indented continuations).
 const CONTINUES = /^(?:[ \t]|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$))/;
 
+/**
+ * Where the blocks of a growing markdown text start, as IncrementalMarkdown splits it: each call
+ * scans the lines completed since the last (`text` only ever grows between calls).
+ */
+class BlockScanner {
+  /** Start of the first line not yet scanned (always a line start). */
+  private pos = 0;
+  private sawBlank = false;
+  /** The code fence open at `pos`, and where its opening line starts. */
+  fence: { ch: string; len: number } | undefined;
+  fenceStart = 0;
+  /** The last fence that closed (its start, code, closing line, end), until the caller takes it. */
+  closed: { start: number; code: number; closer: number; end: number } | undefined;
+
+  /** The start of the last block after `split` that follows a blank line outside a code fence, else `split`. */
+  scan(text: string, split: number): number {
+    let pos = this.pos;
+    for (;;) {
+      const nl = text.indexOf("\n", pos);
+      if (nl < 0) break;
+      const line = text.slice(pos, nl);
+      if (this.fence) {
+        const m = FENCE_OPEN.exec(line);
+        if (m?.[1] && m[1][0] === this.fence.ch && m[1].length >= this.fence.len && BLANK.test(line.slice(m[0].length))) {
+          this.fence = undefined;
+          this.closed = { start: this.fenceStart, code: text.indexOf("\n", this.fenceStart) + 1, closer: pos, end: nl + 1 };
+        }
+      } else if (BLANK.test(line)) {
+        this.sawBlank = true;
+      } else {
+        if (this.sawBlank && !CONTINUES.test(line)) split = pos;
+        this.sawBlank = false;
+        const m = FENCE_OPEN.exec(line);
+        if (m?.[1]) {
+          this.fence = { ch: m[1][0] ?? "`", len: m[1].length };
+          this.fenceStart = pos;
+        }
+      }
+      pos = nl + 1;
+    }
+    this.pos = pos;
+    return split;
+  }
+}
+
+/**
+ * How much of `text` its whole blocks are: up to the start of its last block that follows a blank
+ * line outside a code fence (0 if there is none), where IncrementalMarkdown would split it.
+ */
+export function wholeBlocks(text: string): number {
+  return new BlockScanner().scan(text, 0);
+}
+
 /** Where a streamed code block starts a new line block: at a line end past this much text… */
 const CODE_SEG_SOFT = 1024;
 /** …or here even mid-line (a long minified line shows as two). */
@@ -440,14 +493,10 @@ export class IncrementalMarkdown {
   private readonly tail: HTMLElement;
   private text = "";
   private stableLen = 0;
-  /** Start of the first line not yet scanned (always a line start). */
-  private scanPos = 0;
-  private fence: { ch: string; len: number } | undefined;
-  private sawBlank = false;
+  private blocks = new BlockScanner();
+  /** Where the stable part's last whole block ends (not a cut piece of a paragraph), and how many nodes it has up to there. */
+  private whole = { end: 0, nodes: 0 };
   private tailSrc = "";
-  /** Where the open fence's opening line starts; the last fence that closed (its start, code, end). */
-  private fenceStart = 0;
-  private closed: { start: number; code: number; closer: number; end: number } | undefined;
   private streamed: StreamedFence | undefined;
   /** The text of the tail's paragraph, while the tail is one paragraph of plain text (drawTail). */
   private prose: Text | undefined;
@@ -491,21 +540,22 @@ export class IncrementalMarkdown {
     if (!continued) this.reset();
     const stableEnd = this.stable.lastChild;
     this.text = text;
-    const split = this.scan();
-    const closed = this.closed;
-    this.closed = undefined;
+    const split = this.blocks.scan(text, this.stableLen);
+    const closed = this.blocks.closed;
+    this.blocks.closed = undefined;
     if (this.streamed && closed && closed.start === this.stableLen) {
       // The streamed fence closed: a whole block, drawn already (a closing fence ends its block).
       this.streamed.finish(text.slice(closed.code, closed.closer));
       this.stable.append(this.streamed.el);
       this.streamed = undefined;
       this.stableLen = closed.end;
+      this.whole = { end: closed.end, nodes: this.stable.childNodes.length };
       this.tailSrc = "";
     }
     let cut = split;
     // Where the tail's last drawn line starts, if it is one paragraph: a cut not seen (else one that shows as a line break).
     let seen: number | undefined;
-    if (!done && text.length - Math.max(split, this.stableLen) > this.maxTail && !this.fence) {
+    if (!done && text.length - Math.max(split, this.stableLen) > this.maxTail && !this.blocks.fence) {
       seen = this.lineCut(split);
       // A paragraph drawn too short to cut where a line starts (a larger update came): drawn whole
       // this once, up to twice maxTail, and cut where its last line starts in the next frame.
@@ -529,7 +579,7 @@ export class IncrementalMarkdown {
     const tail = text.slice(this.stableLen);
     if (tail !== this.tailSrc) {
       this.tailSrc = tail;
-      const code = this.fence && this.fenceStart === this.stableLen && DOMPurify.isSupported ? openFenceCode(tail) : undefined;
+      const code = this.blocks.fence && this.blocks.fenceStart === this.stableLen && DOMPurify.isSupported ? openFenceCode(tail) : undefined;
       if (code === undefined) {
         this.streamed = undefined;
         this.drawTail(tail);
@@ -596,6 +646,7 @@ export class IncrementalMarkdown {
     }
     this.stable.append(blocks);
     this.stableLen = end;
+    if (!cut) this.whole = { end, nodes: this.stable.childNodes.length };
   }
 
   /** The cut put off until the paragraph is laid out: made in the next frame, whether more text comes or not (a pause would leave the long tail). */
@@ -726,6 +777,22 @@ export class IncrementalMarkdown {
     return -1;
   }
 
+  /**
+   * Stops drawing: the whole blocks of the stable part stay as drawn, the pieces of a paragraph cut
+   * after them and the tail go (nothing is cut in a later frame either). Returns how much of the
+   * text those blocks are, where a text drawn on another way after them starts.
+   */
+  freeze(): number {
+    this.done = true;
+    this.streamed = undefined;
+    this.prose = undefined;
+    this.tailSrc = "";
+    this.tail.replaceChildren();
+    while (this.stable.childNodes.length > this.whole.nodes) this.stable.lastChild?.remove();
+    this.stableLen = this.whole.end;
+    return this.stableLen;
+  }
+
   /** True when a block was cut by `maxTail` (and the text not yet drawn whole again). */
   get cut(): boolean {
     return this.wasCut;
@@ -742,49 +809,14 @@ export class IncrementalMarkdown {
   private reset(): void {
     this.text = "";
     this.stableLen = 0;
-    this.scanPos = 0;
-    this.fence = undefined;
-    this.sawBlank = false;
+    this.blocks = new BlockScanner();
+    this.whole = { end: 0, nodes: 0 };
     this.tailSrc = "";
-    this.fenceStart = 0;
-    this.closed = undefined;
     this.streamed = undefined;
     this.prose = undefined;
     this.wasCut = false;
     this.stable.replaceChildren();
     this.tail.replaceChildren();
-  }
-
-  /** Scans complete lines since the last call; returns the latest safe split position. */
-  private scan(): number {
-    const text = this.text;
-    let split = this.stableLen;
-    let pos = this.scanPos;
-    for (;;) {
-      const nl = text.indexOf("\n", pos);
-      if (nl < 0) break;
-      const line = text.slice(pos, nl);
-      if (this.fence) {
-        const m = FENCE_OPEN.exec(line);
-        if (m?.[1] && m[1][0] === this.fence.ch && m[1].length >= this.fence.len && BLANK.test(line.slice(m[0].length))) {
-          this.fence = undefined;
-          this.closed = { start: this.fenceStart, code: text.indexOf("\n", this.fenceStart) + 1, closer: pos, end: nl + 1 };
-        }
-      } else if (BLANK.test(line)) {
-        this.sawBlank = true;
-      } else {
-        if (this.sawBlank && !CONTINUES.test(line)) split = pos;
-        this.sawBlank = false;
-        const m = FENCE_OPEN.exec(line);
-        if (m?.[1]) {
-          this.fence = { ch: m[1][0] ?? "`", len: m[1].length };
-          this.fenceStart = pos;
-        }
-      }
-      pos = nl + 1;
-    }
-    this.scanPos = pos;
-    return split;
   }
 }
 

@@ -441,6 +441,75 @@ describe("the thought panel", function () {
     assert.deepEqual(plain, { strong: 0, plain: true, text: long });
   });
 
+  it("a thought streaming past 32 KB keeps the markdown it drew, only the rest going on plain; drawn anew, its start is markdown when opened", async () => {
+    // Past 32 KB a thought is plain text. What was drawn as markdown (bold, code) stays as it was:
+    // the paragraphs read do not move or lose their marks; the rest goes on plain after them. A
+    // new panel draws the same: its whole blocks within 32 KB as markdown, plain text after them.
+    await useAgent("MarkedLong", { turns: [[{ flood: { count: 700, text: "Step {i} checks **item {i}** with `run {i}` and goes on.\n\n", paceMs: 2 } }, { sleep: 1500 }, { message: "done" }]] });
+    const a = await api();
+    const turn = a.stream("think in markdown at length", { agent: "MarkedLong", newSession: true });
+    // Under 32 KB, as markdown: its first paragraph marked to be found again.
+    const before = await waitFor(() => {
+      const t = document.querySelector(".entry-thought.streaming .thought-text");
+      const first = t?.querySelector(".thought-md .md-stable > p");
+      const strong = t?.querySelectorAll(".thought-md strong").length ?? 0;
+      if (!t || !first || strong < 100 || t.querySelector(".segs")) return undefined;
+      first.setAttribute("data-probe", "first");
+      return { strong, html: first.innerHTML };
+    }, undefined, { view: "sidebar", what: "the thought as markdown, under 32 KB", timeoutMs: 20_000 });
+    assert.ok(before);
+    const after = await waitFor(() => {
+      const t = document.querySelector(".entry-thought.streaming .thought-text");
+      const inner = t?.querySelector(".thought-inner");
+      if (!t || !inner || !(t.textContent ?? "").includes("Step 699 ")) return undefined;
+      const first = t.querySelector("[data-probe='first']");
+      const steps = [...(inner.textContent ?? "").matchAll(/Step (\d+) /g)].map((m) => Number(m[1]));
+      const segs = [...inner.querySelectorAll(".seg")].map((s) => s.textContent ?? "").join("");
+      return {
+        plain: t.classList.contains("plain"), sameFirst: first?.isConnected === true && first.innerHTML, strong: inner.querySelectorAll(":scope > .thought-md strong").length,
+        inOrder: steps.every((n, i) => n === i) && steps.length, literal: segs.includes("**item 699** with `run 699`"), markdownAfter: inner.querySelectorAll(".segs strong").length,
+        // The plain text in groups of its own after the markdown, not inside it.
+        segsOutside: [...inner.querySelectorAll(".seg")].every((g) => g.parentElement?.parentElement === inner && g.parentElement.classList.contains("segs")),
+      };
+    }, undefined, { view: "sidebar", what: "the thought past 32 KB, to its last step", timeoutMs: 20_000 });
+    assert.ok(after);
+    assert.equal(after.plain, true, "drawn plain past 32 KB");
+    assert.equal(after.sameFirst, before.html, "the first paragraph is the one drawn before, as it was");
+    assert.ok(after.strong >= 450 && after.strong < 600, `the paragraphs within 32 KB stay markdown (${after.strong} bold)`);
+    assert.equal(after.inOrder, 700, "every step once, in order");
+    assert.equal(after.literal, true, "the rest plain");
+    assert.equal(after.markdownAfter, 0);
+    assert.equal(after.segsOutside, true);
+    // Where the markdown ends and the plain text goes on, in view.
+    await evaluate(() => document.querySelector(".entry-thought.streaming .thought-inner > .thought-md .md-stable > :last-child")?.scrollIntoView({ block: "center" }), undefined, "sidebar");
+    // (The plain text's first group drawn: groups away from the view are skipped, panel.css.)
+    await waitFor(() => document.querySelector(".entry-thought.streaming .thought-inner > .segs .seg")?.checkVisibility({ contentVisibilityAuto: true }) === true, undefined, { view: "sidebar", what: "the plain text after the markdown drawn" });
+    await screenshot("test-results/thought-past-32kb-markdown-start.png");
+    await turn.result;
+    // A new panel draws it at once: folded (it ended) its start is plain until opened, then markdown.
+    await vscode.commands.executeCommand("agentThoughts.openPanel");
+    try {
+      const drawn = await waitFor(() => {
+        const entry = [...document.querySelectorAll<HTMLElement>("[data-entry-type='thought']")].at(-1);
+        const t = entry?.querySelector(".thought-text");
+        if (!entry || !t || !(t.textContent ?? "").includes("Step 699 ")) return undefined;
+        if (!entry.classList.contains("open")) {
+          entry.querySelector<HTMLButtonElement>(".thought-head")?.click();
+          return undefined;
+        }
+        const steps = [...(t.textContent ?? "").matchAll(/Step (\d+) /g)].map((m) => Number(m[1]));
+        return { strong: t.querySelectorAll(".thought-inner > .thought-md strong").length, inOrder: steps.every((n, i) => n === i) && steps.length, literal: (t.textContent ?? "").includes("**item 699**") };
+      }, undefined, { view: "editor", what: "the long thought opened in a new panel", timeoutMs: 20_000 });
+      assert.ok(drawn && drawn.strong >= 450 && drawn.strong < 600, `its start is markdown (${drawn?.strong} bold)`);
+      assert.deepEqual([drawn.inOrder, drawn.literal], [700, true]);
+      await evaluate(() => document.querySelector(".thought-inner > .thought-md .md-stable > :last-child")?.scrollIntoView({ block: "center" }), undefined, "editor");
+      await waitFor(() => document.querySelector(".thought-inner > .segs .seg")?.checkVisibility({ contentVisibilityAuto: true }) === true, undefined, { view: "editor", what: "the plain text after the markdown drawn" });
+      await screenshot("test-results/thought-past-32kb-drawn-anew.png");
+    } finally {
+      await vscode.window.tabGroups.close(vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputWebview && t.label === "Agent Thoughts")));
+    }
+  });
+
   it("a long paragraph cut while it streams reads as one paragraph once its thought and message are done", async () => {
     // One paragraph each, longer than the part of a streaming thought (2 KB) or message (8 KB)
     // drawn again per update: while they stream the panel cuts them into blocks; when done they are

@@ -75,17 +75,23 @@ export function lastThoughtHolds(n: number): boolean {
 export function cutsThatShow(arg: { join: string; last: string }): { cuts: number; measured: number; shown: string[]; at: number[] } | undefined {
   const body = document.querySelector(".entry-thought.streaming .thought-text");
   if (!body || !(body.textContent ?? "").replace(/\s/g, "").includes(arg.last.replace(/\s/g, ""))) return undefined;
-  const md = body.querySelector(".thought-md");
+  // A thought past 32 KB is its markdown start (paragraphs), then plain segments.
   const inner = body.querySelector(".thought-inner");
-  const blocks: { text: string; cut: boolean }[] = md
-    ? [...md.querySelectorAll(".md-stable > p, .md-tail > p")].map((p) => ({ text: p.textContent ?? "", cut: p.classList.contains("cut") }))
-    : [inner?.firstChild?.nodeType === Node.TEXT_NODE ? inner.firstChild.textContent ?? "" : "", ...[...(inner?.querySelectorAll(".seg") ?? [])].map((b) => b.textContent ?? "")].map((text) => ({ text, cut: true }));
-  const box = md ? md.querySelector(".md-stable") : inner;
-  if (!box) return undefined;
+  const md = inner?.querySelector(":scope > .thought-md");
+  if (!inner) return undefined;
+  const blocks: { text: string; cut: boolean; md: boolean }[] = [
+    ...[...(md?.querySelectorAll(".md-stable > p, .md-tail > p") ?? [])].map((p) => ({ text: p.textContent ?? "", cut: p.classList.contains("cut"), md: true })),
+    ...(inner.firstChild?.nodeType === Node.TEXT_NODE ? [inner.firstChild.textContent ?? ""] : []).map((text) => ({ text, cut: true, md: false })),
+    ...[...inner.querySelectorAll(".seg")].map((b) => ({ text: b.textContent ?? "", cut: true, md: false })),
+  ];
+  const stable = md?.querySelector(".md-stable");
   // Each cut against the two blocks either side drawn as one (a block starts a line, so the first
   // lays out as it does on its own): the cuts before it, seen or not, change nothing here.
-  const pair = document.createElement(md ? "p" : "div");
-  box.append(pair);
+  // Two paragraphs are drawn as one paragraph beside them; a pair with a plain segment as a block of the thought's text.
+  const para = document.createElement("p");
+  const plain = document.createElement("div");
+  stable?.append(para);
+  inner.append(plain);
   const range = document.createRange();
   const shown: string[] = [];
   const shownAt: number[] = [];
@@ -99,6 +105,7 @@ export function cutsThatShow(arg: { join: string; last: string }): { cuts: numbe
     if (blocks[k]!.cut) {
       cuts++;
       const joined = one + arg.join + two;
+      const pair = blocks[k]!.md && blocks[k + 1]!.md ? para : plain;
       pair.textContent = joined;
       const text = pair.firstChild as Text;
       const top = (i: number): number => {
@@ -119,7 +126,8 @@ export function cutsThatShow(arg: { join: string; last: string }): { cuts: numbe
     }
     at += arg.join.length;
   }
-  pair.remove();
+  para.remove();
+  plain.remove();
   return { cuts, measured, shown, at: shownAt };
 }
 

@@ -3,7 +3,7 @@
 // text find sees for an entry that is not drawn (markdown as the text it renders to).
 import * as assert from "node:assert/strict";
 import { countIn, foldCase, foldQuery, PieceScan, siteOf, stepIndex, type PieceReader } from "../../src/webview/find";
-import { markdownText } from "../../src/webview/markdown";
+import { markdownText, wholeBlocks } from "../../src/webview/markdown";
 import { entryFields } from "../../src/webview/render/searchText";
 import type { ToolEntry } from "../../src/shared/viewModel";
 
@@ -246,6 +246,25 @@ describe("find", () => {
       assert.deepEqual(entryFields({ type: "thought", id: "e2", text: "\n \n  Planning the **next** step", startedAt: 0 }, ""), ["Planning the next step\n"]);
       const long = `\n\n**${"x".repeat(40_000)}**`;
       assert.deepEqual(entryFields({ type: "thought", id: "e3", text: long, startedAt: 0 }, ""), [long.slice(2)]);
+    });
+
+    it("past 32 KB a thought is its whole blocks within 32 KB as markdown, then plain text; never cut inside a code fence", () => {
+      const para = (i: number): string => `Step ${i} checks **item ${i}** with \`run ${i}\` and goes on.\n\n`;
+      const paras = Array.from({ length: 900 }, (_, i) => para(i)).join("");
+      // The whole blocks: up to the last paragraph whose first line ends within 32 KB.
+      let start = 0;
+      for (let i = 0, at = 0; i < 900; at += para(i).length, i++) if (at + para(i).indexOf("\n") < 32 * 1024) start = at;
+      assert.ok(start > 30_000 && start < 32 * 1024);
+      assert.equal(wholeBlocks(paras.slice(0, 32 * 1024)), start);
+      const [field] = entryFields({ type: "thought", id: "e4", text: paras, startedAt: 0 }, "");
+      assert.equal(field, markdownText(paras.slice(0, start)) + paras.slice(start));
+      assert.ok(field.startsWith("Step 0 checks item 0 with run 0 and goes on.\n"));
+      assert.ok(field.endsWith("Step 899 checks **item 899** with `run 899` and goes on.\n\n"));
+      // A fence open at 32 KB with blank lines in it: its blocks end before it.
+      const code = Array.from({ length: 1000 }, (_, i) => `let v${i} = ${i};\n\n`).join("");
+      const fenced = `${paras.slice(0, 25_000)}Before the code.\n\n\`\`\`\n${code}\`\`\`\n\nAfter it.\n`;
+      assert.equal(wholeBlocks(fenced.slice(0, 32 * 1024)), fenced.indexOf("```"));
+      assert.equal(wholeBlocks("one paragraph\nof two lines\n"), 0);
     });
   });
 });

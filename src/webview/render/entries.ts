@@ -7,7 +7,7 @@
 import { agentIdOf, appendedSince, type Entry } from "../../shared/viewModel";
 import { pairSafeEnd } from "../../shared/utf16";
 import { button, cleanBlock, cleanInline, h, icon, selectedRange, setText, thoughtLabel, toggleHidden, uid } from "../dom";
-import { IncrementalMarkdown } from "../markdown";
+import { IncrementalMarkdown, renderMarkdown, wholeBlocks } from "../markdown";
 import { lastLineStart } from "../lineStart";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
 import { afterLayout, runAfterLayout } from "./frame";
@@ -123,6 +123,14 @@ class ThoughtComp implements EntryComp, Ticker {
   private md: IncrementalMarkdown | undefined;
   private plain = false;
   /**
+   * The markdown start of a thought drawn plain for its length, `len` characters of its text,
+   * before its plain segments: the whole blocks it had drawn as markdown when it grew past
+   * THOUGHT_MARKDOWN_MAX, kept as they were, so what was read there does not move or lose its
+   * formatting (the paragraph it was in is drawn again, plain); or, drawn at once, its whole
+   * blocks within THOUGHT_MARKDOWN_MAX, as plain text (`md` false) until the thought is first opened.
+   */
+  private start: { el: HTMLElement; len: number; md: boolean } | undefined;
+  /**
    * Whether the thought has been open: one drawn closed (a finished thought of a session just
    * picked, or read back) is plain text until first opened, so showing a session does not run
    * markdown over every folded thought in it.
@@ -207,6 +215,7 @@ class ThoughtComp implements EntryComp, Ticker {
         this.md = undefined;
         this.inner.replaceChildren();
         this.seg = undefined;
+        this.start = undefined;
         this.body.classList.add("plain");
         this.el.dataset.body = "later";
       }
@@ -220,12 +229,25 @@ class ThoughtComp implements EntryComp, Ticker {
       this.plain = !plain;
     }
     if (plain !== this.plain) {
+      const md = this.md;
       this.plain = plain;
       this.md = undefined;
+      this.body.classList.toggle("plain", plain);
+      if (plain && md && extendsText(this.src, text)) {
+        // Grown past THOUGHT_MARKDOWN_MAX as it streamed: the blocks markdown drew stay, the rest goes on plain.
+        const len = md.freeze();
+        if (len > 0) {
+          this.start = { el: md.el, len, md: true };
+          this.seg = undefined;
+          this.append(text.slice(len));
+          this.srcText = text;
+          return;
+        }
+      }
       this.inner.replaceChildren();
       this.seg = undefined;
+      this.start = undefined;
       this.srcText = "";
-      this.body.classList.toggle("plain", plain);
     }
     if (!this.plain) {
       if (!this.md) {
@@ -233,14 +255,35 @@ class ThoughtComp implements EntryComp, Ticker {
         this.inner.replaceChildren(this.md.el);
       }
       this.md.update(text, this.entry.endedAt !== undefined);
-    } else if (extendsText(this.src, text)) {
-      this.append(text.slice(this.src.length));
     } else {
-      this.inner.replaceChildren();
-      this.seg = undefined;
-      this.append(text);
+      const drawn = this.src;
+      if (drawn !== "" && extendsText(drawn, text)) this.append(text.slice(drawn.length));
+      else this.drawPlain(text);
+      if (this.start && !this.start.md && this.opened) this.markdownStart(text);
     }
     this.srcText = text;
+  }
+
+  /** Draws `text` plain, its whole blocks within THOUGHT_MARKDOWN_MAX first (see `start`). */
+  private drawPlain(text: string): void {
+    this.inner.replaceChildren();
+    this.seg = undefined;
+    this.start = undefined;
+    const len = text.length > THOUGHT_MARKDOWN_MAX ? wholeBlocks(text.slice(0, THOUGHT_MARKDOWN_MAX)) : 0;
+    if (len > 0) {
+      this.start = { el: h("div", { class: "thought-start" }, cleanBlock(text.slice(0, len))), len, md: false };
+      this.inner.append(this.start.el);
+    }
+    this.append(text.slice(len));
+  }
+
+  /** The start drawn plain (never opened) drawn as markdown: the thought is open. */
+  private markdownStart(text: string): void {
+    const start = this.start;
+    if (!start || start.md) return;
+    const el = h("div", { class: "thought-md" }, h("div", { class: "md md-stable" }, renderMarkdown(text.slice(0, start.len))));
+    start.el.replaceWith(el);
+    this.start = { el, len: start.len, md: true };
   }
 
   /** `text` (which may hold text already) is the segment appended to from now on. */
@@ -250,9 +293,9 @@ class ThoughtComp implements EntryComp, Ticker {
     // The first segment sits in the body itself; later ones get their own block, in groups.
     if (!this.inner.firstChild) this.inner.append(text);
     else {
-      // The last group (the body's last element) while it has room, else a new one.
+      // The last group (the body's last element, not a markdown start) while it has room, else a new one.
       let group = this.inner.lastElementChild;
-      if (!group || group.childElementCount >= SEGMENTS_PER_GROUP) this.inner.append(group = h("div", { class: "segs" }));
+      if (!group?.classList.contains("segs") || group.childElementCount >= SEGMENTS_PER_GROUP) this.inner.append(group = h("div", { class: "segs" }));
       group.append(h("div", { class: "seg" }, text));
     }
     return text;

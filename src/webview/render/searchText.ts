@@ -8,7 +8,7 @@
 import type { Entry, ToolEntry } from "../../shared/viewModel";
 import { cleanBlock, cleanInline, displayPath } from "../dom";
 import { foldCase } from "../find";
-import { markdownText } from "../markdown";
+import { markdownText, wholeBlocks } from "../markdown";
 import { THOUGHT_MARKDOWN_MAX } from "./entries";
 import { MAX_LOCATIONS, TEXT_LIMIT, terminalTail, toolTitle } from "./toolCard";
 
@@ -68,9 +68,12 @@ export function entryFields(e: Entry, cwd: string): string[] {
   switch (e.type) {
     case "user": return [cleanBlock(e.text)];
     case "thought": {
-      // Without the blank lines it starts with; markdown up to a length, plain text past it (as ThoughtComp draws it).
+      // Without the blank lines it starts with; markdown up to a length, past it its whole blocks
+      // within that length and plain text after them (as ThoughtComp draws it at once).
       const text = e.text.replace(/^[ \t\r\n]*\n/, "");
-      return [text.length <= THOUGHT_MARKDOWN_MAX ? markdownText(text) : cleanBlock(text)];
+      if (text.length <= THOUGHT_MARKDOWN_MAX) return [markdownText(text)];
+      const start = wholeBlocks(text.slice(0, THOUGHT_MARKDOWN_MAX));
+      return [(start > 0 ? markdownText(text.slice(0, start)) : "") + cleanBlock(text.slice(start))];
     }
     case "message": return [e.text.length > MARKDOWN_TEXT_MAX ? cleanBlock(e.text) : markdownText(e.text)];
     case "tool": return [toolTitle(e), ...toolBodyFields(e, cwd)];
