@@ -494,8 +494,12 @@ export class IncrementalMarkdown {
   private text = "";
   private stableLen = 0;
   private blocks = new BlockScanner();
-  /** Where the stable part's last whole block ends (not a cut piece of a paragraph), and how many nodes it has up to there. */
-  private whole = { end: 0, nodes: 0 };
+  /**
+   * Where the stable part's whole blocks end (not a cut piece of a paragraph), with how many nodes
+   * it has up to there, in order; and where its first cut piece starts (for `freeze`).
+   */
+  private wholes: { end: number; nodes: number }[] = [{ end: 0, nodes: 0 }];
+  private firstCut = Infinity;
   private tailSrc = "";
   private streamed: StreamedFence | undefined;
   /** The text of the tail's paragraph, while the tail is one paragraph of plain text (drawTail). */
@@ -549,7 +553,7 @@ export class IncrementalMarkdown {
       this.stable.append(this.streamed.el);
       this.streamed = undefined;
       this.stableLen = closed.end;
-      this.whole = { end: closed.end, nodes: this.stable.childNodes.length };
+      this.wholes.push({ end: closed.end, nodes: this.stable.childNodes.length });
       this.tailSrc = "";
     }
     let cut = split;
@@ -644,9 +648,10 @@ export class IncrementalMarkdown {
       }
       this.wasCut = true;
     }
+    if (cut) this.firstCut = Math.min(this.firstCut, this.stableLen);
     this.stable.append(blocks);
     this.stableLen = end;
-    if (!cut) this.whole = { end, nodes: this.stable.childNodes.length };
+    if (!cut) this.wholes.push({ end, nodes: this.stable.childNodes.length });
   }
 
   /** The cut put off until the paragraph is laid out: made in the next frame, whether more text comes or not (a pause would leave the long tail). */
@@ -778,19 +783,35 @@ export class IncrementalMarkdown {
   }
 
   /**
-   * Stops drawing: the whole blocks of the stable part stay as drawn, the pieces of a paragraph cut
-   * after them and the tail go (nothing is cut in a later frame either). Returns how much of the
-   * text those blocks are, where a text drawn on another way after them starts.
+   * Stops drawing, with `text` (the text drawn, or more of it) up to `end`, where a block starts
+   * (wholeBlocks), as markdown: the blocks drawn already before `end` stay as they are, those from
+   * there to `end` are drawn, and what comes after (the pieces of a paragraph being cut, the tail)
+   * goes, for a text drawn on another way after `end`. Nothing is cut in a later frame. If a
+   * paragraph before `end` was cut while it streamed, it is all drawn again whole (the reader's
+   * selection in it kept), so no cut stays.
    */
-  freeze(): number {
+  freeze(text: string, end: number): void {
     this.done = true;
     this.streamed = undefined;
     this.prose = undefined;
-    this.tailSrc = "";
     this.tail.replaceChildren();
-    while (this.stable.childNodes.length > this.whole.nodes) this.stable.lastChild?.remove();
-    this.stableLen = this.whole.end;
-    return this.stableLen;
+    if (this.firstCut < end) {
+      const selected = selectionIn(this.stable);
+      this.stable.replaceChildren(renderMarkdown(text.slice(0, end)));
+      if (selected) keepSelection(selected, [this.stable]);
+    } else {
+      let k = this.wholes.length - 1;
+      while (k > 0 && this.wholes[k]!.end > end) k--;
+      const kept = this.wholes[k]!;
+      while (this.stable.childNodes.length > kept.nodes) this.stable.lastChild?.remove();
+      if (kept.end < end) this.stable.append(renderMarkdown(text.slice(kept.end, end)));
+    }
+    this.text = text.slice(0, end);
+    this.tailSrc = "";
+    this.stableLen = end;
+    this.wholes = [{ end, nodes: this.stable.childNodes.length }];
+    this.firstCut = Infinity;
+    this.wasCut = false;
   }
 
   /** True when a block was cut by `maxTail` (and the text not yet drawn whole again). */
@@ -810,7 +831,8 @@ export class IncrementalMarkdown {
     this.text = "";
     this.stableLen = 0;
     this.blocks = new BlockScanner();
-    this.whole = { end: 0, nodes: 0 };
+    this.wholes = [{ end: 0, nodes: 0 }];
+    this.firstCut = Infinity;
     this.tailSrc = "";
     this.streamed = undefined;
     this.prose = undefined;

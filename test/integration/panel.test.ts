@@ -441,11 +441,17 @@ describe("the thought panel", function () {
     assert.deepEqual(plain, { strong: 0, plain: true, text: long });
   });
 
-  it("a thought streaming past 32 KB keeps the markdown it drew, only the rest going on plain; drawn anew, its start is markdown when opened", async () => {
+  it("a thought streaming past 32 KB keeps the markdown it drew, only the rest going on plain; drawn anew, the same", async () => {
     // Past 32 KB a thought is plain text. What was drawn as markdown (bold, code) stays as it was:
     // the paragraphs read do not move or lose their marks; the rest goes on plain after them. A
     // new panel draws the same: its whole blocks within 32 KB as markdown, plain text after them.
-    await useAgent("MarkedLong", { turns: [[{ flood: { count: 700, text: "Step {i} checks **item {i}** with `run {i}` and goes on.\n\n", paceMs: 2 } }, { sleep: 1500 }, { message: "done" }]] });
+    // The second thought opens with a paragraph long enough to be cut while it streams: drawn
+    // again whole as it passes 32 KB, so no cut stays in it.
+    const paragraph = { flood: { count: 700, text: "Step {i} checks **item {i}** with `run {i}` and goes on.\n\n", paceMs: 2 } };
+    await useAgent("MarkedLong", { turns: [
+      [paragraph, { sleep: 1500 }, { message: "done" }],
+      [{ flood: { count: 900, text: "w{i} ", paceMs: 1 } }, { thought: "\n\n" }, paragraph, { sleep: 1500 }, { message: "done again" }],
+    ] });
     const a = await api();
     const turn = a.stream("think in markdown at length", { agent: "MarkedLong", newSession: true });
     // Under 32 KB, as markdown: its first paragraph marked to be found again.
@@ -458,50 +464,55 @@ describe("the thought panel", function () {
       return { strong, html: first.innerHTML };
     }, undefined, { view: "sidebar", what: "the thought as markdown, under 32 KB", timeoutMs: 20_000 });
     assert.ok(before);
-    const after = await waitFor(() => {
+    const past = (): { plain: boolean; sameFirst: string | false; strong: number; cuts: number; inOrder: number | false; literal: boolean; markdownAfter: number; segsOutside: boolean } | undefined => {
       const t = document.querySelector(".entry-thought.streaming .thought-text");
       const inner = t?.querySelector(".thought-inner");
       if (!t || !inner || !(t.textContent ?? "").includes("Step 699 ")) return undefined;
       const first = t.querySelector("[data-probe='first']");
       const steps = [...(inner.textContent ?? "").matchAll(/Step (\d+) /g)].map((m) => Number(m[1]));
-      const segs = [...inner.querySelectorAll(".seg")].map((s) => s.textContent ?? "").join("");
+      const segs = [...inner.querySelectorAll(".seg")].map((g) => g.textContent ?? "").join("");
       return {
         plain: t.classList.contains("plain"), sameFirst: first?.isConnected === true && first.innerHTML, strong: inner.querySelectorAll(":scope > .thought-md strong").length,
-        inOrder: steps.every((n, i) => n === i) && steps.length, literal: segs.includes("**item 699** with `run 699`"), markdownAfter: inner.querySelectorAll(".segs strong").length,
+        cuts: inner.querySelectorAll(":scope > .thought-md .cut").length, inOrder: steps.every((n, i) => n === i) && steps.length,
+        literal: segs.includes("**item 699** with `run 699`"), markdownAfter: inner.querySelectorAll(".segs strong").length,
         // The plain text in groups of its own after the markdown, not inside it.
         segsOutside: [...inner.querySelectorAll(".seg")].every((g) => g.parentElement?.parentElement === inner && g.parentElement.classList.contains("segs")),
       };
-    }, undefined, { view: "sidebar", what: "the thought past 32 KB, to its last step", timeoutMs: 20_000 });
+    };
+    const after = await waitFor(past, undefined, { view: "sidebar", what: "the thought past 32 KB, to its last step", timeoutMs: 20_000 });
     assert.ok(after);
-    assert.equal(after.plain, true, "drawn plain past 32 KB");
     assert.equal(after.sameFirst, before.html, "the first paragraph is the one drawn before, as it was");
     assert.ok(after.strong >= 450 && after.strong < 600, `the paragraphs within 32 KB stay markdown (${after.strong} bold)`);
-    assert.equal(after.inOrder, 700, "every step once, in order");
-    assert.equal(after.literal, true, "the rest plain");
-    assert.equal(after.markdownAfter, 0);
-    assert.equal(after.segsOutside, true);
-    // Where the markdown ends and the plain text goes on, in view.
+    assert.deepEqual({ ...after, sameFirst: true, strong: 0 }, { plain: true, sameFirst: true, strong: 0, cuts: 0, inOrder: 700, literal: true, markdownAfter: 0, segsOutside: true });
+    // Where the markdown ends and the plain text goes on, in view (the plain text's first group
+    // drawn: groups away from the view are skipped, panel.css).
     await evaluate(() => document.querySelector(".entry-thought.streaming .thought-inner > .thought-md .md-stable > :last-child")?.scrollIntoView({ block: "center" }), undefined, "sidebar");
-    // (The plain text's first group drawn: groups away from the view are skipped, panel.css.)
     await waitFor(() => document.querySelector(".entry-thought.streaming .thought-inner > .segs .seg")?.checkVisibility({ contentVisibilityAuto: true }) === true, undefined, { view: "sidebar", what: "the plain text after the markdown drawn" });
     await screenshot("test-results/thought-past-32kb-markdown-start.png");
-    await turn.result;
-    // A new panel draws it at once: folded (it ended) its start is plain until opened, then markdown.
+    const { sessionId } = await turn.result;
+    const again = a.stream("and again, after a long paragraph", { agent: "MarkedLong", sessionId });
+    await waitFor(() => (document.querySelector(".entry-thought.streaming .thought-md .md-stable > .cut") ? true : undefined), undefined, { view: "sidebar", what: "the long paragraph cut as it streams", timeoutMs: 20_000 });
+    const second = await waitFor(past, undefined, { view: "sidebar", what: "the second thought past 32 KB, to its last step", timeoutMs: 20_000 });
+    assert.ok(second && second.strong >= 400 && second.strong < 600, `its paragraphs within 32 KB are markdown (${second?.strong} bold)`);
+    assert.deepEqual({ ...second, sameFirst: false, strong: 0 }, { plain: true, sameFirst: false, strong: 0, cuts: 0, inOrder: 700, literal: true, markdownAfter: 0, segsOutside: true });
+    await again.result;
+    // A new panel draws both at once: the same markdown (it is opened as a user would, to be seen).
     await vscode.commands.executeCommand("agentThoughts.openPanel");
     try {
       const drawn = await waitFor(() => {
-        const entry = [...document.querySelectorAll<HTMLElement>("[data-entry-type='thought']")].at(-1);
-        const t = entry?.querySelector(".thought-text");
-        if (!entry || !t || !(t.textContent ?? "").includes("Step 699 ")) return undefined;
-        if (!entry.classList.contains("open")) {
-          entry.querySelector<HTMLButtonElement>(".thought-head")?.click();
+        const entries = [...document.querySelectorAll<HTMLElement>("[data-entry-type='thought']")];
+        if (entries.length !== 2 || !entries.every((e) => (e.textContent ?? "").includes("Step 699 "))) return undefined;
+        const closed = entries.find((e) => !e.classList.contains("open"));
+        if (closed) {
+          closed.querySelector<HTMLButtonElement>(".thought-head")?.click();
           return undefined;
         }
-        const steps = [...(t.textContent ?? "").matchAll(/Step (\d+) /g)].map((m) => Number(m[1]));
-        return { strong: t.querySelectorAll(".thought-inner > .thought-md strong").length, inOrder: steps.every((n, i) => n === i) && steps.length, literal: (t.textContent ?? "").includes("**item 699**") };
-      }, undefined, { view: "editor", what: "the long thought opened in a new panel", timeoutMs: 20_000 });
-      assert.ok(drawn && drawn.strong >= 450 && drawn.strong < 600, `its start is markdown (${drawn?.strong} bold)`);
-      assert.deepEqual([drawn.inOrder, drawn.literal], [700, true]);
+        return entries.map((e) => {
+          const steps = [...(e.textContent ?? "").matchAll(/Step (\d+) /g)].map((m) => Number(m[1]));
+          return { strong: e.querySelectorAll(".thought-inner > .thought-md strong").length, inOrder: steps.every((n, i) => n === i) && steps.length, literal: (e.textContent ?? "").includes("**item 699**") };
+        });
+      }, undefined, { view: "editor", what: "both long thoughts opened in a new panel", timeoutMs: 20_000 });
+      assert.deepEqual(drawn, [{ strong: after.strong, inOrder: 700, literal: true }, { strong: second.strong, inOrder: 700, literal: true }]);
       await evaluate(() => document.querySelector(".thought-inner > .thought-md .md-stable > :last-child")?.scrollIntoView({ block: "center" }), undefined, "editor");
       await waitFor(() => document.querySelector(".thought-inner > .segs .seg")?.checkVisibility({ contentVisibilityAuto: true }) === true, undefined, { view: "editor", what: "the plain text after the markdown drawn" });
       await screenshot("test-results/thought-past-32kb-drawn-anew.png");

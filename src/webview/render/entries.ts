@@ -37,6 +37,11 @@ export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
  * segments once, so streaming never re-renders a long markdown tail every frame.
  */
 export const THOUGHT_MARKDOWN_MAX = 32 * 1024;
+
+/** How much of a thought longer than THOUGHT_MARKDOWN_MAX is drawn as markdown: its whole blocks within that (see drawPlain). */
+export function markdownStart(text: string): number {
+  return text.length > THOUGHT_MARKDOWN_MAX ? wholeBlocks(text.slice(0, THOUGHT_MARKDOWN_MAX)) : 0;
+}
 /** The most of a streaming thought re-rendered per frame (see IncrementalMarkdown's `maxTail`). */
 const THOUGHT_MARKDOWN_TAIL = 2 * 1024;
 /** The same for a message: a long paragraph or list with no blank line is cut into blocks of about this much. */
@@ -123,14 +128,6 @@ class ThoughtComp implements EntryComp, Ticker {
   private md: IncrementalMarkdown | undefined;
   private plain = false;
   /**
-   * The markdown start of a thought drawn plain for its length, `len` characters of its text,
-   * before its plain segments: the whole blocks it had drawn as markdown when it grew past
-   * THOUGHT_MARKDOWN_MAX, kept as they were, so what was read there does not move or lose its
-   * formatting (the paragraph it was in is drawn again, plain); or, drawn at once, its whole
-   * blocks within THOUGHT_MARKDOWN_MAX, as plain text (`md` false) until the thought is first opened.
-   */
-  private start: { el: HTMLElement; len: number; md: boolean } | undefined;
-  /**
    * Whether the thought has been open: one drawn closed (a finished thought of a session just
    * picked, or read back) is plain text until first opened, so showing a session does not run
    * markdown over every folded thought in it.
@@ -215,7 +212,6 @@ class ThoughtComp implements EntryComp, Ticker {
         this.md = undefined;
         this.inner.replaceChildren();
         this.seg = undefined;
-        this.start = undefined;
         this.body.classList.add("plain");
         this.el.dataset.body = "later";
       }
@@ -233,20 +229,17 @@ class ThoughtComp implements EntryComp, Ticker {
       this.plain = plain;
       this.md = undefined;
       this.body.classList.toggle("plain", plain);
-      if (plain && md && extendsText(this.src, text)) {
-        // Grown past THOUGHT_MARKDOWN_MAX as it streamed: the blocks markdown drew stay, the rest goes on plain.
-        const len = md.freeze();
-        if (len > 0) {
-          this.start = { el: md.el, len, md: true };
-          this.seg = undefined;
-          this.append(text.slice(len));
-          this.srcText = text;
-          return;
-        }
+      const start = plain && md && extendsText(this.src, text) ? markdownStart(text) : 0;
+      if (md && start > 0) {
+        // Grown past THOUGHT_MARKDOWN_MAX as it streamed: the blocks markdown drew stay (see drawPlain), the rest goes on plain.
+        md.freeze(text, start);
+        this.seg = undefined;
+        this.append(text.slice(start));
+        this.srcText = text;
+        return;
       }
       this.inner.replaceChildren();
       this.seg = undefined;
-      this.start = undefined;
       this.srcText = "";
     }
     if (!this.plain) {
@@ -259,31 +252,23 @@ class ThoughtComp implements EntryComp, Ticker {
       const drawn = this.src;
       if (drawn !== "" && extendsText(drawn, text)) this.append(text.slice(drawn.length));
       else this.drawPlain(text);
-      if (this.start && !this.start.md && this.opened) this.markdownStart(text);
     }
     this.srcText = text;
   }
 
-  /** Draws `text` plain, its whole blocks within THOUGHT_MARKDOWN_MAX first (see `start`). */
+  /**
+   * Draws `text` (longer than THOUGHT_MARKDOWN_MAX) plain after its markdown start: its whole
+   * blocks within THOUGHT_MARKDOWN_MAX, drawn as markdown whether the thought is open or not (a
+   * thought that long is rare; find counts them as drawn, searchText.ts). A thought that grows
+   * past THOUGHT_MARKDOWN_MAX as it streams keeps the blocks it drew there (IncrementalMarkdown.freeze),
+   * so what was read does not move or lose its formatting; only the paragraph it was in goes on plain.
+   */
   private drawPlain(text: string): void {
     this.inner.replaceChildren();
     this.seg = undefined;
-    this.start = undefined;
-    const len = text.length > THOUGHT_MARKDOWN_MAX ? wholeBlocks(text.slice(0, THOUGHT_MARKDOWN_MAX)) : 0;
-    if (len > 0) {
-      this.start = { el: h("div", { class: "thought-start" }, cleanBlock(text.slice(0, len))), len, md: false };
-      this.inner.append(this.start.el);
-    }
-    this.append(text.slice(len));
-  }
-
-  /** The start drawn plain (never opened) drawn as markdown: the thought is open. */
-  private markdownStart(text: string): void {
-    const start = this.start;
-    if (!start || start.md) return;
-    const el = h("div", { class: "thought-md" }, h("div", { class: "md md-stable" }, renderMarkdown(text.slice(0, start.len))));
-    start.el.replaceWith(el);
-    this.start = { el, len: start.len, md: true };
+    const start = markdownStart(text);
+    if (start > 0) this.inner.append(h("div", { class: "thought-md" }, h("div", { class: "md md-stable" }, renderMarkdown(text.slice(0, start)))));
+    this.append(text.slice(start));
   }
 
   /** `text` (which may hold text already) is the segment appended to from now on. */

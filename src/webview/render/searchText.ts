@@ -8,8 +8,8 @@
 import type { Entry, ToolEntry } from "../../shared/viewModel";
 import { cleanBlock, cleanInline, displayPath } from "../dom";
 import { foldCase } from "../find";
-import { markdownText, wholeBlocks } from "../markdown";
-import { THOUGHT_MARKDOWN_MAX } from "./entries";
+import { markdownText } from "../markdown";
+import { markdownStart, THOUGHT_MARKDOWN_MAX } from "./entries";
 import { MAX_LOCATIONS, TEXT_LIMIT, terminalTail, toolTitle } from "./toolCard";
 
 /** The elements inside an entry that show its searchable text, in the order of `entryFields`. */
@@ -69,10 +69,10 @@ export function entryFields(e: Entry, cwd: string): string[] {
     case "user": return [cleanBlock(e.text)];
     case "thought": {
       // Without the blank lines it starts with; markdown up to a length, past it its whole blocks
-      // within that length and plain text after them (as ThoughtComp draws it at once).
+      // within that length and plain text after them (as ThoughtComp draws it).
       const text = e.text.replace(/^[ \t\r\n]*\n/, "");
       if (text.length <= THOUGHT_MARKDOWN_MAX) return [markdownText(text)];
-      const start = wholeBlocks(text.slice(0, THOUGHT_MARKDOWN_MAX));
+      const start = markdownStart(text);
       return [(start > 0 ? markdownText(text.slice(0, start)) : "") + cleanBlock(text.slice(start))];
     }
     case "message": return [e.text.length > MARKDOWN_TEXT_MAX ? cleanBlock(e.text) : markdownText(e.text)];
