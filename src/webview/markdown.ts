@@ -509,6 +509,8 @@ export class IncrementalMarkdown {
   /** Whether the text was last drawn as done (it will not grow), and a cut waits for the next frame (cutNextFrame). */
   private done = false;
   private cutLater = false;
+  /** How wide the tail was laid out when a paragraph was last cut where a drawn line started (see `resized`). */
+  private cutWidth: number | undefined;
 
   /**
    * `maxTail`: past this many characters of tail, the stable part is cut, so a long paragraph costs
@@ -560,6 +562,14 @@ export class IncrementalMarkdown {
     // Where the tail's last drawn line starts, if it is one paragraph: a cut not seen (else one that shows as a line break).
     let seen: number | undefined;
     if (!done && text.length - Math.max(split, this.stableLen) > this.maxTail && !this.blocks.fence) {
+      // Its paragraphs were cut where drawn lines started at another width (the panel was resized
+      // since): those cuts may show now. Drawn whole again this once, as when done (what the reader
+      // selected kept), and cut where lines start at this width from the next frame.
+      if (this.wasCut && text.length <= WHOLE_MAX && this.resized()) {
+        this.update(text, true);
+        this.done = false;
+        return;
+      }
       seen = this.lineCut(split);
       // A paragraph drawn too short to cut where a line starts (a larger update came): drawn whole
       // this once, up to twice maxTail, and cut where its last line starts in the next frame.
@@ -676,7 +686,19 @@ export class IncrementalMarkdown {
     const at = lastLineStart(prose, this.maxTail >> 2);
     if (at === undefined) return undefined;
     const cut = this.stableLen + at;
-    return opensBlock(this.text, cut) ? undefined : cut;
+    if (opensBlock(this.text, cut)) return undefined;
+    this.cutWidth = this.tail.getBoundingClientRect().width;
+    return cut;
+  }
+
+  /**
+   * Whether the tail is laid out at another width than when a paragraph was last cut where a drawn
+   * line started. Reads layout: only as a cut is due (once in a while), before the frame writes.
+   */
+  private resized(): boolean {
+    if (this.cutWidth === undefined) return false;
+    const width = this.tail.getBoundingClientRect().width;
+    return width > 0 && Math.abs(width - this.cutWidth) >= 1;
   }
 
   /**
@@ -837,6 +859,7 @@ export class IncrementalMarkdown {
     this.streamed = undefined;
     this.prose = undefined;
     this.wasCut = false;
+    this.cutWidth = undefined;
     this.stable.replaceChildren();
     this.tail.replaceChildren();
   }

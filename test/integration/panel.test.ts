@@ -651,6 +651,31 @@ describe("the thought panel", function () {
     await second.result;
   });
 
+  it("a long thought cut while it streams is cut anew when the panel's width changes: no cut shows at the new width", async () => {
+    // The cuts are where drawn lines started; at another width those lines start elsewhere, so the
+    // cuts made before would show as line breaks mid-sentence. The panel's content is narrowed (as
+    // dragging the sidebar's edge does) while the thought streams.
+    await useAgent("Narrowed", { turns: [[{ flood: { count: 300, text: "Step {i} checks the parser, then its tests (all of them). ", paceMs: 8 } }, { sleep: 3000 }, { message: "done" }]] });
+    const a = await api();
+    const turn = a.stream("think while I resize", { agent: "Narrowed", newSession: true });
+    try {
+      const before = await waitFor(() => {
+        const t = document.querySelector(".entry-thought.streaming .thought-md");
+        if (!t || !(t.textContent ?? "").includes("Step 150 ") || t.querySelectorAll(".md-stable > .cut").length < 2) return undefined;
+        document.getElementById("root")!.style.marginRight = "41px";
+        return t.querySelectorAll(".md-stable > .cut").length;
+      }, undefined, { view: "sidebar", what: "the thought cut twice, half streamed", timeoutMs: 20_000 });
+      assert.ok(before && before >= 2);
+      const cuts = await waitFor(cutsThatShow, { join: " ", last: "Step 299 checks the parser, then its tests (all of them)." }, { view: "sidebar", what: "the streaming thought at its end", timeoutMs: 20_000 });
+      assert.ok(cuts && cuts.cuts >= 1, `cut ${cuts?.cuts} times`);
+      assert.equal(cuts.measured, cuts.cuts, "every cut measured");
+      assert.deepEqual(cuts.shown, [], "no cut shows at the new width");
+    } finally {
+      await evaluate(() => { document.getElementById("root")!.style.marginRight = ""; }, undefined, "sidebar");
+    }
+    await turn.result;
+  });
+
   it("a long thought is not cut inside bold text, inline code or a link while it streams: no markdown mark shows", async () => {
     // Each piece of a cut thought is drawn on its own until the thought is done: a cut inside a
     // span would show its marks (** or a backtick) and the rest of it plain. Most sentence ends
