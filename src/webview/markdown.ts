@@ -509,8 +509,13 @@ export class IncrementalMarkdown {
   /** Whether the text was last drawn as done (it will not grow), and a cut waits for the next frame (cutNextFrame). */
   private done = false;
   private cutLater = false;
-  /** How wide the tail was laid out when a paragraph was last cut where a drawn line started (see `resized`). */
+  /**
+   * How wide the tail was laid out when a paragraph was last cut where a drawn line started, and
+   * when the width was last read; whether cuts made at another width are drawn (see `resized`).
+   */
   private cutWidth: number | undefined;
+  private readWidth: number | undefined;
+  private staleCuts = false;
 
   /**
    * `maxTail`: past this many characters of tail, the stable part is cut, so a long paragraph costs
@@ -565,7 +570,7 @@ export class IncrementalMarkdown {
       // Its paragraphs were cut where drawn lines started at another width (the panel was resized
       // since): those cuts may show now. Drawn whole again this once, as when done (what the reader
       // selected kept), and cut where lines start at this width from the next frame.
-      if (this.wasCut && text.length <= WHOLE_MAX && this.resized()) {
+      if (this.wasCut && text.length <= WHOLE_MAX && this.lineCutReady(split) && this.resized()) {
         this.update(text, true);
         this.done = false;
         return;
@@ -682,7 +687,7 @@ export class IncrementalMarkdown {
    */
   private lineCut(split: number): number | undefined {
     const prose = this.prose;
-    if (!prose || split > this.stableLen || !this.text.startsWith(prose.data, this.stableLen)) return undefined;
+    if (!prose || !this.lineCutReady(split)) return undefined;
     const at = lastLineStart(prose, this.maxTail >> 2);
     if (at === undefined) return undefined;
     const cut = this.stableLen + at;
@@ -691,14 +696,24 @@ export class IncrementalMarkdown {
     return cut;
   }
 
+  /** Whether the tail is one paragraph of plain text drawn in the last frame, no block ended since (lineCut reads its layout). */
+  private lineCutReady(split: number): boolean {
+    return this.prose !== undefined && split <= this.stableLen && this.text.startsWith(this.prose.data, this.stableLen);
+  }
+
   /**
-   * Whether the tail is laid out at another width than when a paragraph was last cut where a drawn
-   * line started. Reads layout: only as a cut is due (once in a while), before the frame writes.
+   * Whether cuts made where drawn lines started at another width are drawn, and the width has
+   * held since the last look (a panel being dragged is drawn again once, when it is let go, not
+   * every cut). Reads layout: as a cut is due (once in a while), before the frame writes.
    */
   private resized(): boolean {
     if (this.cutWidth === undefined) return false;
     const width = this.tail.getBoundingClientRect().width;
-    return width > 0 && Math.abs(width - this.cutWidth) >= 1;
+    if (width === 0) return false;
+    if (Math.abs(width - this.cutWidth) >= 1) this.staleCuts = true;
+    const held = width === this.readWidth;
+    this.readWidth = width;
+    return this.staleCuts && held;
   }
 
   /**
@@ -816,11 +831,10 @@ export class IncrementalMarkdown {
     this.done = true;
     this.streamed = undefined;
     this.prose = undefined;
+    const selected = selectionIn(this.el);
     this.tail.replaceChildren();
     if (this.firstCut < end) {
-      const selected = selectionIn(this.stable);
       this.stable.replaceChildren(renderMarkdown(text.slice(0, end)));
-      if (selected) keepSelection(selected, [this.stable]);
     } else {
       let k = this.wholes.length - 1;
       while (k > 0 && this.wholes[k]!.end > end) k--;
@@ -828,6 +842,8 @@ export class IncrementalMarkdown {
       while (this.stable.childNodes.length > kept.nodes) this.stable.lastChild?.remove();
       if (kept.end < end) this.stable.append(renderMarkdown(text.slice(kept.end, end)));
     }
+    // What the reader selected, if it is still drawn here (text in the tail goes on plain after it).
+    if (selected) keepSelection(selected, [this.stable]);
     this.text = text.slice(0, end);
     this.tailSrc = "";
     this.stableLen = end;
@@ -860,6 +876,8 @@ export class IncrementalMarkdown {
     this.prose = undefined;
     this.wasCut = false;
     this.cutWidth = undefined;
+    this.readWidth = undefined;
+    this.staleCuts = false;
     this.stable.replaceChildren();
     this.tail.replaceChildren();
   }

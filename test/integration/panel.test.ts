@@ -496,17 +496,23 @@ describe("the thought panel", function () {
     assert.ok(second && second.strong >= 400 && second.strong < 600, `its paragraphs within 32 KB are markdown (${second?.strong} bold)`);
     assert.deepEqual({ ...second, sameFirst: false, strong: 0 }, { plain: true, sameFirst: false, strong: 0, cuts: 0, inOrder: 700, literal: true, markdownAfter: 0, segsOutside: true });
     await again.result;
-    // A new panel draws both at once: the same markdown (it is opened as a user would, to be seen).
+    // A new panel draws neither while they are folded (find counts them from their text), and
+    // both when opened, as a user would: the same markdown.
     await vscode.commands.executeCommand("agentThoughts.openPanel");
     try {
+      const folded = await waitFor(() => {
+        const entries = [...document.querySelectorAll<HTMLElement>("[data-entry-type='thought']")];
+        return entries.length === 2 ? entries.map((e) => `${e.classList.contains("open")} ${e.dataset.body} ${e.querySelector(".thought-inner")?.childNodes.length}`) : undefined;
+      }, undefined, { view: "editor", what: "both thoughts in a new panel" });
+      assert.deepEqual(folded, ["false later 0", "false later 0"]);
       const drawn = await waitFor(() => {
         const entries = [...document.querySelectorAll<HTMLElement>("[data-entry-type='thought']")];
-        if (entries.length !== 2 || !entries.every((e) => (e.textContent ?? "").includes("Step 699 "))) return undefined;
         const closed = entries.find((e) => !e.classList.contains("open"));
         if (closed) {
           closed.querySelector<HTMLButtonElement>(".thought-head")?.click();
           return undefined;
         }
+        if (entries.length !== 2 || !entries.every((e) => (e.textContent ?? "").includes("Step 699 "))) return undefined;
         return entries.map((e) => {
           const steps = [...(e.textContent ?? "").matchAll(/Step (\d+) /g)].map((m) => Number(m[1]));
           return { strong: e.querySelectorAll(".thought-inner > .thought-md strong").length, inOrder: steps.every((n, i) => n === i) && steps.length, literal: (e.textContent ?? "").includes("**item 699**") };

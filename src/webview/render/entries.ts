@@ -129,14 +129,15 @@ class ThoughtComp implements EntryComp, Ticker {
   private plain = false;
   /**
    * Whether the thought has been open: one drawn closed (a finished thought of a session just
-   * picked, or read back) is plain text until first opened, so showing a session does not run
-   * markdown over every folded thought in it.
+   * picked, or read back) is not drawn until first opened (see `deferred`), so showing a session
+   * does not run markdown over every folded thought in it.
    */
   private opened: boolean;
   /**
-   * Closed, never opened and short enough to be drawn as markdown when opened: nothing is drawn
-   * yet (plain text drawn now would be thrown away then), so showing a session builds no text for
-   * its folded thoughts; find counts their matches from the entry (`data-body="later"`).
+   * Closed and never opened, and short enough to be drawn as markdown when opened or ended (a long
+   * one starts with markdown too, see drawPlain): nothing is drawn yet, so showing a session builds
+   * no text and runs no markdown for its folded thoughts; find counts their matches from the entry
+   * (`data-body="later"`).
    */
   private deferred = false;
   private readonly lead = new LeadingBlankLines();
@@ -205,7 +206,8 @@ class ThoughtComp implements EntryComp, Ticker {
   private syncText(text: string): void {
     // Markdown while it is short enough and has been open; plain text otherwise (drawn once, then appended to).
     const plain = text.length > THOUGHT_MARKDOWN_MAX || !this.opened;
-    if (plain && !this.opened && text.length <= THOUGHT_MARKDOWN_MAX) {
+    // Never opened: drawn when first opened (a long one that streams meanwhile is drawn as it comes).
+    if (plain && !this.opened && (text.length <= THOUGHT_MARKDOWN_MAX || this.entry.endedAt !== undefined)) {
       if (!this.deferred) {
         this.deferred = true;
         this.plain = true;
@@ -258,8 +260,8 @@ class ThoughtComp implements EntryComp, Ticker {
 
   /**
    * Draws `text` (longer than THOUGHT_MARKDOWN_MAX) plain after its markdown start: its whole
-   * blocks within THOUGHT_MARKDOWN_MAX, drawn as markdown whether the thought is open or not (a
-   * thought that long is rare; find counts them as drawn, searchText.ts). A thought that grows
+   * blocks within THOUGHT_MARKDOWN_MAX, as find counts them (searchText.ts); folded, only while it
+   * streams (a finished one never opened is drawn when opened, see `deferred`). A thought that grows
    * past THOUGHT_MARKDOWN_MAX as it streams keeps the blocks it drew there (IncrementalMarkdown.freeze),
    * so what was read does not move or lose its formatting; only the paragraph it was in goes on plain.
    */
