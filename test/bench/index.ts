@@ -132,9 +132,22 @@ async function hiddenPanel(a: AgentThoughtsInternalApi): Promise<void> {
   const t1 = Date.now();
   await vscode.commands.executeCommand("agentThoughts.panel.focus");
   const expected = count * CHUNK;
-  await waitFor(lastThoughtHolds, expected, { timeoutMs: 60_000, view: "sidebar", what: "the latest text after showing the panel" });
+  // The thought ended while the panel was hidden: a page made anew meanwhile (a failed post, a
+  // resync) draws it folded and, never opened, not drawn until opened; opened then, as a reader would.
+  const shownWhole = (n: number): boolean => {
+    const thoughts = document.querySelectorAll<HTMLElement>("[data-entry-type='thought']");
+    const last = thoughts[thoughts.length - 1];
+    if (last?.dataset.body === "later" && !last.classList.contains("open")) {
+      (window as Window & { __atOpenedFolded?: boolean }).__atOpenedFolded = true;
+      last.querySelector<HTMLButtonElement>(".thought-head")?.click();
+      return false;
+    }
+    return (last?.querySelector(".thought-text")?.textContent?.length ?? 0) >= n;
+  };
+  await waitFor(shownWhole, expected, { timeoutMs: 60_000, view: "sidebar", what: "the latest text after showing the panel" });
   const shownMs = Date.now() - t1;
-  log(`  Panel hidden while ${count.toLocaleString("en")} chunks stream at ${Math.round(1000 / paceMs).toLocaleString("en")}/s (${fmt(streamMs)}): ${posts} posts to it (${(posts / (streamMs / 1000)).toFixed(0)}/s); shown again, the latest text is on screen after ${fmt(shownMs)}`);
+  const opened = await evaluate(() => (window as Window & { __atOpenedFolded?: boolean }).__atOpenedFolded === true, undefined, "sidebar");
+  log(`  Panel hidden while ${count.toLocaleString("en")} chunks stream at ${Math.round(1000 / paceMs).toLocaleString("en")}/s (${fmt(streamMs)}): ${posts} posts to it (${(posts / (streamMs / 1000)).toFixed(0)}/s); shown again, the latest text is on screen after ${fmt(shownMs)}${opened ? " (its thought drawn folded, as it ended while hidden: opened by its header, as a reader would)" : ""}`);
 }
 
 /** How long a new, nearly empty panel webview takes to boot here: the floor under any restore. */
