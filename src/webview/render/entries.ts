@@ -7,7 +7,7 @@
 import { agentIdOf, appendedSince, type Entry } from "../../shared/viewModel";
 import { pairSafeEnd } from "../../shared/utf16";
 import { button, cleanBlock, cleanInline, h, icon, selectedRange, setText, thoughtLabel, toggleHidden, uid } from "../dom";
-import { IncrementalMarkdown, renderMarkdown, wholeBlocks } from "../markdown";
+import { IncrementalMarkdown, wholeBlocks } from "../markdown";
 import { lastLineStart } from "../lineStart";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
 import { afterLayout, runAfterLayout } from "./frame";
@@ -269,7 +269,12 @@ class ThoughtComp implements EntryComp, Ticker {
     this.inner.replaceChildren();
     this.seg = undefined;
     const start = markdownStart(text);
-    if (start > 0) this.inner.append(h("div", { class: "thought-md" }, h("div", { class: "md md-stable" }, renderMarkdown(text.slice(0, start)))));
+    if (start > 0) {
+      // The same markdown view a streaming thought freezes as it crosses the length, drawn at once.
+      const md = new IncrementalMarkdown("thought-md");
+      md.freeze(text, start);
+      this.inner.append(md.el);
+    }
     this.append(text.slice(start));
   }
 
