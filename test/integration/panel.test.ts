@@ -7,7 +7,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { harnessRequest, log, screenshot } from "./index";
-import { click, cutsThatShow, emulateMedia, evaluate, fill, hover, lastThoughtHolds, press, viewport, waitFor } from "./webview";
+import { click, cutsThatShow, emulateMedia, evaluate, fill, hover, lastThoughtHolds, openedLastThoughtHolds, press, viewport, waitFor } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
 
 
@@ -432,9 +432,12 @@ describe("the thought panel", function () {
     }, undefined, { view: "sidebar", what: "the thought rendered as markdown" });
     assert.deepEqual(shown, { strong: "Planning", items: 2, code: "package.json", literal: false, firstBlock: "P", firstText: "Planning the change:" });
     await a.stream("think long", { sessionId: first.sessionId }).result;
+    // It may come and end within a frame: then it is drawn closed, and opened here as a user would.
     const plain = await waitFor((n: number) => {
-      const texts = document.querySelectorAll(".thought-text");
-      const t = texts[texts.length - 1];
+      const thoughts = document.querySelectorAll("[data-entry-type='thought']");
+      const entry = thoughts[thoughts.length - 1];
+      if (entry && !entry.classList.contains("streaming") && !entry.classList.contains("open")) entry.querySelector<HTMLButtonElement>(".thought-head")?.click();
+      const t = entry?.querySelector(".thought-text");
       return t && (t.textContent ?? "").length >= n ? { strong: t.querySelectorAll("strong").length, plain: t.classList.contains("plain"), text: t.textContent } : undefined;
     }, long.length, { view: "sidebar", what: "the long thought, whole" });
     // Exactly the agent's text, in order, across its blocks and their groups.
@@ -1481,7 +1484,8 @@ describe("the thought panel", function () {
     assert.ok(posts <= Math.ceil(ms / 100) + 4, `${posts} posts in ${ms} ms while hidden`);
     assert.ok(ms > 500, `the flood streamed ${ms} ms while the panel was hidden`);
     await vscode.commands.executeCommand("agentThoughts.panel.focus");
-    await waitFor(lastThoughtHolds, r.thoughts.length, { view: "sidebar", what: "every chunk on screen once shown", timeoutMs: 10_000 });
+    // Ended while hidden, it is folded (opened here as a user would: a panel drawn anew from a snapshot draws it when opened).
+    await waitFor(openedLastThoughtHolds, r.thoughts.length, { view: "sidebar", what: "every chunk on screen once shown", timeoutMs: 10_000 });
     assert.equal(r.thoughts.length, count * 24);
   });
   it("a new editor panel on a long session shows its newest turns first, the earlier ones follow in pieces, and the stream goes on in order", async () => {

@@ -64,6 +64,20 @@ export function lastThoughtHolds(n: number): boolean {
 }
 
 /**
+ * Run in the webview (with `waitFor`): whether the last thought, opened as a user would when it
+ * has ended folded, holds at least `n` characters. A thought the panel first draws ended (it came
+ * and ended within a frame, or the view was drawn anew from a snapshot) is drawn closed, its text
+ * not drawn until it is opened.
+ */
+export function openedLastThoughtHolds(n: number): boolean {
+  const entries = document.querySelectorAll("[data-entry-type='thought']");
+  const entry = entries[entries.length - 1];
+  if (!entry) return false;
+  if (!entry.classList.contains("streaming") && !entry.classList.contains("open")) entry.querySelector<HTMLButtonElement>(".thought-head")?.click();
+  return (entry.querySelector(".thought-text")?.textContent?.length ?? 0) >= n;
+}
+
+/**
  * Run in the webview (with `waitFor`): the streaming thought's cuts — where it is drawn in blocks
  * (markdown pieces, or plain segments) that one block would draw as one text — and those that show.
  * A cut shows when the two blocks either side of it, drawn as one at the same width in a block laid
