@@ -677,8 +677,12 @@ export class ThoughtPanelController implements vscode.Disposable {
       this.stats.snapshotPostMs += ms;
       later();
     };
-    const delay = TEST_MODE ? this.testFaults.pieceDelayMs : undefined;
-    const later = (): void => { if (delay === undefined) setImmediate(step); else setTimeout(step, delay); };
+    const later = (): void => {
+      // (Read before each piece: a test can slow the first pieces and let the rest go.)
+      const delay = TEST_MODE ? this.testFaults.pieceDelayMs : undefined;
+      if (delay === undefined) setImmediate(step);
+      else setTimeout(step, delay);
+    };
     later();
   }
 

@@ -1529,8 +1529,10 @@ describe("the thought panel", function () {
       await vscode.workspace.getConfiguration("workbench").update("colorTheme", "Default Dark Modern", vscode.ConfigurationTarget.Global);
       await waitFor(() => document.body.classList.contains("vscode-dark") && document.getElementById("saved-loading")?.hidden === false, undefined, { view: "editor", what: "the loading line in the dark theme" });
       await screenshot("test-results/editor-panel-earlier-turns-loading-1280x800-dark.png");
+      // The rest of the pieces 100 ms apart, still slower than the stream's patches (every 8 ms).
+      a._test.controller.testFaults.pieceDelayMs = 100;
       const r = await streaming.result;
-      // Every piece posted, a second apart (the state holds the earlier tests' sessions too: some 27 pieces in the whole suite).
+      // Every piece posted (the state holds the earlier tests' sessions too: some 27 pieces in the whole suite).
       await until(() => stats.lastFill.ended || undefined, "every piece of the snapshot posted", 90_000);
       // Every chunk streamed after the snapshot is there, in order: the patches went after its pieces.
       await waitFor(lastThoughtHolds, r.thoughts.length, { view: "editor", what: "turn 13's whole thought in the editor panel", timeoutMs: 20_000 });
