@@ -1001,6 +1001,86 @@ describe("the thought panel", function () {
     await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "following the bottom again" });
   });
 
+  it("with thinking expanded, a picked session draws the long thoughts in view at once and the rest as they come near; their boxes keep their height, and find opens one far up", async () => {
+    // 40 finished thoughts of 20 KB of markdown: drawing every open one at once took seconds for a
+    // hundred (one task, 93,000 elements); now only those in view are drawn in the pick's frame.
+    const para = `${"Checking **item** with \`code\` and words to read on. ".repeat(12)}\n\n`;
+    const body = para.repeat(Math.floor(20_000 / para.length));
+    const steps: Step[] = [];
+    for (let i = 0; i < 40; i++) steps.push({ thought: `T${i} ${body}${i === 0 ? "the FARNEEDLE at its end" : ""}`, chunkSize: 65_536 }, { message: `answer m${i}` });
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Expanded", { turns: [steps] }),
+      scriptedAgent("Short", { turns: [[{ message: "a short session" }]] }),
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const long = await a.stream("many thoughts", { agent: "Expanded", newSession: true }).result;
+    const short = await a.stream("one answer", { agent: "Short", newSession: true }).result;
+    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("a short session"), undefined, { view: "sidebar", what: "the short session" });
+    await vscode.workspace.getConfiguration("agentThoughts").update("thinking.display", "expanded", vscode.ConfigurationTarget.Global);
+    /** In the webview: thoughts drawn and not, those in view with no text, and the page's height. */
+    const thoughts = (): { drawn: number; waiting: number; emptyInView: string[]; height: number; top: number } => {
+      const t = document.getElementById("transcript")!;
+      const view = t.getBoundingClientRect();
+      let drawn = 0;
+      let waiting = 0;
+      const emptyInView: string[] = [];
+      for (const b of document.querySelectorAll<HTMLElement>("[data-entry-type='thought'] .thought-text")) {
+        const has = (b.textContent ?? "").length > 0;
+        if (has) drawn++;
+        else waiting++;
+        const r = b.getBoundingClientRect();
+        if (!has && r.height > 0 && r.bottom > view.top && r.top < view.bottom) emptyInView.push(`${Math.round(r.top)}-${Math.round(r.bottom)} in ${Math.round(view.top)}-${Math.round(view.bottom)}`);
+      }
+      return { drawn, waiting, emptyInView, height: t.scrollHeight, top: t.scrollTop };
+    };
+    const nextFrames = (): Promise<number> => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(1))));
+    try {
+      const pick = async (): Promise<void> => {
+        await pickInSwitcher(short.sessionId);
+        await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("a short session"), undefined, { view: "sidebar", what: "the short session picked" });
+        await pickInSwitcher(long.sessionId);
+        await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("answer m39"), undefined, { view: "sidebar", what: "the long session picked" });
+      };
+      await pick();
+      const picked = await evaluate(thoughts, undefined, "sidebar");
+      assert.deepEqual(picked.emptyInView, [], "every thought in view is drawn in the pick's frame");
+      assert.ok(picked.drawn >= 1 && picked.drawn <= 8 && picked.waiting >= 32, `drawn ${picked.drawn}, waiting ${picked.waiting}`);
+      // Scrolling up half a view at a time: what comes into view was drawn before it came.
+      let at = picked;
+      for (let i = 0; i < 400 && at.top > 0; i++) {
+        await evaluate(() => { const t = document.getElementById("transcript")!; t.scrollTop = Math.max(0, t.scrollTop - t.clientHeight / 2); }, undefined, "sidebar");
+        await evaluate(nextFrames, undefined, "sidebar");
+        at = await evaluate(thoughts, undefined, "sidebar");
+        assert.deepEqual(at.emptyInView, [], `scrolled up to ${at.top} px: every thought in view drawn`);
+        assert.equal(at.height, picked.height, "a thought drawn where it waited is as high as its box was");
+      }
+      assert.equal(at.top, 0, "at the top");
+      assert.equal(at.waiting, 0, "every thought drawn once it came near");
+      // Picked again, find goes to a match in the first thought, far above the view and not drawn: it is drawn and shown.
+      await pick();
+      assert.ok((await evaluate(thoughts, undefined, "sidebar")).waiting >= 32, "put off again");
+      await fill("#search", "FARNEEDLE", "sidebar");
+      await waitFor(() => document.querySelector(".match-count")?.textContent === "1 of 1", undefined, { view: "sidebar", what: "the match counted" });
+      await press("#search", "Enter", "sidebar");
+      const shown = await waitFor(() => {
+        const cur = CSS.highlights.get("find-current");
+        const sr = cur ? [...cur][0] : undefined;
+        if (!sr) return undefined;
+        const range = document.createRange();
+        range.setStart(sr.startContainer, sr.startOffset);
+        range.setEnd(sr.endContainer, sr.endOffset);
+        const r = range.getBoundingClientRect();
+        const t = document.getElementById("transcript")!.getBoundingClientRect();
+        return r.height > 0 && r.top >= t.top && r.bottom <= t.bottom ? range.toString() : undefined;
+      }, undefined, { view: "sidebar", what: "the match in the first thought, drawn and in view" });
+      assert.equal(shown, "FARNEEDLE");
+      await fill("#search", "", "sidebar");
+    } finally {
+      await vscode.workspace.getConfiguration("agentThoughts").update("thinking.display", undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it("each session opens where the reader left it when picked again; one left at its latest opens at its latest", async () => {
     const steps = (tag: string): Step[] => Array.from({ length: 30 }, (_, i): Step[] => [
       { message: `${tag} step ${i}: a paragraph long enough to wrap at the sidebar's width, as agents write${i % 4 === 0 ? ", and on some steps a good deal longer than on others" : ""}.` },
@@ -1369,7 +1449,7 @@ describe("the thought panel", function () {
     const r = await a.stream("flood", { agent: "Flood", newSession: true }).result;
     const ms = Date.now() - started;
     const want = 5000 * 24;
-    await waitFor(lastThoughtHolds, want, { view: "sidebar", what: "all chunks visible", timeoutMs: 60_000 });
+    await waitFor(openedLastThoughtHolds, want, { view: "sidebar", what: "all chunks visible", timeoutMs: 60_000 });
     assert.equal(r.thoughts.length, want);
     const posts = stats.posts - posts0;
     // Views: one sidebar; a patch at most every 8 ms (FRAME_MS in thoughtPanel.ts) over the

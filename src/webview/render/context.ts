@@ -5,6 +5,7 @@
 import type { Entry, SessionView } from "../../shared/viewModel";
 import type { HostInfo, WebviewMessage } from "../../shared/protocol";
 import type { UiState } from "../uiState";
+import type { Nearby } from "./nearby";
 import type { Rows } from "./rows";
 
 /** Something showing elapsed time that must refresh while nothing else changes. */
@@ -24,6 +25,8 @@ export interface RenderCtx {
   readonly tickers: Set<Ticker>;
   /** Entries say here whether they are one row (drawn only near the view: rows.ts). */
   readonly rows: Rows;
+  /** Entries put off drawing here until they are near the view (nearby.ts). */
+  readonly nearby: Nearby;
   post(message: WebviewMessage): void;
   /** Asks for a render in the next frame (after a UI-only change). */
   invalidate(): void;

@@ -44,6 +44,11 @@ export function markdownStart(text: string): number {
 }
 /** The most of a streaming thought re-rendered per frame (see IncrementalMarkdown's `maxTail`). */
 const THOUGHT_MARKDOWN_TAIL = 2 * 1024;
+/**
+ * A finished thought first drawn open at least this long is drawn once near the view (nearby.ts):
+ * past a screenful, so its box is as high as a long thought's (panel.css) before and after.
+ */
+const DRAW_NEAR_MIN = 2 * 1024;
 /** The same for a message: a long paragraph or list with no blank line is cut into blocks of about this much. */
 const MESSAGE_MARKDOWN_TAIL = 8 * 1024;
 
@@ -140,6 +145,15 @@ class ThoughtComp implements EntryComp, Ticker {
    * (`data-body="later"`).
    */
   private deferred = false;
+  /**
+   * Ended, open and never drawn (a session picked with thinking expanded): put off like `deferred`
+   * until its box is near the view (ctx.nearby), so a pick does not draw every open thought at once.
+   */
+  private waiting = false;
+  /** Drawn at least once: a thought drawn while it streamed, or opened, is never put off again. */
+  private drawnOnce = false;
+  /** Set while the reader's own action draws it (opening it, or coming near): drawn now, not put off. */
+  private drawNow = false;
   private readonly lead = new LeadingBlankLines();
   private entry: Of<"thought">;
   private ctx: RenderCtx;
@@ -208,17 +222,25 @@ class ThoughtComp implements EntryComp, Ticker {
     const plain = text.length > THOUGHT_MARKDOWN_MAX || !this.opened;
     // Never opened: drawn when first opened (a long one that streams meanwhile is drawn as it comes).
     if (plain && !this.opened && (text.length <= THOUGHT_MARKDOWN_MAX || this.entry.endedAt !== undefined)) {
-      if (!this.deferred) {
-        this.deferred = true;
-        this.plain = true;
-        this.md = undefined;
-        this.inner.replaceChildren();
-        this.seg = undefined;
-        this.body.classList.add("plain");
-        this.el.dataset.body = "later";
+      if (!this.deferred) this.putOff();
+      this.srcText = text;
+      return;
+    }
+    // Ended and open, never drawn: drawn when near the view (or opened by the reader).
+    if (!this.drawnOnce && !this.drawNow && this.entry.endedAt !== undefined && text.length >= DRAW_NEAR_MIN) {
+      if (!this.deferred) this.putOff();
+      if (!this.waiting) {
+        this.waiting = true;
+        this.body.classList.add("waiting");
+        this.ctx.nearby.whenNear(this.body, () => this.drawWaiting());
       }
       this.srcText = text;
       return;
+    }
+    if (this.waiting) {
+      this.waiting = false;
+      this.body.classList.remove("waiting");
+      this.ctx.nearby.cancel(this.body);
     }
     if (this.deferred) {
       // Opened, or grown too long for markdown: drawn whole now, however it is drawn.
@@ -226,6 +248,7 @@ class ThoughtComp implements EntryComp, Ticker {
       delete this.el.dataset.body;
       this.plain = !plain;
     }
+    this.drawnOnce = true;
     if (plain !== this.plain) {
       const md = this.md;
       this.plain = plain;
@@ -256,6 +279,27 @@ class ThoughtComp implements EntryComp, Ticker {
       else this.drawPlain(text);
     }
     this.srcText = text;
+  }
+
+  /** Nothing drawn (`data-body="later"`): find counts it from the entry meanwhile. */
+  private putOff(): void {
+    this.deferred = true;
+    this.plain = true;
+    this.md = undefined;
+    this.inner.replaceChildren();
+    this.seg = undefined;
+    this.body.classList.add("plain");
+    this.el.dataset.body = "later";
+  }
+
+  /** Near the view now (or asked for): drawn. */
+  private drawWaiting(): void {
+    this.drawNow = true;
+    try {
+      this.syncText(this.src);
+    } finally {
+      this.drawNow = false;
+    }
   }
 
   /**
@@ -400,12 +444,20 @@ class ThoughtComp implements EntryComp, Ticker {
 
   private toggle(): void {
     this.ctx.ui.entryOpen.set(entryKey(this.ctx, this.entry.id), !this.open);
-    this.syncOpen();
+    // Opened by the reader: drawn now, where they look.
+    this.drawNow = true;
+    try {
+      this.syncOpen();
+    } finally {
+      this.drawNow = false;
+    }
+    if (this.open) this.ctx.nearby.now(this.body);
     runAfterLayout();
   }
 
   dispose(): void {
     this.ctx.tickers.delete(this);
+    this.ctx.nearby.cancel(this.body);
   }
 }
 

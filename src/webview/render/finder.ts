@@ -793,6 +793,12 @@ export class Finder {
           head.click();
           this.syncDom(this.observer.takeRecords());
         }
+        // Open, its text put off until it is near the view: drawn now.
+        const body = e.type === "thought" ? d.el.querySelector(":scope > .thought-text") : null;
+        if (body && ctx.nearby.has(body)) {
+          ctx.nearby.now(body);
+          this.syncDom(this.observer.takeRecords());
+        }
       }
     }
     const now = this.dom.get(target.key);

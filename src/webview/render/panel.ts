@@ -12,6 +12,7 @@ import { Announcer } from "./announcer";
 import type { RenderCtx, Ticker } from "./context";
 import { entryElement } from "./entryBase";
 import { Rows } from "./rows";
+import { Nearby } from "./nearby";
 import { Finder } from "./finder";
 import { runAfterLayout } from "./frame";
 import { Banners, Header } from "./header";
@@ -44,6 +45,7 @@ export function activeSession(state: ViewState, host: HostInfo): SessionView | u
 export class Panel {
   readonly tickers = new Set<Ticker>();
   private readonly rows: Rows;
+  private readonly nearby: Nearby;
   private readonly header: Header;
   private readonly banners: Banners;
   private readonly plan: PinnedPlan;
@@ -73,6 +75,7 @@ export class Panel {
       invalidate();
     }, invalidate);
     this.rows = new Rows(this.transcript.el);
+    this.nearby = new Nearby(this.transcript.el);
     this.scroll = new ScrollKeeper(this.transcript.el, ui, invalidate, () => {
       if (!this.transcript.showLatest(ui)) return;
       ui.layoutVersion++;
@@ -110,7 +113,7 @@ export class Panel {
     }
     return {
       session, sessionId: session.sessionId, host, ui: this.ui, matcher: this.matcher, version: this.ctxVersion,
-      tickers: this.tickers, rows: this.rows, post: this.post, invalidate: this.invalidate, editPrompt: (text) => this.prompt.edit(text),
+      tickers: this.tickers, rows: this.rows, nearby: this.nearby, post: this.post, invalidate: this.invalidate, editPrompt: (text) => this.prompt.edit(text),
     };
   }
 
@@ -156,6 +159,8 @@ export class Panel {
     this.scroll.setLatestHidden(!!session && this.transcript.hidesLatest);
     // A saved session's earlier turns come after its last (and a large snapshot's): a place not among those yet waits for them.
     this.scroll.settle(session && session.turns.length > 0 ? session.sessionId : undefined, !!place && !placeFound && awaitsTurns(session));
+    // What this frame put off drawing and is near where the view now is: drawn in this frame.
+    this.nearby.check();
   }
 
   /** A prompt the user just sent, or a question the agent just asked, is at the bottom: show it. */
