@@ -1004,7 +1004,7 @@ describe("the thought panel", function () {
   it("with thinking expanded, a picked session draws the long thoughts in view at once and the rest as they come near; their boxes keep their height, and find opens one far up", async () => {
     // 40 finished thoughts of 20 KB of markdown: drawing every open one at once took seconds for a
     // hundred (one task, 93,000 elements); now only those in view are drawn in the pick's frame.
-    const para = `${"Checking **item** with \`code\` and words to read on. ".repeat(12)}\n\n`;
+    const para = `${"Checking **item** with `code` and words to read on. ".repeat(12)}\n\n`;
     const body = para.repeat(Math.floor(20_000 / para.length));
     const steps: Step[] = [];
     for (let i = 0; i < 40; i++) steps.push({ thought: `T${i} ${body}${i === 0 ? "the FARNEEDLE at its end" : ""}`, chunkSize: 65_536 }, { message: `answer m${i}` });

@@ -175,6 +175,8 @@ class ThoughtComp implements EntryComp, Ticker {
     this.el = entryShell(entry);
     this.el.append(this.head, this.body);
     this.head.addEventListener("click", () => this.toggle());
+    // Reached with the keyboard while waiting to be drawn: drawn now.
+    this.body.addEventListener("focus", () => this.ctx.nearby.now(this.body));
     this.opened = this.wantOpen();
     this.syncText(this.lead.strip(entry.text));
     this.syncOpen();
@@ -417,6 +419,8 @@ class ThoughtComp implements EntryComp, Ticker {
       }
     }
     if (open !== this.open) {
+      // Shown again while its text waits (thinking set back to expanded): looked at where it now is.
+      if (open && this.waiting) this.ctx.nearby.refresh(this.body);
       this.open = open;
       this.el.classList.toggle("open", open);
       this.head.setAttribute("aria-expanded", String(open));

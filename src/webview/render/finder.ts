@@ -801,6 +801,8 @@ export class Finder {
         }
       }
     }
+    // The view jumps there: what waits to be drawn around it is looked at when the frame ends.
+    ctx.nearby.refreshAll();
     const now = this.dom.get(target.key);
     if (now && target.k >= now.scan.count && now.scan.count > 0) this.current = { key: target.key, k: now.scan.count - 1 };
     this.paintCurrent();

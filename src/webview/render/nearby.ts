@@ -9,6 +9,9 @@
  * drawn in that frame, so the reader never sees an empty box where they look; the rest is drawn
  * when an IntersectionObserver says it is within a view's height, before it comes into view.
  */
+/** At most this many new waiting elements in a frame are drawn without looking where they are. */
+const FEW = 4;
+
 export class Nearby {
   private readonly waiting = new Map<Element, () => void>();
   /** Waiting since the last `check`. */
@@ -46,23 +49,44 @@ export class Nearby {
     this.observer.unobserve(el);
   }
 
+  /** `el`, waiting, may have come into view without moving near it (shown again, or a jump): looked at by the next `check`. */
+  refresh(el: Element): void {
+    if (this.waiting.has(el)) this.fresh.add(el);
+  }
+
+  /** After a jump (find going to a match): every element waiting is looked at by the next `check`. */
+  refreshAll(): void {
+    for (const el of this.waiting.keys()) this.fresh.add(el);
+  }
+
   /**
-   * At the end of the panel's frame: what began waiting in it and is in the view is drawn now.
-   * One layout read for all of them (the boxes are empty, so it is cheap), then the drawing.
+   * At the end of the panel's frame: what began waiting in it is drawn now if it is in the view. A
+   * few (a live turn's new thoughts) are drawn with no layout read; more (a session picked) after
+   * one read of their boxes (empty, so cheap), again while drawing brought more into the view (a
+   * thought shorter than its box in a wide panel).
    */
   check(): void {
     if (this.fresh.size === 0) return;
-    const els = [...this.fresh];
+    let els = [...this.fresh];
     this.fresh.clear();
-    const view = this.root.getBoundingClientRect();
-    if (view.height <= 0) return;
-    const near: Element[] = [];
-    for (const el of els) {
-      if (!el.isConnected || !this.waiting.has(el)) continue;
-      const r = el.getBoundingClientRect();
-      if (r.height > 0 && r.bottom >= view.top && r.top <= view.bottom) near.push(el);
+    if (els.length <= FEW) {
+      for (const el of els) this.draw(el);
+      return;
     }
-    for (const el of near) this.draw(el);
+    for (let round = 0; round < els.length && els.length > 0; round++) {
+      const view = this.root.getBoundingClientRect();
+      if (view.height <= 0) return;
+      const near: Element[] = [];
+      const rest: Element[] = [];
+      for (const el of els) {
+        if (!el.isConnected || !this.waiting.has(el)) continue;
+        const r = el.getBoundingClientRect();
+        (r.height > 0 && r.bottom >= view.top && r.top <= view.bottom ? near : rest).push(el);
+      }
+      if (near.length === 0) return;
+      for (const el of near) this.draw(el);
+      els = rest;
+    }
   }
 
   private draw(el: Element): void {
