@@ -21,7 +21,7 @@ export class Nearby {
   /** `root`: the scroll box the elements are in. */
   constructor(private readonly root: HTMLElement) {
     this.observer = new IntersectionObserver((records) => {
-      for (const r of records) if (r.isIntersecting) this.draw(r.target);
+      for (const r of records) if (r.isIntersecting) this.now(r.target);
     }, { root, rootMargin: "100% 0px" });
   }
 
@@ -37,9 +37,12 @@ export class Nearby {
     return this.waiting.has(el);
   }
 
-  /** `el` is drawn now, wherever it is (the reader opened it, or find goes to a match in it). */
+  /** `el`, if it waits, is drawn now, wherever it is (it came near, the reader opened it, or find goes to a match in it). */
   now(el: Element): void {
-    this.draw(el);
+    const draw = this.waiting.get(el);
+    if (!draw) return;
+    this.cancel(el);
+    draw();
   }
 
   /** `el` no longer waits (it is gone, or drawn another way). */
@@ -70,10 +73,11 @@ export class Nearby {
     let els = [...this.fresh];
     this.fresh.clear();
     if (els.length <= FEW) {
-      for (const el of els) this.draw(el);
+      for (const el of els) this.now(el);
       return;
     }
-    for (let round = 0; round < els.length && els.length > 0; round++) {
+    // Each round draws at least one or ends.
+    while (els.length > 0) {
       const view = this.root.getBoundingClientRect();
       if (view.height <= 0) return;
       const near: Element[] = [];
@@ -84,15 +88,8 @@ export class Nearby {
         (r.height > 0 && r.bottom >= view.top && r.top <= view.bottom ? near : rest).push(el);
       }
       if (near.length === 0) return;
-      for (const el of near) this.draw(el);
+      for (const el of near) this.now(el);
       els = rest;
     }
-  }
-
-  private draw(el: Element): void {
-    const draw = this.waiting.get(el);
-    if (!draw) return;
-    this.cancel(el);
-    draw();
   }
 }
