@@ -1081,6 +1081,124 @@ describe("the thought panel", function () {
     }
   });
 
+  it("a picked session draws the long answers in view at once and the rest as they come near, the view not moving as they take their height; find and a kept place reach one far up", async () => {
+    // 40 finished answers of 4 KB of markdown (drawing 150 of 31 KB at once took seconds: one task,
+    // 77,000 elements); those away from the view wait in a box of their estimated height.
+    const para = `${"Answering **item** with `code` and words to read on. ".repeat(6)}\n\n`;
+    const body = para.repeat(Math.floor(4_000 / para.length));
+    const steps: Step[] = [];
+    for (let i = 0; i < 40; i++) {
+      steps.push({ message: `M${i} ${body}${i === 0 ? "the FARNEEDLE at its end" : ""}`, chunkSize: 65_536 },
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `read-${i}`, title: `Read f${i}.ts`, kind: "read", status: "completed" } });
+    }
+    steps.push({ message: "all answered" });
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Answers", { turns: [steps] }),
+      scriptedAgent("Short", { turns: [[{ message: "a short session" }]] }),
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const long = await a.stream("many answers", { agent: "Answers", newSession: true }).result;
+    const short = await a.stream("one answer", { agent: "Short", newSession: true }).result;
+    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("a short session"), undefined, { view: "sidebar", what: "the short session" });
+    /** In the webview: answers drawn and not, those in view with no text, those within a view's height of it not drawn, and the bottom. */
+    const answers = (): { drawn: number; waiting: number; emptyInView: string[]; emptyNear: number; top: number; atBottom: boolean } => {
+      const t = document.getElementById("transcript")!;
+      const view = t.getBoundingClientRect();
+      let drawn = 0;
+      let waiting = 0;
+      let emptyNear = 0;
+      const emptyInView: string[] = [];
+      for (const b of document.querySelectorAll<HTMLElement>("[data-entry-type='message'] .message-body")) {
+        const has = (b.textContent ?? "").length > 0;
+        if (has) drawn++;
+        else waiting++;
+        const r = b.getBoundingClientRect();
+        if (!has && r.height > 0 && r.bottom > view.top && r.top < view.bottom) emptyInView.push(`${Math.round(r.top)}-${Math.round(r.bottom)} in ${Math.round(view.top)}-${Math.round(view.bottom)}`);
+        if (!has && r.bottom > view.top - view.height && r.top < view.bottom + view.height) emptyNear++;
+      }
+      return { drawn, waiting, emptyInView, emptyNear, top: t.scrollTop, atBottom: t.scrollTop + t.clientHeight >= t.scrollHeight - 2 };
+    };
+    const pick = async (): Promise<void> => {
+      await pickInSwitcher(short.sessionId);
+      await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("a short session"), undefined, { view: "sidebar", what: "the short session picked" });
+      await pickInSwitcher(long.sessionId);
+      await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("all answered"), undefined, { view: "sidebar", what: "the long session picked" });
+    };
+    await pick();
+    const picked = await evaluate(answers, undefined, "sidebar");
+    assert.deepEqual(picked.emptyInView, [], "every answer in view is drawn in the pick's frame");
+    assert.ok(picked.atBottom, "the view is at the latest");
+    assert.ok(picked.drawn >= 1 && picked.drawn <= 8 && picked.waiting >= 32, `drawn ${picked.drawn}, waiting ${picked.waiting}`);
+    // Scrolling up half a view at a time: what comes into view was drawn before it came, and the
+    // text in the middle of the view stays where it was while those above it take their height.
+    /** Scrolls up half a view; the entry in the view's middle, and where it is. */
+    const up = (): { id: string; at: number } => {
+      const t = document.getElementById("transcript")!;
+      t.scrollTop = Math.max(0, t.scrollTop - t.clientHeight / 2);
+      const box = t.getBoundingClientRect();
+      const e = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2)?.closest<HTMLElement>(".entry");
+      return { id: e?.dataset.entryId ?? "", at: e?.getBoundingClientRect().top ?? NaN };
+    };
+    const where = (id: string): number => document.querySelector(`.entry[data-entry-id="${CSS.escape(id)}"]`)?.getBoundingClientRect().top ?? NaN;
+    let at = picked;
+    for (let i = 0; i < 30 && at.top > 0; i++) {
+      const mid = await evaluate(up, undefined, "sidebar");
+      assert.ok(mid.id !== "", "an entry in the middle of the view");
+      at = await waitFor(() => {
+        const t = document.getElementById("transcript")!;
+        const view = t.getBoundingClientRect();
+        for (const b of document.querySelectorAll<HTMLElement>("[data-entry-type='message'] .message-body")) {
+          const r = b.getBoundingClientRect();
+          if ((b.textContent ?? "") === "" && r.bottom > view.top - view.height / 2 && r.top < view.bottom + view.height / 2) return undefined;
+        }
+        return { top: t.scrollTop };
+      }, undefined, { view: "sidebar", what: "the answers near the view drawn" }).then(() => evaluate(answers, undefined, "sidebar"));
+      assert.deepEqual(at.emptyInView, [], `scrolled up to ${at.top} px: every answer in view drawn`);
+      const now = await evaluate(where, mid.id, "sidebar");
+      assert.ok(Math.abs(now - mid.at) <= 1, `scrolled up to ${at.top} px: the entry in the middle of the view stayed where it was (${mid.at} -> ${now})`);
+    }
+    log(`answers: view at ${picked.top} px after the pick, ${at.top} px after 30 steps up; drawn ${picked.drawn} -> ${at.drawn}`);
+    assert.ok(at.drawn >= picked.drawn + 2, `answers drawn as they came near: ${picked.drawn} -> ${at.drawn}`);
+    // The place the reader scrolled to: kept as they leave the session, and shown when it is picked again.
+    const kept = await evaluate(() => {
+      const t = document.getElementById("transcript")!;
+      const box = t.getBoundingClientRect();
+      const e = document.elementFromPoint(box.left + box.width / 2, box.top + 4)?.closest<HTMLElement>(".entry");
+      return e ? { id: e.dataset.entryId ?? "", offset: e.getBoundingClientRect().top - box.top } : undefined;
+    }, undefined, "sidebar");
+    assert.ok(kept, "an entry at the top of the view");
+    await pick();
+    const back = await evaluate(answers, undefined, "sidebar");
+    assert.ok(back.waiting >= 30, `put off again: ${back.waiting} waiting`);
+    assert.deepEqual(back.emptyInView, [], "every answer in view drawn at the kept place");
+    const place = await evaluate((id: string) => {
+      const t = document.getElementById("transcript")!;
+      const e = document.querySelector(`.entry[data-entry-id="${CSS.escape(id)}"]`);
+      return e ? e.getBoundingClientRect().top - t.getBoundingClientRect().top : NaN;
+    }, kept.id, "sidebar");
+    assert.ok(Math.abs(place - kept.offset) <= 2, `the kept place shows again: ${kept.offset} -> ${place}`);
+    // Find goes to a match at the end of the first answer, far above the view and not drawn: it is drawn and shown.
+    await fill("#search", "FARNEEDLE", "sidebar");
+    await waitFor(() => document.querySelector(".match-count")?.textContent === "1 of 1", undefined, { view: "sidebar", what: "the match counted" });
+    await press("#search", "Enter", "sidebar");
+    const shown = await waitFor(() => {
+      const cur = CSS.highlights.get("find-current");
+      const sr = cur ? [...cur][0] : undefined;
+      if (!sr) return undefined;
+      const range = document.createRange();
+      range.setStart(sr.startContainer, sr.startOffset);
+      range.setEnd(sr.endContainer, sr.endOffset);
+      const r = range.getBoundingClientRect();
+      const t = document.getElementById("transcript")!.getBoundingClientRect();
+      return r.height > 0 && r.top >= t.top && r.bottom <= t.bottom ? range.toString() : undefined;
+    }, undefined, { view: "sidebar", what: "the match in the first answer, drawn and in view" });
+    assert.equal(shown, "FARNEEDLE");
+    await fill("#search", "", "sidebar");
+    await click("#jump-latest", "sidebar");
+    await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "following the bottom again" });
+  });
+
   it("each session opens where the reader left it when picked again; one left at its latest opens at its latest", async () => {
     const steps = (tag: string): Step[] => Array.from({ length: 30 }, (_, i): Step[] => [
       { message: `${tag} step ${i}: a paragraph long enough to wrap at the sidebar's width, as agents write${i % 4 === 0 ? ", and on some steps a good deal longer than on others" : ""}.` },

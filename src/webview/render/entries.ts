@@ -11,6 +11,7 @@ import { IncrementalMarkdown, wholeBlocks } from "../markdown";
 import { lastLineStart } from "../lineStart";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
 import { afterLayout, runAfterLayout } from "./frame";
+import { estimateBox, type Nearby } from "./nearby";
 import { entryShell, extendsText, type EntryComp } from "./entryBase";
 import { PlanCard } from "./plan";
 import { ToolCard } from "./toolCard";
@@ -45,8 +46,10 @@ export function markdownStart(text: string): number {
 /** The most of a streaming thought re-rendered per frame (see IncrementalMarkdown's `maxTail`). */
 const THOUGHT_MARKDOWN_TAIL = 2 * 1024;
 /**
- * A finished thought first drawn open at least this long is drawn once near the view (nearby.ts):
- * past a screenful, so its box is as high as a long thought's (panel.css) before and after.
+ * A finished thought first drawn open, or a finished message first drawn, at least this long is
+ * drawn once near the view (nearby.ts): a thought past a screenful, so its box is as high as a
+ * long thought's (panel.css) before and after; a message long enough that estimating its height
+ * from its text is worth the error.
  */
 const DRAW_NEAR_MIN = 2 * 1024;
 /** The same for a message: a long paragraph or list with no blank line is cut into blocks of about this much. */
@@ -468,27 +471,62 @@ class ThoughtComp implements EntryComp, Ticker {
 class MessageComp implements EntryComp {
   readonly el: HTMLElement;
   private readonly md = new IncrementalMarkdown("message-body", MESSAGE_MARKDOWN_TAIL);
+  private readonly nearby: Nearby;
   private entry: Of<"message">;
   private done: boolean;
+  /**
+   * Finished when first drawn and long (a session picked, earlier turns shown): put off until its
+   * box, as high as its text is estimated to be, is near the view (ctx.nearby), so a pick does not
+   * run markdown over every long answer in the session at once.
+   */
+  private waiting = false;
 
   constructor(entry: Of<"message">, ctx: RenderCtx) {
     this.entry = entry;
+    this.nearby = ctx.nearby;
     this.done = messageDone(entry, ctx);
     this.el = entryShell(entry);
     this.el.append(this.md.el);
-    this.md.update(entry.text, this.done);
+    if (this.done && entry.text.length >= DRAW_NEAR_MIN) this.wait();
+    else this.md.update(entry.text, this.done);
   }
 
   update(entry: Entry, ctx: RenderCtx): void {
     if (entry.type !== "message") return;
     const done = messageDone(entry, ctx);
     if (entry === this.entry && done === this.done) return;
+    const grew = entry.text !== this.entry.text;
     this.entry = entry;
     this.done = done;
+    if (this.waiting) {
+      // (Its turn goes on after all: drawn now, as a streaming message is.)
+      if (!done) this.nearby.now(this.md.el);
+      else if (grew) estimateBox(this.md.el, entry.text);
+      return;
+    }
     this.md.update(entry.text, done);
   }
 
-  dispose(): void {}
+  /** Nothing drawn (`data-body="later"`: find counts it from the entry meanwhile), in a box of its estimated height. */
+  private wait(): void {
+    this.waiting = true;
+    this.el.dataset.body = "later";
+    this.md.el.classList.add("waiting");
+    estimateBox(this.md.el, this.entry.text);
+    this.nearby.whenNear(this.md.el, () => this.draw());
+  }
+
+  /** Near the view now (or asked for): drawn, and the box takes its text's height. */
+  private draw(): void {
+    this.waiting = false;
+    delete this.el.dataset.body;
+    this.md.el.classList.remove("waiting");
+    this.md.update(this.entry.text, this.done);
+  }
+
+  dispose(): void {
+    this.nearby.cancel(this.md.el);
+  }
 }
 
 /** True when a message will not grow: something came after it, or its turn is over. */

@@ -524,7 +524,8 @@ export class Finder {
 
   /**
    * What a drawn entry keeps off the page is counted from the entry: a closed tool card's body (not
-   * built), a thought never opened (`data-body="later"`, its text not drawn). Once `due` says the
+   * built), a thought never opened or a long message not yet near the view (`data-body="later"`,
+   * its text not drawn). Once `due` says the
    * frame's time is up, a site not counted before is owed instead, and counted in a later slice
    * (countModel): a session of a hundred folded thoughts is a couple of megabytes of text to count.
    * One counted before (a folded thought streaming) is counted again at once, so that its count
@@ -533,7 +534,7 @@ export class Finder {
   private countUndrawn(key: string, d: DomSite, due?: () => boolean): void {
     const e = this.site(key)?.entry;
     d.owed = false;
-    if (e?.type !== "tool" && e?.type !== "thought") return;
+    if (e?.type !== "tool" && e?.type !== "thought" && e?.type !== "message") return;
     const built = e.type === "tool" ? d.el.querySelector(":scope > .tool-body") !== null : d.el.dataset.body !== "later";
     if (d.extraOf?.[0] === e && d.extraOf[1] === built) return;
     if (!built && d.extraOf === undefined && due?.()) {
@@ -793,13 +794,13 @@ export class Finder {
           head.click();
           this.syncDom(this.observer.takeRecords());
         }
-        // Open, its text put off until it is near the view: drawn now.
-        const body = e.type === "thought" ? d.el.querySelector(":scope > .thought-text") : null;
-        if (body && ctx.nearby.has(body)) {
-          ctx.nearby.now(body);
-          this.syncDom(this.observer.takeRecords());
-        }
       }
+    }
+    // Its text put off until it is near the view (an open thought, a long message): drawn now.
+    const body = d && (e?.type === "thought" || e?.type === "message") ? d.el.querySelector(e.type === "thought" ? ":scope > .thought-text" : ":scope > .message-body") : null;
+    if (body && ctx.nearby.has(body)) {
+      ctx.nearby.now(body);
+      this.syncDom(this.observer.takeRecords());
     }
     // The view jumps there: what waits to be drawn around it is looked at when the frame ends.
     ctx.nearby.refreshAll();

@@ -8,21 +8,85 @@
  * What is in view when the panel's frame ends (`check`, after the frame has placed its scroll) is
  * drawn in that frame, so the reader never sees an empty box where they look; the rest is drawn
  * when an IntersectionObserver says it is within a view's height, before it comes into view.
+ *
+ * A long finished message put off so has no box of a known height: its box is as high as its text
+ * is estimated to be (`estimateBox`, panel.css), from its characters and line breaks and how many
+ * characters fit in a line of the view (`--text-cols`, kept on the root as it is resized). Drawn,
+ * it takes its own height; scroll anchoring keeps what the reader sees where it is (one drawn
+ * above the view as they scroll up), or the bottom in view while the view follows it.
  */
 /** At most this many new waiting elements in a frame are drawn without looking where they are. */
 const FEW = 4;
+/** Text of the kind agents write, whose width per character is the view's average. */
+const SAMPLE = "Reading the config file, then running the tests again to see whether the fix (in src/index.ts) holds.";
+/** A character as wide as two (CJK, fullwidth forms, emoji: a surrogate pair's first half). */
+const WIDE = /[\u2e80-\ud7ff\uf900-\uffff]|[\ud800-\udbff]/;
+/** The fewest characters a line is taken to hold, however narrow the view. */
+const MIN_COLS = 20;
+
+/**
+ * What a text's estimated height is made of: its line breaks, each ending a line (about half a
+ * line's height on average, a paragraph's gap or a short line's end), and its width in
+ * characters, a wide one (CJK, emoji) counting two.
+ */
+export function textExtent(text: string): { breaks: number; chars: number } {
+  // Found by the engine's own search: a long message is tens of kilobytes (4.6 MB for a session of 150).
+  let breaks = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) breaks++;
+  let chars = text.length - breaks;
+  if (WIDE.test(text)) {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      // (A pair's second half is not counted again: the pair is one wide character.)
+      if (c >= 0x2e80) chars += c >= 0xdc00 && c <= 0xdfff ? -1 : 1;
+    }
+  }
+  return { breaks, chars };
+}
+
+/** `el`, waiting, is as high as `text` is estimated to be (panel.css). */
+export function estimateBox(el: HTMLElement, text: string): void {
+  const { breaks, chars } = textExtent(text);
+  el.style.setProperty("--breaks", String(breaks));
+  el.style.setProperty("--chars", String(chars));
+}
 
 export class Nearby {
   private readonly waiting = new Map<Element, () => void>();
   /** Waiting since the last `check`. */
   private readonly fresh = new Set<Element>();
   private readonly observer: IntersectionObserver;
+  private readonly resized: ResizeObserver;
+  /** The root's font as last measured, and the width of an average character of it. */
+  private font = "";
+  private charWidth = 0;
 
   /** `root`: the scroll box the elements are in. */
   constructor(private readonly root: HTMLElement) {
     this.observer = new IntersectionObserver((records) => {
       for (const r of records) if (r.isIntersecting) this.now(r.target);
     }, { root, rootMargin: "100% 0px" });
+    // After layout, so the width comes with the report and the style read is of a clean page.
+    this.resized = new ResizeObserver((records) => {
+      const r = records[records.length - 1];
+      if (r) this.columns(r.contentBoxSize[0]?.inlineSize ?? r.contentRect.width);
+    });
+    this.resized.observe(root);
+  }
+
+  /** Keeps `--text-cols` on the root: about how many characters of text fit in a line `width` wide. */
+  private columns(width: number): void {
+    const style = getComputedStyle(this.root);
+    const font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    if (font !== this.font) {
+      this.font = font;
+      const ctx = document.createElement("canvas").getContext("2d");
+      if (ctx) ctx.font = font;
+      this.charWidth = ctx ? ctx.measureText(SAMPLE).width / SAMPLE.length : 0;
+      // (No canvas: half the font's size, about a proportional font's average.)
+      if (!(this.charWidth > 0)) this.charWidth = (parseFloat(style.fontSize) || 13) / 2;
+    }
+    this.root.style.setProperty("--text-cols", String(Math.max(MIN_COLS, Math.floor(width / this.charWidth))));
   }
 
   /** `draw` runs once, when `el` is near the view (or is asked for with `now`). */

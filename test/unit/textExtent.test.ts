@@ -1,0 +1,23 @@
+import * as assert from "node:assert/strict";
+import { textExtent } from "../../src/webview/render/nearby";
+
+describe("a waiting message's estimated extent (textExtent)", () => {
+  it("counts line breaks apart from characters", () => {
+    assert.deepEqual(textExtent("one line"), { breaks: 0, chars: 8 });
+    assert.deepEqual(textExtent("a\n\nb\n"), { breaks: 3, chars: 2 });
+    assert.deepEqual(textExtent(""), { breaks: 0, chars: 0 });
+  });
+
+  it("counts a CJK or fullwidth character as two, and an emoji (a surrogate pair) as two, not four", () => {
+    assert.deepEqual(textExtent("漢字かな"), { breaks: 0, chars: 8 });
+    assert.deepEqual(textExtent("ＡＢ"), { breaks: 0, chars: 4 });
+    assert.deepEqual(textExtent("ok 🎉\n"), { breaks: 1, chars: 5 });
+    assert.deepEqual(textExtent("a\n漢\n🎉b"), { breaks: 2, chars: 6 });
+  });
+
+  it("counts a long text whole (what a session of long answers holds)", () => {
+    const para = `${"words **to** read. ".repeat(40)}\n\n`;
+    const t = para.repeat(40);
+    assert.deepEqual(textExtent(t), { breaks: 80, chars: t.length - 80 });
+  });
+});
