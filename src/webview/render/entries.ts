@@ -5,13 +5,12 @@
  * identical — so a frame only costs what changed. A streaming thought grows by `appendData`.
  */
 import { agentIdOf, appendedSince, type Entry } from "../../shared/viewModel";
-import { pairSafeEnd } from "../../shared/utf16";
 import { button, cleanBlock, cleanInline, h, icon, selectedRange, setText, thoughtLabel, toggleHidden, uid } from "../dom";
 import { IncrementalMarkdown, wholeBlocks } from "../markdown";
-import { lastLineStart } from "../lineStart";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
 import { afterLayout, runAfterLayout } from "./frame";
 import { estimateBox, type Nearby } from "./nearby";
+import { PlainSegments } from "./segments";
 import { entryShell, extendsText, type EntryComp } from "./entryBase";
 import { PlanCard } from "./plan";
 import { ToolCard } from "./toolCard";
@@ -39,9 +38,17 @@ export function createEntry(entry: Entry, ctx: RenderCtx): EntryComp {
  */
 export const THOUGHT_MARKDOWN_MAX = 32 * 1024;
 
-/** How much of a thought longer than THOUGHT_MARKDOWN_MAX is drawn as markdown: its whole blocks within that (see drawPlain). */
-export function markdownStart(text: string): number {
-  return text.length > THOUGHT_MARKDOWN_MAX ? wholeBlocks(text.slice(0, THOUGHT_MARKDOWN_MAX)) : 0;
+/**
+ * A message up to this size is markdown; a longer one (a flooding agent's, or a generated document
+ * pasted as the answer) is markdown for its whole blocks within this size and plain text after them,
+ * as a long thought is: drawn whole when picked, a 4.8 MB answer took one task of 6.5-8 s and
+ * 192,000 elements. About 50 ms of markdown.
+ */
+export const MESSAGE_MARKDOWN_MAX = 64 * 1024;
+
+/** How much of a text longer than `max` is drawn as markdown: its whole blocks within that (see drawPlain). */
+export function markdownStart(text: string, max = THOUGHT_MARKDOWN_MAX): number {
+  return text.length > max ? wholeBlocks(text.slice(0, max)) : 0;
 }
 /** The most of a streaming thought re-rendered per frame (see IncrementalMarkdown's `maxTail`). */
 const THOUGHT_MARKDOWN_TAIL = 2 * 1024;
@@ -54,31 +61,6 @@ const THOUGHT_MARKDOWN_TAIL = 2 * 1024;
 const DRAW_NEAR_MIN = 2 * 1024;
 /** The same for a message: a long paragraph or list with no blank line is cut into blocks of about this much. */
 const MESSAGE_MARKDOWN_TAIL = 8 * 1024;
-
-/**
- * Start a new segment at the next line break once a segment holds this much text, or at a space
- * once it holds SEGMENT_HARD (a little past it, so the cut falls between words), or there even
- * mid-word (text with no spaces, such as Chinese or Japanese). Appending then lays out one small
- * block each frame, not the whole thought: browsers lay out a block's lines again from its start
- * when text is added (a 64 KiB line of Chinese took over 100 ms a frame). A segment with no line
- * break to end it is cut where its drawn text starts a line (not seen: see append); text drawn
- * plain at once (a thought that grew past THOUGHT_MARKDOWN_MAX, or was picked) is not laid out yet
- * and is cut at spaces, where a cut shows as a line break.
- */
-const SEGMENT_SOFT = 1024;
-const SEGMENT_HARD = 2048;
-/** How far past SEGMENT_HARD a segment may run to end at a space. */
-const SEGMENT_SLACK = 256;
-/** How long a segment may grow while it waits to be cut where a drawn line starts (what one frame lays out at most). */
-const SEGMENT_MOST = 2 * SEGMENT_HARD;
-/**
- * Segment blocks go in groups of this many (about 8 KB of text), which the browser lays out and
- * paints only near the view (panel.css). It checks each group's distance from the view after every
- * layout: 600 groups of a 5 MB thought instead of 2,400 blocks (a 5 MB thought streamed with tasks
- * of 54-98 ms instead of 85-160, found a rare text with none over 50 ms). A group coming into view
- * is laid out whole, so groups stay small: 16 blocks (32 KB) of Chinese took 100-120 ms.
- */
-const SEGMENTS_PER_GROUP = 4;
 
 /**
  * Agents often open a thought with blank lines, which would show as an empty gap at its top. This
@@ -128,8 +110,8 @@ class ThoughtComp implements EntryComp, Ticker {
   /** The scroll box (12 lines while streaming) and the text inside it. */
   private readonly body: HTMLElement;
   private readonly inner: HTMLElement;
-  private seg: Text | undefined;
-  private segLen = 0;
+  /** The plain text drawn after a long thought's markdown start (or a thought never opened). */
+  private readonly segs: PlainSegments;
   /** The drawn text without its leading blank lines, when made (see `src`). */
   private srcText: string | undefined = "";
   /** The markdown view while the thought is short enough (see THOUGHT_MARKDOWN_MAX). */
@@ -175,6 +157,7 @@ class ThoughtComp implements EntryComp, Ticker {
     // line as text arrives without any script reading layout; a reader who scrolls up in it stays put.
     this.inner = h("div", { class: "thought-inner" });
     this.body = h("div", { class: "thought-text", id: bodyId, attrs: { tabindex: "0" } }, this.inner);
+    this.segs = new PlainSegments(this.inner);
     this.el = entryShell(entry);
     this.el.append(this.head, this.body);
     this.head.addEventListener("click", () => this.toggle());
@@ -216,7 +199,7 @@ class ThoughtComp implements EntryComp, Ticker {
     const added = appendedSince(entry, drawn);
     if (added === undefined) return false;
     this.lead.follow(entry.text);
-    this.append(added);
+    this.segs.append(added);
     this.srcText = undefined;
     return true;
   }
@@ -263,24 +246,24 @@ class ThoughtComp implements EntryComp, Ticker {
       if (md && start > 0) {
         // Grown past THOUGHT_MARKDOWN_MAX as it streamed: the blocks markdown drew stay (see drawPlain), the rest goes on plain.
         md.freeze(text, start);
-        this.seg = undefined;
-        this.append(text.slice(start));
+        this.segs.endSegment();
+        this.segs.append(text.slice(start));
         this.srcText = text;
         return;
       }
-      this.inner.replaceChildren();
-      this.seg = undefined;
+      this.segs.clear();
       this.srcText = "";
     }
     if (!this.plain) {
       if (!this.md) {
         this.md = new IncrementalMarkdown("thought-md", THOUGHT_MARKDOWN_TAIL);
-        this.inner.replaceChildren(this.md.el);
+        this.segs.clear();
+        this.inner.append(this.md.el);
       }
       this.md.update(text, this.entry.endedAt !== undefined);
     } else {
       const drawn = this.src;
-      if (drawn !== "" && extendsText(drawn, text)) this.append(text.slice(drawn.length));
+      if (drawn !== "" && extendsText(drawn, text)) this.segs.append(text.slice(drawn.length));
       else this.drawPlain(text);
     }
     this.srcText = text;
@@ -291,8 +274,7 @@ class ThoughtComp implements EntryComp, Ticker {
     this.deferred = true;
     this.plain = true;
     this.md = undefined;
-    this.inner.replaceChildren();
-    this.seg = undefined;
+    this.segs.clear();
     this.body.classList.add("plain");
     this.el.dataset.body = "later";
   }
@@ -315,8 +297,7 @@ class ThoughtComp implements EntryComp, Ticker {
    * so what was read does not move or lose its formatting; only the paragraph it was in goes on plain.
    */
   private drawPlain(text: string): void {
-    this.inner.replaceChildren();
-    this.seg = undefined;
+    this.segs.clear();
     const start = markdownStart(text);
     if (start > 0) {
       // The same markdown view a streaming thought freezes as it crosses the length, drawn at once.
@@ -324,67 +305,7 @@ class ThoughtComp implements EntryComp, Ticker {
       md.freeze(text, start);
       this.inner.append(md.el);
     }
-    this.append(text.slice(start));
-  }
-
-  /** `text` (which may hold text already) is the segment appended to from now on. */
-  private startSegment(text: Text): Text {
-    this.seg = text;
-    this.segLen = text.length;
-    // The first segment sits in the body itself; later ones get their own block, in groups.
-    if (!this.inner.firstChild) this.inner.append(text);
-    else {
-      // The last group (the body's last element, not a markdown start) while it has room, else a new one.
-      let group = this.inner.lastElementChild;
-      if (!group?.classList.contains("segs") || group.childElementCount >= SEGMENTS_PER_GROUP) this.inner.append(group = h("div", { class: "segs" }));
-      group.append(h("div", { class: "seg" }, text));
-    }
-    return text;
-  }
-
-  private append(raw: string): void {
-    let s = cleanBlock(raw);
-    // The segment being appended to as the last frame drew it (laid out): where its last line starts can be read.
-    let drawn = this.seg !== undefined && this.segLen > 0;
-    while (s.length > 0) {
-      const seg = this.seg ?? this.startSegment(document.createTextNode(""));
-      let take = s.length;
-      if (this.segLen + s.length > SEGMENT_SOFT) {
-        const limit = Math.max(1, SEGMENT_HARD - this.segLen);
-        const nl = s.indexOf("\n", Math.max(0, SEGMENT_SOFT - this.segLen));
-        if (nl >= 0 && nl < limit + SEGMENT_SLACK) take = nl + 1;
-        else if (s.length > limit) {
-          // No line break to end it: it ends where its last drawn line starts and the next goes on
-          // from there, the cut not seen (lastLineStart). Not laid out yet, or too short to cut so,
-          // it takes what came (up to SEGMENT_MOST) and is cut so in a later frame. Else at a space,
-          // where the cut shows as a line break.
-          const line = drawn ? lastLineStart(seg, SEGMENT_SOFT) : undefined;
-          drawn = false;
-          if (line !== undefined) {
-            // The last line goes on in a segment of its own. The reader's selection keeps its ends
-            // in it (the split moves them there; moving the node would put them outside).
-            const last = seg.splitText(line);
-            const range = selectedRange();
-            const from = range?.startContainer === last ? range.startOffset : -1;
-            const to = range?.endContainer === last ? range.endOffset : -1;
-            this.startSegment(last);
-            if (range && from >= 0) range.setStart(last, from);
-            if (range && to >= 0) range.setEnd(last, to);
-            continue;
-          }
-          if (this.segLen + s.length > SEGMENT_MOST) {
-            const sp = s.lastIndexOf(" ", limit + SEGMENT_SLACK - 1);
-            take = sp >= Math.max(0, SEGMENT_SOFT - this.segLen) ? sp + 1 : limit;
-          }
-        }
-        if (take > 1) take = pairSafeEnd(s, take);
-      }
-      drawn = false;
-      seg.appendData(s.slice(0, take));
-      this.segLen += take;
-      s = s.slice(take);
-      if (s.length > 0) this.seg = undefined;
-    }
+    this.segs.append(text.slice(start));
   }
 
   /**
@@ -470,7 +391,13 @@ class ThoughtComp implements EntryComp, Ticker {
 
 class MessageComp implements EntryComp {
   readonly el: HTMLElement;
-  private readonly md = new IncrementalMarkdown("message-body", MESSAGE_MARKDOWN_TAIL);
+  /** The message's text: its markdown view, then (past MESSAGE_MARKDOWN_MAX) plain text segments. */
+  private readonly body: HTMLElement;
+  private md: IncrementalMarkdown;
+  private readonly segs: PlainSegments;
+  /** The text drawn, and whether past MESSAGE_MARKDOWN_MAX (its markdown start, then plain). */
+  private drawn = "";
+  private plain = false;
   private readonly nearby: Nearby;
   private entry: Of<"message">;
   private done: boolean;
@@ -485,10 +412,13 @@ class MessageComp implements EntryComp {
     this.entry = entry;
     this.nearby = ctx.nearby;
     this.done = messageDone(entry, ctx);
+    this.md = new IncrementalMarkdown("message-md", MESSAGE_MARKDOWN_TAIL);
+    this.body = h("div", { class: "message-body" }, this.md.el);
+    this.segs = new PlainSegments(this.body, true);
     this.el = entryShell(entry);
-    this.el.append(this.md.el);
+    this.el.append(this.body);
     if (this.done && entry.text.length >= DRAW_NEAR_MIN) this.wait();
-    else this.md.update(entry.text, this.done);
+    else this.draw();
   }
 
   update(entry: Entry, ctx: RenderCtx): void {
@@ -500,32 +430,66 @@ class MessageComp implements EntryComp {
     this.done = done;
     if (this.waiting) {
       // (Its turn goes on after all: drawn now, as a streaming message is.)
-      if (!done) this.nearby.now(this.md.el);
-      else if (grew) estimateBox(this.md.el, entry.text);
+      if (!done) this.nearby.now(this.body);
+      else if (grew) estimateBox(this.body, entry.text);
       return;
     }
-    this.md.update(entry.text, done);
+    this.draw();
   }
 
   /** Nothing drawn (`data-body="later"`: find counts it from the entry meanwhile), in a box of its estimated height. */
   private wait(): void {
     this.waiting = true;
     this.el.dataset.body = "later";
-    this.md.el.classList.add("waiting");
-    estimateBox(this.md.el, this.entry.text);
-    this.nearby.whenNear(this.md.el, () => this.draw());
+    this.body.classList.add("waiting");
+    estimateBox(this.body, this.entry.text);
+    this.nearby.whenNear(this.body, () => {
+      this.waiting = false;
+      delete this.el.dataset.body;
+      this.body.classList.remove("waiting");
+      this.draw();
+    });
   }
 
-  /** Near the view now (or asked for): drawn, and the box takes its text's height. */
+  /** Markdown up to MESSAGE_MARKDOWN_MAX; past it, its whole blocks within that, then plain text (appended to as it streams). */
   private draw(): void {
-    this.waiting = false;
-    delete this.el.dataset.body;
-    this.md.el.classList.remove("waiting");
-    this.md.update(this.entry.text, this.done);
+    const text = this.entry.text;
+    const drawn = this.drawn;
+    this.drawn = text;
+    const goesOn = drawn !== "" && extendsText(drawn, text);
+    if (this.plain && goesOn) {
+      this.segs.append(text.slice(drawn.length));
+      return;
+    }
+    if (!this.plain && text.length <= MESSAGE_MARKDOWN_MAX) {
+      this.md.update(text, this.done);
+      return;
+    }
+    const start = markdownStart(text, MESSAGE_MARKDOWN_MAX);
+    if (!this.plain && goesOn) {
+      // Grown past the length as it streams: the blocks drawn stay, the rest goes on plain.
+      this.md.freeze(text, start);
+      this.segs.endSegment();
+    } else {
+      // Drawn anew (its text not what was drawn): markdown, or its markdown start then plain.
+      this.segs.clear();
+      this.md = new IncrementalMarkdown("message-md", MESSAGE_MARKDOWN_TAIL);
+      this.body.append(this.md.el);
+      this.plain = text.length > MESSAGE_MARKDOWN_MAX;
+      this.body.classList.toggle("plain", this.plain);
+      if (!this.plain) {
+        this.md.update(text, this.done);
+        return;
+      }
+      this.md.freeze(text, start);
+    }
+    this.plain = true;
+    this.body.classList.add("plain");
+    this.segs.append(text.slice(start));
   }
 
   dispose(): void {
-    this.nearby.cancel(this.md.el);
+    this.nearby.cancel(this.body);
   }
 }
 

@@ -9,7 +9,7 @@ import type { Entry, ToolEntry } from "../../shared/viewModel";
 import { cleanBlock, cleanInline, displayPath } from "../dom";
 import { foldCase } from "../find";
 import { markdownText } from "../markdown";
-import { markdownStart, THOUGHT_MARKDOWN_MAX } from "./entries";
+import { markdownStart, MESSAGE_MARKDOWN_MAX, THOUGHT_MARKDOWN_MAX } from "./entries";
 import { MAX_LOCATIONS, TEXT_LIMIT, terminalTail, toolTitle } from "./toolCard";
 
 /** The elements inside an entry that show its searchable text, in the order of `entryFields`. */
@@ -26,9 +26,6 @@ export const REGIONS: Record<Entry["type"], string> = {
 
 /** The element showing a turn's prompt (inside `.turn-prompt`). */
 export const PROMPT_REGION = ".prompt-text";
-
-/** A longer message is searched as its markdown source: parsing it for its text would hold up the page. */
-const MARKDOWN_TEXT_MAX = 200_000;
 
 /** A turn's prompt as the turn shows it. */
 export function shownPrompt(prompt: string): string {
@@ -63,19 +60,20 @@ export function toolBodyFields(e: ToolEntry, cwd: string): string[] {
   return out;
 }
 
+/** Markdown up to `max`; past it, its whole blocks within that and plain text after them (as entries.ts draws a thought or a message). */
+function drawnText(text: string, max: number): string {
+  if (text.length <= max) return markdownText(text);
+  const start = markdownStart(text, max);
+  return (start > 0 ? markdownText(text.slice(0, start)) : "") + cleanBlock(text.slice(start));
+}
+
 /** An entry's text as drawn, field by field (a tool card's title first, then its body). */
 export function entryFields(e: Entry, cwd: string): string[] {
   switch (e.type) {
     case "user": return [cleanBlock(e.text)];
-    case "thought": {
-      // Without the blank lines it starts with; markdown up to a length, past it its whole blocks
-      // within that length and plain text after them (as ThoughtComp draws it).
-      const text = e.text.replace(/^[ \t\r\n]*\n/, "");
-      if (text.length <= THOUGHT_MARKDOWN_MAX) return [markdownText(text)];
-      const start = markdownStart(text);
-      return [(start > 0 ? markdownText(text.slice(0, start)) : "") + cleanBlock(text.slice(start))];
-    }
-    case "message": return [e.text.length > MARKDOWN_TEXT_MAX ? cleanBlock(e.text) : markdownText(e.text)];
+    // A thought without the blank lines it starts with.
+    case "thought": return [drawnText(e.text.replace(/^[ \t\r\n]*\n/, ""), THOUGHT_MARKDOWN_MAX)];
+    case "message": return [drawnText(e.text, MESSAGE_MARKDOWN_MAX)];
     case "tool": return [toolTitle(e), ...toolBodyFields(e, cwd)];
     case "plan": return e.entries.map((p) => cleanInline(p.content, 2000));
     case "notice": return [cleanInline(e.title, 1000), ...(e.description ? [cleanBlock(e.description.slice(0, 20_000))] : [])];
