@@ -401,12 +401,6 @@ class MessageComp implements EntryComp {
   private readonly nearby: Nearby;
   private entry: Of<"message">;
   private done: boolean;
-  /**
-   * Finished when first drawn and long (a session picked, earlier turns shown): put off until its
-   * box, as high as its text is estimated to be, is near the view (ctx.nearby), so a pick does not
-   * run markdown over every long answer in the session at once.
-   */
-  private waiting = false;
 
   constructor(entry: Of<"message">, ctx: RenderCtx) {
     this.entry = entry;
@@ -428,7 +422,7 @@ class MessageComp implements EntryComp {
     const grew = entry.text !== this.entry.text;
     this.entry = entry;
     this.done = done;
-    if (this.waiting) {
+    if (this.nearby.has(this.body)) {
       // (Its turn goes on after all: drawn now, as a streaming message is.)
       if (!done) this.nearby.now(this.body);
       else if (grew) estimateBox(this.body, entry.text);
@@ -437,14 +431,17 @@ class MessageComp implements EntryComp {
     this.draw();
   }
 
-  /** Nothing drawn (`data-body="later"`: find counts it from the entry meanwhile), in a box of its estimated height. */
+  /**
+   * Finished when first drawn and long (a session picked, earlier turns shown): put off until its
+   * box, as high as its text is estimated to be, is near the view (ctx.nearby), so a pick does not
+   * run markdown over every long answer in the session at once. Nothing drawn meanwhile
+   * (`data-body="later"`: find counts it from the entry).
+   */
   private wait(): void {
-    this.waiting = true;
     this.el.dataset.body = "later";
     this.body.classList.add("waiting");
     estimateBox(this.body, this.entry.text);
     this.nearby.whenNear(this.body, () => {
-      this.waiting = false;
       delete this.el.dataset.body;
       this.body.classList.remove("waiting");
       this.draw();
