@@ -7,7 +7,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Scenario, Step } from "../fixtures/agents/scenario";
 import { harnessRequest, log, screenshot } from "./index";
-import { click, cutsThatShow, emulateMedia, evaluate, fill, hover, lastThoughtHolds, openedLastThoughtHolds, press, viewport, waitFor } from "./webview";
+import { click, currentMatchInView, cutsThatShow, emulateMedia, evaluate, fill, hover, lastThoughtHolds, openedLastThoughtHolds, press, viewport, waitFor } from "./webview";
 import { api, scriptedAgent, until } from "./helpers";
 
 
@@ -497,17 +497,7 @@ describe("the thought panel", function () {
     await fill("#search", "1399** with", "sidebar");
     await waitFor(() => document.querySelector(".match-count")?.textContent === "1 of 1", undefined, { view: "sidebar", what: "the match in the plain part counted" });
     await press("#search", "Enter", "sidebar");
-    await waitFor(() => {
-      const cur = CSS.highlights.get("find-current");
-      const sr = cur ? [...cur][0] : undefined;
-      if (!sr) return undefined;
-      const range = document.createRange();
-      range.setStart(sr.startContainer, sr.startOffset);
-      range.setEnd(sr.endContainer, sr.endOffset);
-      const r = range.getBoundingClientRect();
-      const t = document.getElementById("transcript")!.getBoundingClientRect();
-      return r.height > 0 && r.top >= t.top && r.bottom <= t.bottom ? range.toString() : undefined;
-    }, undefined, { view: "sidebar", what: "the match in view" });
+    await waitFor(currentMatchInView, undefined, { view: "sidebar", what: "the match in view" });
     await fill("#search", "", "sidebar");
     // Scrolling up through its plain text, groups laid out as they come near: the text in the
     // middle of the view stays where it was at each step, give or take what a group above it grows
@@ -1167,17 +1157,7 @@ describe("the thought panel", function () {
       await fill("#search", "FARNEEDLE", "sidebar");
       await waitFor(() => document.querySelector(".match-count")?.textContent === "1 of 1", undefined, { view: "sidebar", what: "the match counted" });
       await press("#search", "Enter", "sidebar");
-      const shown = await waitFor(() => {
-        const cur = CSS.highlights.get("find-current");
-        const sr = cur ? [...cur][0] : undefined;
-        if (!sr) return undefined;
-        const range = document.createRange();
-        range.setStart(sr.startContainer, sr.startOffset);
-        range.setEnd(sr.endContainer, sr.endOffset);
-        const r = range.getBoundingClientRect();
-        const t = document.getElementById("transcript")!.getBoundingClientRect();
-        return r.height > 0 && r.top >= t.top && r.bottom <= t.bottom ? range.toString() : undefined;
-      }, undefined, { view: "sidebar", what: "the match in the first thought, drawn and in view" });
+      const shown = await waitFor(currentMatchInView, undefined, { view: "sidebar", what: "the match in the first thought, drawn and in view" });
       assert.equal(shown, "FARNEEDLE");
       await fill("#search", "", "sidebar");
     } finally {
@@ -1286,17 +1266,7 @@ describe("the thought panel", function () {
     await fill("#search", "FARNEEDLE", "sidebar");
     await waitFor(() => document.querySelector(".match-count")?.textContent === "1 of 1", undefined, { view: "sidebar", what: "the match counted" });
     await press("#search", "Enter", "sidebar");
-    const shown = await waitFor(() => {
-      const cur = CSS.highlights.get("find-current");
-      const sr = cur ? [...cur][0] : undefined;
-      if (!sr) return undefined;
-      const range = document.createRange();
-      range.setStart(sr.startContainer, sr.startOffset);
-      range.setEnd(sr.endContainer, sr.endOffset);
-      const r = range.getBoundingClientRect();
-      const t = document.getElementById("transcript")!.getBoundingClientRect();
-      return r.height > 0 && r.top >= t.top && r.bottom <= t.bottom ? range.toString() : undefined;
-    }, undefined, { view: "sidebar", what: "the match in the first answer, drawn and in view" });
+    const shown = await waitFor(currentMatchInView, undefined, { view: "sidebar", what: "the match in the first answer, drawn and in view" });
     assert.equal(shown, "FARNEEDLE");
     await fill("#search", "", "sidebar");
     await click("#jump-latest", "sidebar");

@@ -169,3 +169,16 @@ export async function postRaw(messages: unknown[], view: View = "sidebar"): Prom
   }, messages, view);
   assert.equal(posted, messages.length, "found the webview's message port");
 }
+
+/** Run in the webview (with `waitFor`): the text of find's current match, once it is drawn and inside the transcript's view. */
+export function currentMatchInView(): string | undefined {
+  const cur = CSS.highlights.get("find-current");
+  const sr = cur ? [...cur][0] : undefined;
+  if (!sr) return undefined;
+  const range = document.createRange();
+  range.setStart(sr.startContainer, sr.startOffset);
+  range.setEnd(sr.endContainer, sr.endOffset);
+  const r = range.getBoundingClientRect();
+  const t = document.getElementById("transcript")!.getBoundingClientRect();
+  return r.height > 0 && r.top >= t.top && r.bottom <= t.bottom ? range.toString() : undefined;
+}
