@@ -15,6 +15,18 @@ describe("a waiting message's estimated extent (textExtent)", () => {
     assert.deepEqual(textExtent("a\n漢\n🎉b"), { breaks: 2, chars: 6 });
   });
 
+  it("counts a run of line breaks as two at most, so that a flood of them does not make a box far taller than its text draws", () => {
+    assert.deepEqual(textExtent("a\n\n\n\n\nb"), { breaks: 2, chars: 2 });
+    assert.deepEqual(textExtent("\n".repeat(100_000)), { breaks: 2, chars: 0 });
+    assert.deepEqual(textExtent("a\n\n\nb\nc\n\n"), { breaks: 5, chars: 3 });
+  });
+
+  it("counts a lone surrogate half as one character, never less than none (an agent's broken text)", () => {
+    assert.deepEqual(textExtent("\udc00".repeat(1000)), { breaks: 0, chars: 1000 });
+    assert.deepEqual(textExtent("a\udc00漢"), { breaks: 0, chars: 4 });
+    assert.deepEqual(textExtent("\ud83c".repeat(3)), { breaks: 0, chars: 6 });
+  });
+
   it("counts a long text whole (what a session of long answers holds)", () => {
     const para = `${"words **to** read. ".repeat(40)}\n\n`;
     const t = para.repeat(40);

@@ -23,22 +23,37 @@ const SAMPLE = "Reading the config file, then running the tests again to see whe
 const WIDE = /[\u2e80-\ud7ff\uf900-\uffff]|[\ud800-\udbff]/;
 /** The fewest characters a line is taken to hold, however narrow the view. */
 const MIN_COLS = 20;
+/** How many times, and for how long, `check` reads where the waiting elements are in one frame. */
+const CHECK_ROUNDS = 6;
+const CHECK_MS = 12;
 
 /**
  * What a text's estimated height is made of: its line breaks, each ending a line (about half a
  * line's height on average, a paragraph's gap or a short line's end), and its width in
- * characters, a wide one (CJK, emoji) counting two.
+ * characters, a wide one (CJK, emoji) counting two. A run of line breaks counts two at most: in
+ * markdown a run of blank lines is one paragraph's gap, and a flood of them (an agent's, or a
+ * prompt injection's) would make the box far taller than the text draws, so that every element
+ * in it would be drawn at once (Nearby.check).
  */
 export function textExtent(text: string): { breaks: number; chars: number } {
   // Found by the engine's own search: a long message is tens of kilobytes (4.6 MB for a session of 150).
   let breaks = 0;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) breaks++;
-  let chars = text.length - breaks;
+  let newlines = 0;
+  for (let i = text.indexOf("\n"), prev = -2, run = 0; i >= 0; prev = i, i = text.indexOf("\n", i + 1)) {
+    newlines++;
+    run = i === prev + 1 ? run + 1 : 1;
+    if (run <= 2) breaks++;
+  }
+  let chars = text.length - newlines;
   if (WIDE.test(text)) {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      // (A pair's second half is not counted again: the pair is one wide character.)
-      if (c >= 0x2e80) chars += c >= 0xdc00 && c <= 0xdfff ? -1 : 1;
+      if (c < 0x2e80) continue;
+      // A pair's second half is not counted again (the pair is one wide character); a lone one is one narrow character.
+      if (c >= 0xdc00 && c <= 0xdfff) {
+        const before = i > 0 ? text.charCodeAt(i - 1) : 0;
+        if (before >= 0xd800 && before <= 0xdbff) chars--;
+      } else chars++;
     }
   }
   return { breaks, chars };
@@ -130,7 +145,10 @@ export class Nearby {
    * At the end of the panel's frame: what began waiting in it is drawn now if it is in the view. A
    * few (a live turn's new thoughts) are drawn with no layout read; more (a session picked) after
    * one read of their boxes (empty, so cheap), again while drawing brought more into the view (a
-   * thought shorter than its box in a wide panel).
+   * thought shorter than its box in a wide panel), for at most CHECK_ROUNDS rounds or CHECK_MS:
+   * boxes estimated far taller than their text draws (an agent's text made so) would otherwise
+   * bring one more into view a round, each round reading every box left. What is left is drawn as
+   * the IntersectionObserver finds it near, a frame later.
    */
   check(): void {
     if (this.fresh.size === 0) return;
@@ -140,8 +158,9 @@ export class Nearby {
       for (const el of els) this.now(el);
       return;
     }
+    const start = performance.now();
     // Each round draws at least one or ends.
-    while (els.length > 0) {
+    for (let round = 0; els.length > 0 && round < CHECK_ROUNDS && performance.now() - start < CHECK_MS; round++) {
       const view = this.root.getBoundingClientRect();
       if (view.height <= 0) return;
       const near: Element[] = [];
