@@ -1273,6 +1273,62 @@ describe("the thought panel", function () {
     await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "following the bottom again" });
   });
 
+  it("answers an agent pads with floods of blank lines wait in boxes of the few lines they draw: a pick shows those in view drawn, the rest wait, and a copy holds them all", async () => {
+    // Each answer is two words 4,000 line breaks apart: markdown draws it in three lines. Taken as
+    // 4,000 lines, every box was tens of thousands of pixels high, far taller than its text: the
+    // pick left a blank box in view.
+    const steps: Step[] = [];
+    for (let i = 0; i < 300; i++) {
+      steps.push({ message: `PAD${i} ${"\n".repeat(4_000)}end of ${i}`, chunkSize: 65_536 },
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `pad-${i}`, title: `Read p${i}.ts`, kind: "read", status: "completed" } });
+    }
+    steps.push({ message: "padded all" });
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Padded", { turns: [steps] }),
+      scriptedAgent("Short", { turns: [[{ message: "a short session" }]] }),
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const padded = await a.stream("padded answers", { agent: "Padded", newSession: true }).result;
+    await a.stream("one answer", { agent: "Short", newSession: true }).result;
+    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("a short session"), undefined, { view: "sidebar", what: "the short session" });
+    await pickInSwitcher(padded.sessionId);
+    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("padded all"), undefined, { view: "sidebar", what: "the padded session picked" });
+    const seen = await evaluate(() => {
+      const t = document.getElementById("transcript")!;
+      const view = t.getBoundingClientRect();
+      let drawn = 0;
+      let waiting = 0;
+      let emptyInView = 0;
+      for (const b of document.querySelectorAll<HTMLElement>("[data-entry-type='message'] .message-body")) {
+        const has = (b.textContent ?? "").length > 0;
+        if (has) drawn++;
+        else waiting++;
+        const r = b.getBoundingClientRect();
+        if (!has && r.height > 0 && r.bottom > view.top && r.top < view.bottom) emptyInView++;
+      }
+      return { drawn, waiting, emptyInView, atBottom: t.scrollTop + t.clientHeight >= t.scrollHeight - 2 };
+    }, undefined, "sidebar");
+    log(`padded answers after the pick: drawn ${seen.drawn}, waiting ${seen.waiting}`);
+    assert.equal(seen.emptyInView, 0, "every answer in view is drawn");
+    assert.ok(seen.atBottom, "the view is at the latest");
+    assert.ok(seen.waiting >= 30, `most answers still wait: drawn ${seen.drawn}, waiting ${seen.waiting}`);
+    // Select all and copy: the copy holds the answers that waited far above the view.
+    await evaluate(() => {
+      const w = window as unknown as { copied?: string };
+      delete w.copied;
+      window.addEventListener("copy", () => { w.copied = document.getSelection()?.toString() ?? ""; }, { once: true });
+      document.getSelection()?.selectAllChildren(document.getElementById("transcript")!);
+    }, undefined, "sidebar");
+    await press("#transcript", "Control+c", "sidebar");
+    const copied = await waitFor(() => (window as unknown as { copied?: string }).copied, undefined, { view: "sidebar", what: "the copy" }) ?? "";
+    // (Every answer on the page: the earliest entries of a turn this long are not, until shown.)
+    const onPage = await evaluate(() => document.querySelectorAll("[data-entry-type='message'] .message-body").length - 1, undefined, "sidebar");
+    const ends: string[] = copied.match(/end of \d+/g) ?? [];
+    assert.equal(ends.length, onPage, `every answer on the page is in the copy (${seen.waiting} of them waited)`);
+    assert.ok(ends.includes("end of 299") && copied.includes(`PAD${300 - onPage}`), "from the first on the page to the last");
+  });
+
   it("each session opens where the reader left it when picked again; one left at its latest opens at its latest", async () => {
     const steps = (tag: string): Step[] => Array.from({ length: 30 }, (_, i): Step[] => [
       { message: `${tag} step ${i}: a paragraph long enough to wrap at the sidebar's width, as agents write${i % 4 === 0 ? ", and on some steps a good deal longer than on others" : ""}.` },
