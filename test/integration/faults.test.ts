@@ -199,7 +199,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
    * A start failure: the banner names the agent and offers Retry / Agent Settings / Show Log; the
    * baseline transcript and edit stay; after fixing the setting, Retry starts it and a prompt works.
    */
-  async function startFailure(test: Mocha.Context, title: string, name: string, spec: Record<string, unknown>, pattern: RegExp, pidFile?: string): Promise<void> {
+  async function startFailure(test: Mocha.Context, title: string, name: string, spec: Record<string, unknown>, pattern: RegExp, pidFile?: string, fixMore?: () => Promise<void>): Promise<void> {
     // What the panel shows now must still be there after the failure.
     const shown = await evaluate(() => [...document.querySelectorAll(".message-body")].pop()?.textContent?.trim().slice(-60) ?? "", undefined, "sidebar");
     assert.ok(shown, "the panel shows a transcript before the failure");
@@ -217,6 +217,7 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     // Fixed in settings (what the banner says to do), Retry starts it.
     const fixed = rowCtx(`${name}Fixed`);
     await configure([scriptedAgent(name, { pidFile: fixed.pidFile, turns: [[{ message: fixed.recovered }]] })], name);
+    await fixMore?.();
     await clickBannerAction("restartAgent");
     try {
       await until(() => a._test.manager.sessions.some((s) => s.agentName === name && !s.isEnded), `a session of ${name} after Retry`, 20_000);
@@ -251,7 +252,9 @@ describe("Fault matrix: misbehaving agents, hostile input, awkward cancels", fun
     const c = rowCtx("Mute");
     await vscode.workspace.getConfiguration("agentThoughts").update("initializeTimeoutSeconds", 2, vscode.ConfigurationTarget.Global);
     try {
-      await startFailure(this, "initialize never answers (2 s timeout set)", "Mute", scriptedAgent("Mute", { pidFile: c.pidFile, initialize: "hang", turns: [[]] }), /did not answer initialize within 2 s/, c.pidFile);
+      // Fixed, the timeout goes back to its default too: a loaded machine can take over 2 s to start Node.
+      await startFailure(this, "initialize never answers (2 s timeout set)", "Mute", scriptedAgent("Mute", { pidFile: c.pidFile, initialize: "hang", turns: [[]] }), /did not answer initialize within 2 s/, c.pidFile,
+        async () => { await vscode.workspace.getConfiguration("agentThoughts").update("initializeTimeoutSeconds", undefined, vscode.ConfigurationTarget.Global); });
     } finally {
       await vscode.workspace.getConfiguration("agentThoughts").update("initializeTimeoutSeconds", undefined, vscode.ConfigurationTarget.Global);
     }
