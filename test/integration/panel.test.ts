@@ -30,6 +30,28 @@ async function pickInSwitcher(id: string): Promise<void> {
   }, id, "sidebar"), "the session switcher");
 }
 
+/**
+ * A session of `agent` whose one turn is the `answers` (each followed by a tool call, which keeps
+ * them separate messages) and then `last`, and after it a short session (shown once both end).
+ */
+async function answersThenShort(agent: string, answers: string[], last: string): Promise<{ long: string; short: string }> {
+  const steps: Step[] = answers.flatMap((message, i): Step[] => [
+    { message, chunkSize: 65_536 },
+    { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `${agent}-read-${i}`, title: `Read ${agent}${i}.ts`, kind: "read", status: "completed" } },
+  ]);
+  steps.push({ message: last });
+  await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+    scriptedAgent(agent, { turns: [steps] }),
+    scriptedAgent("Short", { turns: [[{ message: "a short session" }]] }),
+  ], vscode.ConfigurationTarget.Global);
+  const a = await api();
+  await vscode.commands.executeCommand("agentThoughts.panel.focus");
+  const long = await a.stream("many answers", { agent, newSession: true }).result;
+  const short = await a.stream("one answer", { agent: "Short", newSession: true }).result;
+  await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("a short session"), undefined, { view: "sidebar", what: "the short session" });
+  return { long: long.sessionId, short: short.sessionId };
+}
+
 /** Sends a prompt from the panel's prompt box, as a user would (type, Enter). */
 async function sendFromPanel(text: string): Promise<void> {
   await fill("#prompt", text, "sidebar");
@@ -1170,21 +1192,7 @@ describe("the thought panel", function () {
     // 77,000 elements); those away from the view wait in a box of their estimated height.
     const para = `${"Answering **item** with `code` and words to read on. ".repeat(6)}\n\n`;
     const body = para.repeat(Math.floor(4_000 / para.length));
-    const steps: Step[] = [];
-    for (let i = 0; i < 40; i++) {
-      steps.push({ message: `M${i} ${body}${i === 0 ? "the FARNEEDLE at its end" : ""}`, chunkSize: 65_536 },
-        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `read-${i}`, title: `Read f${i}.ts`, kind: "read", status: "completed" } });
-    }
-    steps.push({ message: "all answered" });
-    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
-      scriptedAgent("Answers", { turns: [steps] }),
-      scriptedAgent("Short", { turns: [[{ message: "a short session" }]] }),
-    ], vscode.ConfigurationTarget.Global);
-    const a = await api();
-    await vscode.commands.executeCommand("agentThoughts.panel.focus");
-    const long = await a.stream("many answers", { agent: "Answers", newSession: true }).result;
-    const short = await a.stream("one answer", { agent: "Short", newSession: true }).result;
-    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("a short session"), undefined, { view: "sidebar", what: "the short session" });
+    const { long, short } = await answersThenShort("Answers", Array.from({ length: 40 }, (_, i) => `M${i} ${body}${i === 0 ? "the FARNEEDLE at its end" : ""}`), "all answered");
     /** In the webview: answers drawn and not, those in view with no text, those within a view's height of it not drawn, and the bottom. */
     const answers = (): { drawn: number; waiting: number; emptyInView: string[]; emptyNear: number; top: number; atBottom: boolean } => {
       const t = document.getElementById("transcript")!;
@@ -1204,9 +1212,9 @@ describe("the thought panel", function () {
       return { drawn, waiting, emptyInView, emptyNear, top: t.scrollTop, atBottom: t.scrollTop + t.clientHeight >= t.scrollHeight - 2 };
     };
     const pick = async (): Promise<void> => {
-      await pickInSwitcher(short.sessionId);
+      await pickInSwitcher(short);
       await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("a short session"), undefined, { view: "sidebar", what: "the short session picked" });
-      await pickInSwitcher(long.sessionId);
+      await pickInSwitcher(long);
       await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("all answered"), undefined, { view: "sidebar", what: "the long session picked" });
     };
     await pick();
@@ -1277,22 +1285,8 @@ describe("the thought panel", function () {
     // Each answer is two words 4,000 line breaks apart: markdown draws it in three lines. Taken as
     // 4,000 lines, every box was tens of thousands of pixels high, far taller than its text: the
     // pick left a blank box in view.
-    const steps: Step[] = [];
-    for (let i = 0; i < 300; i++) {
-      steps.push({ message: `PAD${i} ${"\n".repeat(4_000)}end of ${i}`, chunkSize: 65_536 },
-        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `pad-${i}`, title: `Read p${i}.ts`, kind: "read", status: "completed" } });
-    }
-    steps.push({ message: "padded all" });
-    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
-      scriptedAgent("Padded", { turns: [steps] }),
-      scriptedAgent("Short", { turns: [[{ message: "a short session" }]] }),
-    ], vscode.ConfigurationTarget.Global);
-    const a = await api();
-    await vscode.commands.executeCommand("agentThoughts.panel.focus");
-    const padded = await a.stream("padded answers", { agent: "Padded", newSession: true }).result;
-    await a.stream("one answer", { agent: "Short", newSession: true }).result;
-    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("a short session"), undefined, { view: "sidebar", what: "the short session" });
-    await pickInSwitcher(padded.sessionId);
+    const { long: padded } = await answersThenShort("Padded", Array.from({ length: 300 }, (_, i) => `PAD${i} ${"\n".repeat(4_000)}end of ${i}`), "padded all");
+    await pickInSwitcher(padded);
     await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("padded all"), undefined, { view: "sidebar", what: "the padded session picked" });
     const seen = await evaluate(() => {
       const t = document.getElementById("transcript")!;
