@@ -1323,6 +1323,35 @@ describe("the thought panel", function () {
     assert.ok(ends.includes("end of 299") && copied.includes(`PAD${300 - onPage}`), "from the first on the page to the last");
   });
 
+  it("a live turn's newest rows are drawn as they come (not settled by the browser one a frame), the rest only near the view; once the turn ends, all alike", async () => {
+    // 40 folded thoughts and 40 tool calls, one after the other (every entry a row), then a message; the turn stays open a while.
+    const steps: Step[] = Array.from({ length: 40 }, (_, i): Step[] => [
+      { thought: `weighing option ${i}` },
+      { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: `rows-${i}`, title: `Read r${i}.ts`, kind: "read", status: "completed" } },
+    ]).flat();
+    await useAgent("Rows", { turns: [[...steps, { message: "rows held" }, { sleep: 2_000 }, { message: "rows done" }]] });
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    const turn = a.stream("many rows", { agent: "Rows", newSession: true });
+    /** In the webview: each entry of the last turn: its index, whether it is a row, `.recent`, and its content-visibility. */
+    const rows = (): { i: number; row: boolean; recent: boolean; cv: string }[] =>
+      [...document.querySelectorAll(".turn:last-of-type .entries > .entry")].map((el, i) => ({ i, row: el.classList.contains("row"), recent: el.classList.contains("recent"), cv: getComputedStyle(el).contentVisibility }));
+    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("rows held"), undefined, { view: "sidebar", what: "the live turn's message" });
+    const live = await evaluate(rows, undefined, "sidebar");
+    await turn.result;
+    // 81 entries: those from the 75th (the last multiple of 25) are the newest.
+    assert.equal(live.length, 81, "every entry of the turn is on the page");
+    const newest = live.filter((e) => e.i >= 75);
+    const earlier = live.filter((e) => e.i < 75);
+    assert.ok(newest.every((e) => e.recent) && earlier.every((e) => !e.recent), `the newest six are recent: ${JSON.stringify(live.filter((e) => e.recent).map((e) => e.i))}`);
+    assert.ok(newest.some((e) => e.row) && newest.filter((e) => e.row).every((e) => e.cv === "visible"), `the newest rows are drawn: ${JSON.stringify(newest)}`);
+    const earlierRows = earlier.filter((e) => e.row);
+    assert.ok(earlierRows.length >= 70 && earlierRows.every((e) => e.cv === "auto"), `the earlier rows are drawn only near the view (${earlierRows.length})`);
+    await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("rows done"), undefined, { view: "sidebar", what: "the turn's end" });
+    const ended = await waitFor(() => { const r = [...document.querySelectorAll(".turn:last-of-type .entries > .entry")]; return r.some((el) => el.classList.contains("recent")) ? undefined : r.length; }, undefined, { view: "sidebar", what: "no entry recent once the turn ended" });
+    assert.equal(ended, 81, "the same entries (the last message went on)");
+  });
+
   it("each session opens where the reader left it when picked again; one left at its latest opens at its latest", async () => {
     const steps = (tag: string): Step[] => Array.from({ length: 30 }, (_, i): Step[] => [
       { message: `${tag} step ${i}: a paragraph long enough to wrap at the sidebar's width, as agents write${i % 4 === 0 ? ", and on some steps a good deal longer than on others" : ""}.` },
