@@ -50,6 +50,10 @@ export const MESSAGE_MARKDOWN_MAX = 64 * 1024;
 export function markdownStart(text: string, max = THOUGHT_MARKDOWN_MAX): number {
   return text.length > max ? wholeBlocks(text.slice(0, max)) : 0;
 }
+/** Where a message is drawn as plain text from (past MESSAGE_MARKDOWN_MAX), for its estimated height; none drawn so: Infinity. */
+function plainFrom(text: string): number {
+  return text.length > MESSAGE_MARKDOWN_MAX ? markdownStart(text, MESSAGE_MARKDOWN_MAX) : Infinity;
+}
 /** The most of a streaming thought re-rendered per frame (see IncrementalMarkdown's `maxTail`). */
 const THOUGHT_MARKDOWN_TAIL = 2 * 1024;
 /**
@@ -425,7 +429,7 @@ class MessageComp implements EntryComp {
     if (this.nearby.has(this.body)) {
       // (Its turn goes on after all: drawn now, as a streaming message is.)
       if (!done) this.nearby.now(this.body);
-      else if (grew) estimateBox(this.body, entry.text);
+      else if (grew) estimateBox(this.body, entry.text, plainFrom(entry.text));
       return;
     }
     this.draw();
@@ -440,7 +444,7 @@ class MessageComp implements EntryComp {
   private wait(): void {
     this.el.dataset.body = "later";
     this.body.classList.add("waiting");
-    estimateBox(this.body, this.entry.text);
+    estimateBox(this.body, this.entry.text, plainFrom(this.entry.text));
     this.nearby.whenNear(this.body, () => {
       delete this.el.dataset.body;
       this.body.classList.remove("waiting");

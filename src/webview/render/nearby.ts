@@ -27,24 +27,44 @@ const MIN_COLS = 20;
 const CHECK_ROUNDS = 6;
 const CHECK_MS = 12;
 
+/** The longest line taken for a blank one when it holds only spaces, tabs or a carriage return. */
+const BLANK_MAX = 16;
+
+/** Whether `text` between `from` and `to` is empty or only spaces, tabs and carriage returns (and short). */
+function blank(text: string, from: number, to: number): boolean {
+  if (to - from > BLANK_MAX) return false;
+  for (let k = from; k < to; k++) {
+    const c = text.charCodeAt(k);
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
+}
+
 /**
  * What a text's estimated height is made of: its line breaks, each ending a line (about half a
  * line's height on average, a paragraph's gap or a short line's end), and its width in
- * characters, a wide one (CJK, emoji) counting two. A run of line breaks counts two at most: in
- * markdown a run of blank lines is one paragraph's gap, and a flood of them (an agent's, or a
- * prompt injection's) would make the box far taller than the text draws, so that every element
- * in it would be drawn at once (Nearby.check).
+ * characters, a wide one (CJK, emoji) counting two; a carriage return before a line break is not
+ * one. In markdown a run of blank lines (empty, or spaces, tabs and carriage returns only: `\r\n`
+ * line ends) is one paragraph's gap, so such a run counts two breaks at most and its blank lines'
+ * characters none: a flood of them (an agent's, or a prompt injection's) would make the box far
+ * taller than the text draws, so that every element in it would be drawn at once (Nearby.check).
+ * From `plainFrom` on the text is drawn as plain text, where every line break ends a line, so
+ * each counts.
  */
-export function textExtent(text: string): { breaks: number; chars: number } {
+export function textExtent(text: string, plainFrom = Infinity): { breaks: number; chars: number } {
   // Found by the engine's own search: a long message is tens of kilobytes (4.6 MB for a session of 150).
   let breaks = 0;
-  let newlines = 0;
-  for (let i = text.indexOf("\n"), prev = -2, run = 0; i >= 0; prev = i, i = text.indexOf("\n", i + 1)) {
-    newlines++;
-    run = i === prev + 1 ? run + 1 : 1;
-    if (run <= 2) breaks++;
+  // Characters not drawn: line breaks, the carriage returns before them, the blank lines of a run past its second break.
+  let hidden = 0;
+  for (let i = text.indexOf("\n"), prev = -1, run = 0; i >= 0; prev = i, i = text.indexOf("\n", i + 1)) {
+    hidden++;
+    run = i < plainFrom && prev >= 0 && blank(text, prev + 1, i) ? run + 1 : 1;
+    if (run <= 2) {
+      breaks++;
+      if (i > 0 && text.charCodeAt(i - 1) === 13) hidden++;
+    } else hidden += i - prev - 1;
   }
-  let chars = text.length - newlines;
+  let chars = text.length - hidden;
   if (WIDE.test(text)) {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
@@ -59,9 +79,9 @@ export function textExtent(text: string): { breaks: number; chars: number } {
   return { breaks, chars };
 }
 
-/** `el`, waiting, is as high as `text` is estimated to be (panel.css). */
-export function estimateBox(el: HTMLElement, text: string): void {
-  const { breaks, chars } = textExtent(text);
+/** `el`, waiting, is as high as `text` is estimated to be (panel.css); plain text from `plainFrom` on (see textExtent). */
+export function estimateBox(el: HTMLElement, text: string, plainFrom?: number): void {
+  const { breaks, chars } = textExtent(text, plainFrom);
   el.style.setProperty("--breaks", String(breaks));
   el.style.setProperty("--chars", String(chars));
 }
@@ -92,11 +112,15 @@ export class Nearby {
     root.ownerDocument.addEventListener("copy", () => this.drawSelected());
   }
 
-  /** Every waiting element the reader's selection holds (in part or whole) is drawn now. */
+  /**
+   * Every waiting element the reader's selection holds (in part or whole) is drawn now, but for
+   * those not shown (a folded thought's text: not copied either). All in the copy's task: a
+   * selection of megabytes of waiting answers takes as long as drawing them.
+   */
   private drawSelected(): void {
     const sel = this.root.ownerDocument.getSelection();
     if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return;
-    for (const el of [...this.waiting.keys()]) if (sel.containsNode(el, true)) this.now(el);
+    for (const el of [...this.waiting.keys()]) if (sel.containsNode(el, true) && el.checkVisibility()) this.now(el);
   }
 
   /** Keeps `--text-cols` on the root: about how many characters of text fit in a line `width` wide. */

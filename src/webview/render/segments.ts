@@ -131,5 +131,6 @@ export class PlainSegments {
  * the reader sees as groups above the view are laid out.
  */
 function sizeGroup(group: Element): void {
-  if (group instanceof HTMLElement) estimateBox(group, group.textContent ?? "");
+  // (Plain text: every line break ends a line.)
+  if (group instanceof HTMLElement) estimateBox(group, group.textContent ?? "", 0);
 }
