@@ -107,20 +107,6 @@ export class Nearby {
       if (r) this.columns(r.contentBoxSize[0]?.inlineSize ?? r.contentRect.width);
     });
     this.resized.observe(root);
-    // Before the browser copies the selection: what waits in it is drawn, so that the copy holds it
-    // (select all and copy, in a session of long answers far above the view).
-    root.ownerDocument.addEventListener("copy", () => this.drawSelected());
-  }
-
-  /**
-   * Every waiting element the reader's selection holds (in part or whole) is drawn now, but for
-   * those not shown (a folded thought's text: not copied either). All in the copy's task: a
-   * selection of megabytes of waiting answers takes as long as drawing them.
-   */
-  private drawSelected(): void {
-    const sel = this.root.ownerDocument.getSelection();
-    if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return;
-    for (const el of [...this.waiting.keys()]) if (sel.containsNode(el, true) && el.checkVisibility()) this.now(el);
   }
 
   /** Keeps `--text-cols` on the root: about how many characters of text fit in a line `width` wide. */
