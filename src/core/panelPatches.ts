@@ -7,7 +7,7 @@ import { boundEvent } from "../shared/bound";
 import { packEvent, type ThoughtEvent } from "../shared/events";
 import { joinRuns, RunQueue, type ChunkEvent, type RunRules } from "./sessionLog";
 import type { HostMessage } from "../shared/protocol";
-import { reduce, type ViewState } from "../shared/viewModel";
+import { reduce, type TurnView, type ViewState } from "../shared/viewModel";
 
 export type PatchMessage = Extract<HostMessage, { type: "patch" }>;
 
@@ -40,6 +40,30 @@ export function nextPatch(state: ViewState, pending: RunQueue): { state: ViewSta
   const events = taken.map(boundEvent);
   const next = reduce(state, events);
   return { state: next, patch: { type: "patch", from: state.version, to: next.version, events: events.map(packEvent) } };
+}
+
+/**
+ * Makes a finished turn's thoughts and messages hold the session log's strings rather than copies
+ * of their own: the panel's state grew each entry's text patch by patch, the log joined the same
+ * chunks into one string, and both were kept (a 200,000-chunk session held its 4.8 MB of text
+ * twice in the extension host). An entry takes the log's string only where the two are the same
+ * text (an entry the panel cut, or one that spans several of the log's runs, keeps its own), so
+ * nothing the panel shows changes. `logged`: the turn's kept events (SessionLog.turn). Returns how
+ * many entries now share their text.
+ */
+export function shareLoggedText(turn: TurnView, logged: readonly ThoughtEvent[]): number {
+  const texts = new Map<string, string>();
+  for (const e of logged) if (e.kind === "thought" || e.kind === "message") texts.set(`e${e.from ?? e.seq}`, e.text);
+  let shared = 0;
+  for (const entry of turn.entries) {
+    if (entry.type !== "thought" && entry.type !== "message") continue;
+    const text = texts.get(entry.id);
+    if (text === undefined || text.length !== entry.text.length || text !== entry.text) continue;
+    // The same text: written in place, no new version (every reader sees the same characters).
+    entry.text = text;
+    shared++;
+  }
+  return shared;
 }
 
 /** Event kinds that carry a session's text and output: for sessions the panel does not show, held back a while (HeldText). */

@@ -19,7 +19,7 @@ import type { Logger } from "../acp/ports";
 import type { PermissionBroker } from "./permissionBroker";
 import type { ToolOutputs } from "./toolOutputs";
 import { plainText } from "../core/plainText";
-import { coalesce, HeldText, nextPatch, patchHeldUntil, patchQueue, type ViewProgress } from "../core/panelPatches";
+import { coalesce, HeldText, nextPatch, patchHeldUntil, patchQueue, shareLoggedText, type ViewProgress } from "../core/panelPatches";
 import { QuestionSight } from "../core/questionSight";
 import { TimeSlice } from "../core/sleep";
 import { planSnapshot, type SnapshotPiece } from "../core/snapshotPieces";
@@ -208,6 +208,8 @@ export class ThoughtPanelController implements vscode.Disposable {
     heldPatches: 0,
     /** Events of sessions not shown that waited to go to the panel with others (HeldText). */
     heldEvents: 0,
+    /** Thoughts and messages of ended turns whose text the state shares with the session log (shareLoggedText). */
+    sharedTexts: 0,
     /** The last messages from a panel (not `applied`): when each reached the extension host (epoch ms), its type and session. */
     received: [] as [number, string, string][],
     /** Pages of agents' URL questions opened (each only on the user's click). */
@@ -395,6 +397,14 @@ export class ThoughtPanelController implements vscode.Disposable {
     this.stats.patches++;
     this.stats.eventsPosted += next.patch.events.length;
     for (const v of this.views) if (v.ready) this.post(v, next.patch);
+    for (const e of next.patch.events) if (e.kind === "turn_end" && e.turnId !== undefined) this.shareTurnText(e.sessionId, e.turnId);
+  }
+
+  /** A turn that ended keeps its text once: its entries take the session log's strings (shareLoggedText). */
+  private shareTurnText(sessionId: string, turnId: number): void {
+    const turn = this.state.sessions[sessionId]?.turns.find((t) => t.turnId === turnId);
+    const log = this.manager.sessionById(sessionId)?.log;
+    if (turn && log) this.stats.sharedTexts += shareLoggedText(turn, log.turn(turnId));
   }
 
   /** The session the panel shows: the one picked, else the newest (as the webview has it). */

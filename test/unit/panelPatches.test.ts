@@ -1,7 +1,8 @@
 /** The panel's patches: text chunks coalesced per session, turn, kind and message; versions carried from old to new. */
 import * as assert from "node:assert/strict";
 import { unpackEvent, type ThoughtEvent, type ThoughtEventBody } from "../../src/shared/events";
-import { coalesce, HeldText, nextPatch, patchHeldUntil, patchQueue } from "../../src/core/panelPatches";
+import { coalesce, HeldText, nextPatch, patchHeldUntil, patchQueue, shareLoggedText } from "../../src/core/panelPatches";
+import { SessionLog } from "../../src/core/sessionLog";
 import { EMPTY_STATE, reduce } from "../../src/shared/viewModel";
 import { TITLE_TEXT } from "../../src/shared/bound";
 
@@ -98,6 +99,36 @@ describe("panel patches", () => {
     const order = [ev({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "go" }] }, 1, "o"), ev({ kind: "thought", ...text("1") }, 1, "o"), ev({ kind: "tool_start", toolCallId: "t9", announced: true, title: "t" }, 1, "o"), ev({ kind: "thought", ...text("2") }, 1, "o")];
     const sent = [...order.flatMap((e) => held.take(e, "shown")), ...held.release()];
     assert.deepEqual(reduce(EMPTY_STATE, sent).sessions.o, reduce(EMPTY_STATE, order).sessions.o);
+  });
+
+  it("a finished turn's thoughts and messages take the log's text where it is the same, and only there", () => {
+    // As the controller folds a live session: the log's listener events, a patch every few chunks.
+    const log = new SessionLog("s1", () => 5);
+    let state = reduce(EMPTY_STATE, [ev({ kind: "session_start", agentName: "Demo", cwd: "/w" })]);
+    const queue = patchQueue();
+    const sub = log.subscribe((e) => queue.push(e));
+    const frame = (): void => { const next = nextPatch(state, queue); if (next) state = next.state; };
+    log.append({ kind: "turn_start", turnId: 1, prompt: [{ type: "text", text: "go" }] });
+    for (let i = 0; i < 30; i++) { log.append({ kind: "thought", ...text(`t${i} `) }); if (i % 7 === 0) frame(); }
+    log.append({ kind: "tool_start", toolCallId: "t1", announced: true, title: "read" });
+    for (let i = 0; i < 12; i++) { log.append({ kind: "message", ...text(`m${i} `), messageId: "a" }); if (i % 5 === 0) frame(); }
+    log.append({ kind: "thought", ...text("later") });
+    log.append({ kind: "turn_end", turnId: 1, stopReason: "end_turn" });
+    frame();
+    sub.dispose();
+    const turn = state.sessions.s1!.turns[0]!;
+    const before = structuredClone(turn.entries);
+    const thought = Array.from({ length: 30 }, (_, i) => `t${i} `).join("");
+    assert.deepEqual(before.map((e) => (e.type === "thought" || e.type === "message" ? e.text : e.type)), [thought, "tool", Array.from({ length: 12 }, (_, i) => `m${i} `).join(""), "later"]);
+    assert.equal(shareLoggedText(turn, log.turn(1)), 3, "both thoughts and the message");
+    assert.deepEqual(turn.entries, before, "nothing the panel shows changes");
+    // An entry whose text is not the log's run (cut for the panel, or spanning runs) keeps its own.
+    const changed = turn.entries[0]!;
+    assert.ok(changed.type === "thought");
+    changed.text = "not the log's";
+    assert.equal(shareLoggedText(turn, log.turn(1)), 2);
+    assert.equal(changed.text, "not the log's");
+    assert.equal(shareLoggedText(turn, log.turn(2)), 0, "another turn's events share nothing");
   });
 
   it("holds a patch until each ready webview applied the last one, for at most the wait", () => {
