@@ -1281,7 +1281,7 @@ describe("the thought panel", function () {
     await waitFor(() => document.querySelector<HTMLElement>("#jump-latest")?.hidden === true, undefined, { view: "sidebar", what: "following the bottom again" });
   });
 
-  it("answers an agent pads with floods of blank lines wait in boxes of the few lines they draw: a pick shows those in view drawn, the rest wait", async () => {
+  it("answers an agent pads with floods of blank lines wait in boxes of the few lines they draw: a pick shows those in view drawn, the rest wait, and a copy holds them all without drawing them", async () => {
     // Each answer is two words 4,000 line breaks apart: markdown draws it in three lines. Taken as
     // 4,000 lines, every box was tens of thousands of pixels high, far taller than its text: the
     // pick left a blank box in view.
@@ -1307,6 +1307,31 @@ describe("the thought panel", function () {
     assert.equal(seen.emptyInView, 0, "every answer in view is drawn");
     assert.ok(seen.atBottom, "the view is at the latest");
     assert.ok(seen.waiting >= 30, `most answers still wait: drawn ${seen.drawn}, waiting ${seen.waiting}`);
+    // Select all and copy: the copy holds the answers that wait far above the view, as their text, and draws none of them.
+    const selected = await evaluate(() => {
+      const w = window as unknown as { copied?: string };
+      delete w.copied;
+      // After the panel's own listener (on the document): what the copy put on the clipboard.
+      window.addEventListener("copy", (e) => { w.copied = e.clipboardData?.getData("text/plain") ?? ""; }, { once: true });
+      const sel = document.getSelection()!;
+      sel.selectAllChildren(document.getElementById("transcript")!);
+      return sel.toString().length;
+    }, undefined, "sidebar");
+    await press("#transcript", "Control+c", "sidebar");
+    const copied = await waitFor(() => (window as unknown as { copied?: string }).copied, undefined, { view: "sidebar", what: "the copy" }) ?? "";
+    const after = await evaluate(() => ({
+      waiting: document.querySelectorAll("[data-entry-type='message'] .message-body.waiting").length,
+      selected: document.getSelection()?.toString().length ?? 0,
+      onPage: document.querySelectorAll("[data-entry-type='message'] .message-body").length - 1,
+    }), undefined, "sidebar");
+    assert.equal(after.waiting, seen.waiting, "the copy drew nothing");
+    assert.equal(after.selected, selected, "the reader's selection is as it was");
+    // (Every answer on the page: the earliest entries of a turn this long are not, until shown.)
+    const ends: string[] = copied.match(/end of \d+/g) ?? [];
+    assert.equal(ends.length, after.onPage, `every answer on the page is in the copy (${seen.waiting} of them waited)`);
+    assert.deepEqual(ends, ends.slice().sort((a, b) => Number(a.slice(7)) - Number(b.slice(7))), "in order");
+    assert.ok(ends.includes("end of 299") && copied.includes(`PAD${300 - after.onPage}`), "from the first on the page to the last");
+    assert.ok(copied.includes("padded all"), "with the drawn text after them");
   });
 
   it("a live turn's newest rows are drawn as they come (not settled by the browser one a frame), the rest only near the view; once the turn ends, all alike", async () => {

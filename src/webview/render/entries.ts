@@ -224,7 +224,7 @@ class ThoughtComp implements EntryComp, Ticker {
       if (!this.waiting) {
         this.waiting = true;
         this.body.classList.add("waiting");
-        this.ctx.nearby.whenNear(this.body, () => this.drawWaiting());
+        this.ctx.nearby.whenNear(this.body, () => this.drawWaiting(), () => this.src);
       }
       this.srcText = text;
       return;
@@ -449,7 +449,7 @@ class MessageComp implements EntryComp {
       delete this.el.dataset.body;
       this.body.classList.remove("waiting");
       this.draw();
-    });
+    }, () => this.entry.text);
   }
 
   /** Markdown up to MESSAGE_MARKDOWN_MAX; past it, its whole blocks within that, then plain text (appended to as it streams). */

@@ -86,8 +86,14 @@ export function estimateBox(el: HTMLElement, text: string, plainFrom?: number): 
   el.style.setProperty("--chars", String(chars));
 }
 
+/** A waiting element's work: `draw` it; `text`, the source text it will draw (what a copy holds of it meanwhile). */
+interface Waiting {
+  draw: () => void;
+  text?: () => string;
+}
+
 export class Nearby {
-  private readonly waiting = new Map<Element, () => void>();
+  private readonly waiting = new Map<Element, Waiting>();
   /** Waiting since the last `check`. */
   private readonly fresh = new Set<Element>();
   private readonly observer: IntersectionObserver;
@@ -107,6 +113,41 @@ export class Nearby {
       if (r) this.columns(r.contentBoxSize[0]?.inlineSize ?? r.contentRect.width);
     });
     this.resized.observe(root);
+    // A copy of a selection that holds waiting elements: their source text in their place (drawing them first took seconds for select all in a session of long answers).
+    root.ownerDocument.addEventListener("copy", (e) => this.copy(e));
+  }
+
+  /**
+   * Writes the copy's plain text itself when the selection holds elements still waiting to be
+   * drawn (which have no text on the page): the selection as the browser serialises it, with each
+   * waiting element's source text (markdown, as the agent wrote it) in its place. Nothing is
+   * drawn: each gets a mark of its own for the one serialisation, taken out in the same task.
+   * (Drawing them first took seconds for select all in a session of long answers; selecting the
+   * parts between them one at a time, 2.4 ms a part.) A selection with none waiting is the
+   * browser's to copy, text and HTML.
+   */
+  private copy(e: ClipboardEvent): void {
+    const sel = this.root.ownerDocument.getSelection();
+    if (!sel || sel.rangeCount !== 1 || sel.isCollapsed || !e.clipboardData) return;
+    const range = sel.getRangeAt(0);
+    const held: { el: Element; text: string }[] = [];
+    for (const [el, w] of this.waiting) {
+      // (Not one of a folded turn or a hidden kind: the browser's copy leaves those out too.)
+      if (w.text && this.root.contains(el) && range.intersectsNode(el) && el.checkVisibility()) held.push({ el, text: w.text() });
+    }
+    if (held.length === 0) return;
+    // A mark no text can hold: made for this copy (an agent's text cannot name another's place).
+    const nonce = `\ue000${Math.random().toString(36).slice(2)}:`;
+    const marks = held.map(({ el }, i) => el.appendChild(el.ownerDocument.createTextNode(`${nonce}${i}\ue001`)));
+    let text: string;
+    try {
+      text = sel.toString();
+    } finally {
+      for (const m of marks) m.remove();
+    }
+    const marked = new RegExp(`${nonce}(\\d+)\ue001`, "g");
+    e.clipboardData.setData("text/plain", text.replace(marked, (_, i: string) => held[Number(i)]?.text ?? ""));
+    e.preventDefault();
   }
 
   /** Keeps `--text-cols` on the root: about how many characters of text fit in a line `width` wide. */
@@ -124,9 +165,9 @@ export class Nearby {
     this.root.style.setProperty("--text-cols", String(Math.max(MIN_COLS, Math.floor(width / this.charWidth))));
   }
 
-  /** `draw` runs once, when `el` is near the view (or is asked for with `now`). */
-  whenNear(el: Element, draw: () => void): void {
-    this.waiting.set(el, draw);
+  /** `draw` runs once, when `el` is near the view (or is asked for with `now`); `text`: the source text it draws (for a copy meanwhile). */
+  whenNear(el: Element, draw: () => void, text?: () => string): void {
+    this.waiting.set(el, text ? { draw, text } : { draw });
     this.fresh.add(el);
     this.observer.observe(el);
   }
@@ -138,10 +179,10 @@ export class Nearby {
 
   /** `el`, if it waits, is drawn now, wherever it is (it came near, the reader opened it, or find goes to a match in it). */
   now(el: Element): void {
-    const draw = this.waiting.get(el);
-    if (!draw) return;
+    const w = this.waiting.get(el);
+    if (!w) return;
     this.cancel(el);
-    draw();
+    w.draw();
   }
 
   /** `el` no longer waits (it is gone, or drawn another way). */
