@@ -466,6 +466,43 @@ describe("the thought panel", function () {
     assert.deepEqual(plain, { strong: 0, plain: true, text: long });
   });
 
+  it("an answer of millions of lines scrolls in a box of its own: the transcript stays within what the browser lays out, and what comes after it is in view", async () => {
+    // 8 MB of ".\n": past 64 KB each line break is a line. Drawn in the transcript itself it
+    // made the page 33,554,432 px high (the browser's most) and the answer after it was out of reach.
+    const prose = "The reader goes on through a long answer of plain prose, as agents write them at length. ".repeat(1_000);
+    await vscode.workspace.getConfiguration("agentThoughts").update("agents", [
+      scriptedAgent("Lines", { turns: [[
+        { message: prose, chunkSize: 65_536 },
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "between", title: "Read between.ts", kind: "read", status: "completed" } },
+        { message: ".\n".repeat(4_000_000), chunkSize: 65_536 },
+        { sessionUpdate: { sessionUpdate: "tool_call", toolCallId: "after", title: "Read after.ts", kind: "read", status: "completed" } },
+        { message: "AFTERFLOOD" },
+      ]] }),
+    ], vscode.ConfigurationTarget.Global);
+    const a = await api();
+    await vscode.commands.executeCommand("agentThoughts.panel.focus");
+    await a.stream("lines", { agent: "Lines", newSession: true }).result;
+    // Following the bottom: the answer after the flood is on screen, with nothing scrolled by hand.
+    const seen = await waitFor(() => {
+      const t = document.getElementById("transcript")!;
+      const m = [...document.querySelectorAll<HTMLElement>(".entry-message")].find((e) => e.textContent?.trim() === "AFTERFLOOD");
+      if (!m) return undefined;
+      const r = m.getBoundingClientRect();
+      if (document.elementFromPoint(r.left + 4, r.top + r.height / 2)?.closest(".entry-message") !== m) return undefined;
+      const bodies = [...document.querySelectorAll<HTMLElement>(".entry-message .message-body")];
+      const flood = bodies.find((b) => (b.textContent ?? "").startsWith(".\n"))!;
+      const long = bodies.find((b) => (b.textContent ?? "").startsWith("The reader"))!;
+      return { page: t.scrollHeight, floodTall: flood.classList.contains("tall"), floodBox: flood.clientHeight, floodScrolls: flood.scrollHeight > flood.clientHeight * 100, view: t.clientHeight, longTall: long.classList.contains("tall"), longPlain: long.classList.contains("plain") };
+    }, undefined, { view: "sidebar", what: "the answer after the flood, in view", timeoutMs: 60_000 });
+    assert.ok(seen);
+    log(`an answer of 4 million lines: page ${seen.page} px, its box ${seen.floodBox} px`);
+    await screenshot("test-results/answer-of-millions-of-lines.png");
+    assert.ok(seen.floodTall && seen.floodScrolls, "the flood scrolls in a box of its own");
+    assert.ok(seen.floodBox <= seen.view, "no higher than the view");
+    assert.ok(seen.page < 100_000, `the transcript is as high as what it shows (${seen.page} px)`);
+    assert.deepEqual({ tall: seen.longTall, plain: seen.longPlain }, { tall: false, plain: true }, "a long answer of prose (88 KB) is drawn in the transcript as before");
+  });
+
   it("a message streaming past 64 KB keeps the markdown it drew and goes on plain; picked again, drawn the same, found in, and still as the reader scrolls up through it", async () => {
     // Past 64 KB an answer is plain text after its whole blocks within 64 KB: drawn whole when
     // picked, a 4.8 MB answer took one task of seconds and 192,000 elements.

@@ -9,7 +9,7 @@ import { button, cleanBlock, cleanInline, h, icon, selectedRange, setText, thoug
 import { IncrementalMarkdown, wholeBlocks } from "../markdown";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
 import { afterLayout, runAfterLayout } from "./frame";
-import { estimateBox, type Nearby } from "./nearby";
+import { estimateBox, lineBreaks, type Nearby } from "./nearby";
 import { PlainSegments } from "./segments";
 import { entryShell, extendsText, type EntryComp } from "./entryBase";
 import { PlanCard } from "./plan";
@@ -393,6 +393,15 @@ class ThoughtComp implements EntryComp, Ticker {
   }
 }
 
+/**
+ * A message estimated taller than this many lines (each line break one, and its characters over a
+ * line's) is drawn in a box of its own that scrolls, at most three quarters of a view high
+ * (`.tall`, panel.css). An agent's answer of 8 MB of ".\n" (4 million lines, past 64 KB drawn
+ * plain, each a line) made the transcript taller than the browser lays out (33,554,432 px): what
+ * came after it (its tool calls, its next answer, the next turns) was out of reach.
+ */
+const TALL_LINES = 4_000;
+
 class MessageComp implements EntryComp {
   readonly el: HTMLElement;
   /** The message's text: its markdown view, then (past MESSAGE_MARKDOWN_MAX) plain text segments. */
@@ -402,6 +411,9 @@ class MessageComp implements EntryComp {
   /** The text drawn, and whether past MESSAGE_MARKDOWN_MAX (its markdown start, then plain). */
   private drawn = "";
   private plain = false;
+  /** The drawn (or waiting) text's lines at most (see TALL_LINES), and whether its box is `.tall`. */
+  private lines = 0;
+  private tall = false;
   private readonly nearby: Nearby;
   private entry: Of<"message">;
   private done: boolean;
@@ -429,7 +441,7 @@ class MessageComp implements EntryComp {
     if (this.nearby.has(this.body)) {
       // (Its turn goes on after all: drawn now, as a streaming message is.)
       if (!done) this.nearby.now(this.body);
-      else if (grew) estimateBox(this.body, entry.text, plainFrom(entry.text));
+      else if (grew) this.sizeWaiting();
       return;
     }
     this.draw();
@@ -444,12 +456,26 @@ class MessageComp implements EntryComp {
   private wait(): void {
     this.el.dataset.body = "later";
     this.body.classList.add("waiting");
-    estimateBox(this.body, this.entry.text, plainFrom(this.entry.text));
+    this.sizeWaiting();
     this.nearby.whenNear(this.body, () => {
       delete this.el.dataset.body;
       this.body.classList.remove("waiting");
       this.draw();
     }, () => this.entry.text);
+  }
+
+  /** The waiting box as high as its text is estimated to be, in a box of its own when that is taller than TALL_LINES. */
+  private sizeWaiting(): void {
+    const { breaks, chars } = estimateBox(this.body, this.entry.text, plainFrom(this.entry.text));
+    this.setLines(breaks + chars / this.nearby.cols());
+  }
+
+  private setLines(lines: number): void {
+    this.lines = lines;
+    const tall = lines > TALL_LINES;
+    if (tall === this.tall) return;
+    this.tall = tall;
+    this.body.classList.toggle("tall", tall);
   }
 
   /** Markdown up to MESSAGE_MARKDOWN_MAX; past it, its whole blocks within that, then plain text (appended to as it streams). */
@@ -458,8 +484,11 @@ class MessageComp implements EntryComp {
     const drawn = this.drawn;
     this.drawn = text;
     const goesOn = drawn !== "" && extendsText(drawn, text);
+    // What it draws grew by what was appended (counted alone as it streams), or is all of it.
+    const added = goesOn ? text.slice(drawn.length) : text;
+    this.setLines((goesOn ? this.lines : 0) + lineBreaks(added) + added.length / this.nearby.cols());
     if (this.plain && goesOn) {
-      this.segs.append(text.slice(drawn.length));
+      this.segs.append(added);
       return;
     }
     if (!this.plain && text.length <= MESSAGE_MARKDOWN_MAX) {

@@ -79,11 +79,19 @@ export function textExtent(text: string, plainFrom = Infinity): { breaks: number
   return { breaks, chars };
 }
 
-/** `el`, waiting, is as high as `text` is estimated to be (panel.css); plain text from `plainFrom` on (see textExtent). */
-export function estimateBox(el: HTMLElement, text: string, plainFrom?: number): void {
-  const { breaks, chars } = textExtent(text, plainFrom);
-  el.style.setProperty("--breaks", String(breaks));
-  el.style.setProperty("--chars", String(chars));
+/** `el`, waiting, is as high as `text` is estimated to be (panel.css); plain text from `plainFrom` on (see textExtent). Returns the estimate's parts. */
+export function estimateBox(el: HTMLElement, text: string, plainFrom?: number): { breaks: number; chars: number } {
+  const extent = textExtent(text, plainFrom);
+  el.style.setProperty("--breaks", String(extent.breaks));
+  el.style.setProperty("--chars", String(extent.chars));
+  return extent;
+}
+
+/** How many line breaks `text` holds. */
+export function lineBreaks(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  return n;
 }
 
 /** A waiting element's work: `draw` it; `text`, the source text it will draw (what a copy holds of it meanwhile). */
@@ -148,6 +156,11 @@ export class Nearby {
     const marked = new RegExp(`${nonce}(\\d+)\ue001`, "g");
     e.clipboardData.setData("text/plain", text.replace(marked, (_, i: string) => held[Number(i)]?.text ?? ""));
     e.preventDefault();
+  }
+
+  /** About how many characters of text fit in a line of the view (`--text-cols`, as last measured; 60 before). */
+  cols(): number {
+    return Number(this.root.style.getPropertyValue("--text-cols")) || 60;
   }
 
   /** Keeps `--text-cols` on the root: about how many characters of text fit in a line `width` wide. */
