@@ -394,13 +394,18 @@ class ThoughtComp implements EntryComp, Ticker {
 }
 
 /**
- * A message estimated taller than this many lines (each line break one, and its characters over a
- * line's) is drawn in a box of its own that scrolls, at most three quarters of a view high
- * (`.tall`, panel.css). An agent's answer of 8 MB of ".\n" (4 million lines, past 64 KB drawn
- * plain, each a line) made the transcript taller than the browser lays out (33,554,432 px): what
- * came after it (its tool calls, its next answer, the next turns) was out of reach.
+ * A finished message estimated taller than this many lines (each line break one, and its
+ * characters over a line's) is drawn in a box of its own that scrolls, at most three quarters of a
+ * view high (`.tall`, panel.css). An agent's answer of 8 MB of ".\n" (4 million lines, past 64 KB
+ * drawn plain, each a line) made the transcript taller than the browser lays out (33,554,432 px):
+ * what came after it (its tool calls, its next answer, the next turns) was out of reach.
  */
 const TALL_LINES = 4_000;
+/**
+ * Streaming, only past this many (no answer an agent writes for a reader is so long): until then
+ * it is drawn in the transcript, which follows its newest line (a box of its own would not).
+ */
+const TALL_STREAMING_LINES = 100_000;
 
 class MessageComp implements EntryComp {
   readonly el: HTMLElement;
@@ -411,7 +416,7 @@ class MessageComp implements EntryComp {
   /** The text drawn, and whether past MESSAGE_MARKDOWN_MAX (its markdown start, then plain). */
   private drawn = "";
   private plain = false;
-  /** The drawn (or waiting) text's lines at most (see TALL_LINES), and whether its box is `.tall`. */
+  /** The drawn (or waiting) text's lines at most (see TALL_LINES, TALL_STREAMING_LINES), and whether its box is `.tall`. */
   private lines = 0;
   private tall = false;
   private readonly nearby: Nearby;
@@ -472,7 +477,7 @@ class MessageComp implements EntryComp {
 
   private setLines(lines: number): void {
     this.lines = lines;
-    const tall = lines > TALL_LINES;
+    const tall = lines > (this.done ? TALL_LINES : TALL_STREAMING_LINES);
     if (tall === this.tall) return;
     this.tall = tall;
     this.body.classList.toggle("tall", tall);
