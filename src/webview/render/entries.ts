@@ -394,13 +394,15 @@ class ThoughtComp implements EntryComp, Ticker {
 }
 
 /**
- * A finished message estimated taller than this many lines (each line break one, and its
- * characters over a line's) is drawn in a box of its own that scrolls, at most three quarters of a
- * view high (`.tall`, panel.css). An agent's answer of 8 MB of ".\n" (4 million lines, past 64 KB
- * drawn plain, each a line) made the transcript taller than the browser lays out (33,554,432 px):
- * what came after it (its tool calls, its next answer, the next turns) was out of reach.
+ * A finished message of more line breaks than this is drawn in a box of its own that scrolls, at
+ * most three quarters of a view high (`.tall`, panel.css). An agent's answer of 8 MB of ".\n"
+ * (4 million lines, past 64 KB drawn plain, each a line) made the transcript taller than the
+ * browser lays out (33,554,432 px): what came after it (its tool calls, its next answer, the next
+ * turns) was out of reach. Line breaks only: a long answer of prose wraps to as many lines, but
+ * an agent writes those for a reader, and the bench's answer of 1,400 paragraphs (84 KB, 2,800
+ * breaks) stays in the transcript.
  */
-const TALL_LINES = 4_000;
+const TALL_LINES = 10_000;
 /**
  * Streaming, only past this many (no answer an agent writes for a reader is so long): until then
  * it is drawn in the transcript, which follows its newest line (a box of its own would not).
@@ -416,7 +418,7 @@ class MessageComp implements EntryComp {
   /** The text drawn, and whether past MESSAGE_MARKDOWN_MAX (its markdown start, then plain). */
   private drawn = "";
   private plain = false;
-  /** The drawn (or waiting) text's lines at most (see TALL_LINES, TALL_STREAMING_LINES), and whether its box is `.tall`. */
+  /** The drawn (or waiting) text's line breaks (see TALL_LINES, TALL_STREAMING_LINES), and whether its box is `.tall`. */
   private lines = 0;
   private tall = false;
   private readonly nearby: Nearby;
@@ -469,10 +471,9 @@ class MessageComp implements EntryComp {
     }, () => this.entry.text);
   }
 
-  /** The waiting box as high as its text is estimated to be, in a box of its own when that is taller than TALL_LINES. */
+  /** The waiting box as high as its text is estimated to be, in a box of its own when it has more than TALL_LINES breaks. */
   private sizeWaiting(): void {
-    const { breaks, chars } = estimateBox(this.body, this.entry.text, plainFrom(this.entry.text));
-    this.setLines(breaks + chars / this.nearby.cols());
+    this.setLines(estimateBox(this.body, this.entry.text, plainFrom(this.entry.text)).breaks);
   }
 
   private setLines(lines: number): void {
@@ -491,7 +492,7 @@ class MessageComp implements EntryComp {
     const goesOn = drawn !== "" && extendsText(drawn, text);
     // What it draws grew by what was appended (counted alone as it streams), or is all of it.
     const added = goesOn ? text.slice(drawn.length) : text;
-    this.setLines((goesOn ? this.lines : 0) + lineBreaks(added) + added.length / this.nearby.cols());
+    this.setLines((goesOn ? this.lines : 0) + lineBreaks(added));
     if (this.plain && goesOn) {
       this.segs.append(added);
       return;

@@ -158,11 +158,6 @@ export class Nearby {
     e.preventDefault();
   }
 
-  /** About how many characters of text fit in a line of the view (`--text-cols`, as last measured; 60 before). */
-  cols(): number {
-    return Number(this.root.style.getPropertyValue("--text-cols")) || 60;
-  }
-
   /** Keeps `--text-cols` on the root: about how many characters of text fit in a line `width` wide. */
   private columns(width: number): void {
     const style = getComputedStyle(this.root);
