@@ -58,7 +58,7 @@ export function shareLoggedText(turn: TurnView, logged: readonly ThoughtEvent[])
   for (const entry of turn.entries) {
     if (entry.type !== "thought" && entry.type !== "message") continue;
     const text = texts.get(entry.id);
-    if (text === undefined || text.length !== entry.text.length || text !== entry.text) continue;
+    if (text === undefined || text !== entry.text) continue;
     // The same text: written in place, no new version (every reader sees the same characters).
     entry.text = text;
     shared++;

@@ -208,8 +208,6 @@ export class ThoughtPanelController implements vscode.Disposable {
     heldPatches: 0,
     /** Events of sessions not shown that waited to go to the panel with others (HeldText). */
     heldEvents: 0,
-    /** Thoughts and messages of ended turns whose text the state shares with the session log (shareLoggedText). */
-    sharedTexts: 0,
     /** The last messages from a panel (not `applied`): when each reached the extension host (epoch ms), its type and session. */
     received: [] as [number, string, string][],
     /** Pages of agents' URL questions opened (each only on the user's click). */
@@ -404,7 +402,7 @@ export class ThoughtPanelController implements vscode.Disposable {
   private shareTurnText(sessionId: string, turnId: number): void {
     const turn = this.state.sessions[sessionId]?.turns.find((t) => t.turnId === turnId);
     const log = this.manager.sessionById(sessionId)?.log;
-    if (turn && log) this.stats.sharedTexts += shareLoggedText(turn, log.turn(turnId));
+    if (turn && log) shareLoggedText(turn, log.turn(turnId));
   }
 
   /** The session the panel shows: the one picked, else the newest (as the webview has it). */

@@ -9,7 +9,7 @@ import { button, cleanBlock, cleanInline, h, icon, selectedRange, setText, thoug
 import { IncrementalMarkdown, wholeBlocks } from "../markdown";
 import { entryKey, type RenderCtx, type Ticker } from "./context";
 import { afterLayout, runAfterLayout } from "./frame";
-import { estimateBox, lineBreaks, type Nearby } from "./nearby";
+import { estimateBox, textExtent, type Nearby } from "./nearby";
 import { PlainSegments } from "./segments";
 import { entryShell, extendsText, type EntryComp } from "./entryBase";
 import { PlanCard } from "./plan";
@@ -492,7 +492,8 @@ class MessageComp implements EntryComp {
     const goesOn = drawn !== "" && extendsText(drawn, text);
     // What it draws grew by what was appended (counted alone as it streams), or is all of it.
     const added = goesOn ? text.slice(drawn.length) : text;
-    this.setLines((goesOn ? this.lines : 0) + lineBreaks(added));
+    // (Plain from its start: every line break counted.)
+    this.setLines((goesOn ? this.lines : 0) + textExtent(added, 0).breaks);
     if (this.plain && goesOn) {
       this.segs.append(added);
       return;

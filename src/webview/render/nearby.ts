@@ -87,17 +87,10 @@ export function estimateBox(el: HTMLElement, text: string, plainFrom?: number): 
   return extent;
 }
 
-/** How many line breaks `text` holds. */
-export function lineBreaks(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
-  return n;
-}
-
 /** A waiting element's work: `draw` it; `text`, the source text it will draw (what a copy holds of it meanwhile). */
 interface Waiting {
   draw: () => void;
-  text?: () => string;
+  text: () => string;
 }
 
 export class Nearby {
@@ -141,7 +134,7 @@ export class Nearby {
     const held: { el: Element; text: string }[] = [];
     for (const [el, w] of this.waiting) {
       // (Not one of a folded turn or a hidden kind: the browser's copy leaves those out too.)
-      if (w.text && this.root.contains(el) && range.intersectsNode(el) && el.checkVisibility()) held.push({ el, text: w.text() });
+      if (this.root.contains(el) && range.intersectsNode(el) && el.checkVisibility()) held.push({ el, text: w.text() });
     }
     if (held.length === 0) return;
     // A mark no text can hold: made for this copy (an agent's text cannot name another's place).
@@ -174,8 +167,8 @@ export class Nearby {
   }
 
   /** `draw` runs once, when `el` is near the view (or is asked for with `now`); `text`: the source text it draws (for a copy meanwhile). */
-  whenNear(el: Element, draw: () => void, text?: () => string): void {
-    this.waiting.set(el, text ? { draw, text } : { draw });
+  whenNear(el: Element, draw: () => void, text: () => string): void {
+    this.waiting.set(el, { draw, text });
     this.fresh.add(el);
     this.observer.observe(el);
   }
