@@ -10,7 +10,7 @@ import type { ChildProcess } from "node:child_process";
 import { realpath } from "node:fs/promises";
 import * as path from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { RequestError } from "@agentclientprotocol/sdk";
+import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import type { Logger, TerminalCreateRequest, TerminalExit, TerminalListener, TerminalPort } from "./ports";
 import { ProcessGroup } from "./processGroups";
 import { startProcess, type ProcessPriority } from "./spawn";

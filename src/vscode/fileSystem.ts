@@ -6,7 +6,7 @@
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { RequestError } from "@agentclientprotocol/sdk";
+import { RequestError } from "@agentclientprotocol/sdk/unstable";
 import type { FsPort, Logger, ReadFileRequest, WriteFileRequest } from "../acp/ports";
 import { diskFile, hardLinks, openDocument, readCurrent, readRegularFile, writeWholeText } from "./documents";
 import { isNetworkPath, realpathOrParentSync, type WorkspaceGuard } from "./guard";
