@@ -15,7 +15,7 @@ import { SessionLog } from "../../src/core/sessionLog";
 import { EMPTY_STATE, reduce, type SessionView, type TurnView } from "../../src/shared/viewModel";
 import type { AgentThoughtsInternalApi } from "../../src/extension";
 import { coalesce } from "../../src/core/panelPatches";
-import { eventFromLine } from "../../src/core/transcriptLines";
+import type * as TranscriptLines from "../../src/core/transcriptLines";
 import type { Step } from "../fixtures/agents/scenario";
 import { harnessRequest, log } from "../integration/index";
 import { evaluate, fill, typeKeys, waitFor } from "../integration/webview";
@@ -65,9 +65,20 @@ async function checkTranscript(a: AgentThoughtsInternalApi, view: SessionView): 
   return { file, lines: lines.length, bytes: fs.statSync(file).size, lineEachBytes, complete, events };
 }
 
+/**
+ * The extension's transcript reader, loaded by the scenarios that read transcripts back: imported
+ * at the top, its zod schemas would be built in the extension host as the bench loads, and be in
+ * the memory figures of every scenario (the extension's own copy is what they are to measure).
+ */
+let transcriptLines: typeof TranscriptLines | undefined;
+async function loadTranscriptReader(): Promise<void> {
+  transcriptLines ??= await import("../../src/core/transcriptLines");
+}
+
 /** A transcript line as the extension reads it back (a text chunk's content block put back). */
 function readLine(line: string): ThoughtEvent {
-  const r = eventFromLine(line);
+  if (!transcriptLines) throw new Error("loadTranscriptReader() first");
+  const r = transcriptLines.eventFromLine(line);
   if ("problem" in r) throw new Error(`a transcript line does not read back: ${r.problem}`);
   return r.event;
 }
@@ -270,6 +281,7 @@ function loadSteps(agent: number, answeredFile: string): Step[] {
 }
 
 export async function concurrentSessions(a: AgentThoughtsInternalApi): Promise<void> {
+  await loadTranscriptReader();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-bench-concurrent-"));
   const names = Array.from({ length: LOAD_AGENTS }, (_, k) => `Load ${k + 1}`);
   const answeredFile = path.join(tmp, "answered");
@@ -587,6 +599,7 @@ interface Sample { events: number; host: number; webview: number; rss: number }
 
 /** Streams the hour-long session; returns its session id (its transcript stays, for the start-up rows). */
 export async function hourReplay(a: AgentThoughtsInternalApi): Promise<string> {
+  await loadTranscriptReader();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "at-bench-replay-"));
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? tmp;
   const root = path.join(workspace, "replay-src");
