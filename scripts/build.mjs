@@ -6,6 +6,9 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync,
 import { join, relative } from "node:path";
 
 const production = process.argv.includes("--production");
+// --minify: the extension, webview and demo agent bundles as the .vsix ships them (minified), the
+// test bundles as usual, and source maps kept: `npm run bench` measures what users run.
+const minify = production || process.argv.includes("--minify");
 const watch = process.argv.includes("--watch");
 const root = new URL("..", import.meta.url).pathname;
 
@@ -77,7 +80,7 @@ const node = {
   target: "node20",
   format: "cjs",
   sourcemap: production ? false : "linked",
-  minify: production,
+  minify,
   logLevel: "warning",
   plugins: [reportPlugin, zodEnglishOnly, vscodeOnce],
   absWorkingDir: root,
@@ -90,19 +93,19 @@ const contexts = [
 if (existsSync(join(root, "src/webview/main.ts"))) {
   contexts.push({
     bundle: true, platform: "browser", target: "es2022", format: "iife",
-    sourcemap: production ? false : "linked", minify: production, logLevel: "warning",
+    sourcemap: production ? false : "linked", minify, logLevel: "warning",
     plugins: [reportPlugin], absWorkingDir: root,
     entryPoints: ["src/webview/main.ts"], outfile: "dist/webview.js",
   });
 }
 if (!production) {
   const agents = files("test/fixtures/agents", (n) => n.endsWith(".ts"));
-  if (agents.length) contexts.push({ ...node, entryPoints: agents, outdir: "out/fixtures/agents" });
+  if (agents.length) contexts.push({ ...node, minify: false, entryPoints: agents, outdir: "out/fixtures/agents" });
   for (const suite of ["integration", "smoke", "bench", "reload"]) {
     const entries = files(`test/${suite}`, (n) => n.endsWith(".ts"));
     if (entries.length) {
       contexts.push({
-        ...node, entryPoints: entries, outdir: `out/${suite}`, outbase: `test/${suite}`,
+        ...node, minify: false, entryPoints: entries, outdir: `out/${suite}`, outbase: `test/${suite}`,
         external: ["vscode", "mocha"],
       });
     }
@@ -135,5 +138,5 @@ if (watch) {
     await Promise.all(built.map((c) => c.dispose()));
   }
   const outs = contexts.map((c) => c.outfile ? relative(root, join(root, c.outfile)) : c.outdir);
-  console.log(`built ${outs.join(", ")} in ${Date.now() - started} ms${production ? " (production)" : ""}`);
+  console.log(`built ${outs.join(", ")} in ${Date.now() - started} ms${production ? " (production)" : minify ? " (minified)" : ""}`);
 }

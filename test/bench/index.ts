@@ -6,7 +6,7 @@
 // on a 10,000-file workspace (test/bench/checkpoints.ts); client terminals under load (test/bench/terminals.ts);
 // find in a 5 MB transcript (test/bench/find.ts); a window opening on 20 saved hour-long sessions
 // (test/bench/startup.ts: saved here, measured after the window reloads).
-// AGENT_THOUGHTS_BENCH=flood,paced,lag,hidden,huge,concurrent,replay,hostile,checkpoint,terminals,find,cold,startup picks scenarios (default: all; `boot` only on request).
+// AGENT_THOUGHTS_BENCH=huge,flood,paced,lag,hidden,concurrent,replay,hostile,checkpoint,terminals,find,cold,startup picks scenarios (default: all; `boot` only on request).
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as v8 from "node:v8";
@@ -291,7 +291,7 @@ async function hugeSession(a: AgentThoughtsInternalApi): Promise<void> {
   log(`      in the new page (ms from its start): its script in at ${fmt(loads.script)}, its icon font asked for at ${fmt(loads.fontFrom)} and in at ${fmt(loads.font)}${loads.fetches > 1 ? ` (fetched ${loads.fetches} times)` : ""}${loads.fontsReady ? "" : " (NOT loaded when shown)"}`);
   if (traceFile) log(`    trace of the restore (the browser's processes): ${traceFile}`);
   if (hostProfileFile) log(`    extension host CPU profile of the restore: ${hostProfileFile}`);
-  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; ${sharedRenderer ? "the heap is the renderer's, which the workbench page shares here" : "the webview's renderer"}); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(rssStreamed / 1048576).toFixed(1)} MB as the last turn showed (ArrayBuffers ${(streamed.arrayBuffers / 1048576).toFixed(1)} MB), ${(hostRss / 1048576).toFixed(1)} MB after the panel was re-opened and a new one restored (ArrayBuffers ${(restored.arrayBuffers / 1048576).toFixed(1)} MB), ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; V8's heap ${(committedIdle / 1048576).toFixed(1)} MB of it, its young generation ${(youngIdle / 1048576).toFixed(1)} MB; outside V8's heap ${((rssIdle - committedIdle) / 1048576).toFixed(1)} MB, of it ArrayBuffers ${(idle.arrayBuffers / 1048576).toFixed(1)} MB and other memory V8 is told of ${((idle.external - idle.arrayBuffers) / 1048576).toFixed(1)} MB), ${(rssSettled / 1048576).toFixed(1)} MB after 60 s (target ≤ 200 MB: ${met(rssSettled <= 200 * 1048576)}${underTargetAfter === undefined ? "" : `; under it from ${underTargetAfter} s`}; V8's heap ${(v8Settled.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Settled.young / 1048576).toFixed(1)} MB; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions and the scenarios before it in the same host, V8's heap ${(v8Before.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Before.young / 1048576).toFixed(1)} MB)`);
+  log(`    webview JS heap: ${(heap / 1048576).toFixed(1)} MB streaming, ${(heapAfter / 1048576).toFixed(1)} MB in the new editor panel (target ≤ 100 MB: ${met(Math.max(heap, heapAfter) <= 100 * 1048576)}; ${sharedRenderer ? "the heap is the renderer's, which the workbench page shares here" : "the webview's renderer"}); extension host heap ${(hostHeap / 1048576).toFixed(1)} MB, RSS ${(rssStreamed / 1048576).toFixed(1)} MB as the last turn showed (ArrayBuffers ${(streamed.arrayBuffers / 1048576).toFixed(1)} MB), ${(hostRss / 1048576).toFixed(1)} MB after the panel was re-opened and a new one restored (ArrayBuffers ${(restored.arrayBuffers / 1048576).toFixed(1)} MB), ${(rssIdle / 1048576).toFixed(1)} MB after 10 s idle (target ≤ 200 MB: ${met(rssIdle <= 200 * 1048576)}; V8's heap ${(committedIdle / 1048576).toFixed(1)} MB of it, its young generation ${(youngIdle / 1048576).toFixed(1)} MB; outside V8's heap ${((rssIdle - committedIdle) / 1048576).toFixed(1)} MB, of it ArrayBuffers ${(idle.arrayBuffers / 1048576).toFixed(1)} MB and other memory V8 is told of ${((idle.external - idle.arrayBuffers) / 1048576).toFixed(1)} MB), ${(rssSettled / 1048576).toFixed(1)} MB after 60 s (target ≤ 200 MB: ${met(rssSettled <= 200 * 1048576)}${underTargetAfter === undefined ? "" : `; under it from ${underTargetAfter} s`}; V8's heap ${(v8Settled.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Settled.young / 1048576).toFixed(1)} MB; ${(rssBefore / 1048576).toFixed(1)} MB before this session, with VS Code's own extensions in the same host, V8's heap ${(v8Before.committed / 1048576).toFixed(1)} MB of it, its young generation ${(v8Before.young / 1048576).toFixed(1)} MB)`);
   log(`    the extension host's garbage collections from the restore until the 60 s reading: ${gcsAfter}`);
   log(`    extension host heap after a full GC: ${(heldAfter / 1048576).toFixed(1)} MB, ${((heldAfter - heldBefore) / 1048576).toFixed(1)} MB more than before the session (what it holds of the session)`);
   log(`    renderer JS heap after a full GC (${sharedRenderer ? "the workbench and the panel" : "the panel's renderer process"}; target ≤ 100 MB: ${met(rendererAfter <= 100 * 1048576)}): ${(rendererBefore / 1048576).toFixed(1)} MB before the session, ${(rendererAfter / 1048576).toFixed(1)} MB with it in the sidebar panel (+${((rendererAfter - rendererBefore) / 1048576).toFixed(1)} MB)`);
@@ -305,14 +305,21 @@ export async function run(): Promise<void> {
   await openSidebar();
   log("[agent-thoughts-tests] start bench");
   log(`Agent Thoughts benchmark (real VS Code host, scripted flood agent; ${sharedRenderer ? "webviews on the workbench's origin and main thread, as code-server serves them" : "each webview on an origin and in a renderer process of its own, as VS Code serves them"})`);
+  // What the figures are of: the bundles the .vsix ships are minified (`npm run bench` builds them so).
+  const bundle = path.join(vscode.extensions.getExtension("agent-thoughts.agent-thoughts")?.extensionPath ?? "", "dist", "extension.js");
+  const bundleText = fs.existsSync(bundle) ? fs.readFileSync(bundle, "utf8") : "";
+  const minified = bundleText.length / bundleText.split("\n").length > 1_000;
+  log(`  extension bundle: ${Math.round(bundleText.length / 1024)} KB, ${minified ? "minified, as the .vsix ships it" : "NOT minified (a development build: npm run bench builds the bundles the .vsix ships)"}`);
   const only = process.env.AGENT_THOUGHTS_BENCH?.split(",");
   const want = (k: string): boolean => !only || only.includes(k);
   try {
+    // First: its memory figures are of the session in a host with nothing else streamed yet (each
+    // scenario after it leaves the host's heap grown, and V8 gives that back only some time later).
+    if (want("huge")) await hugeSession(a);
     if (want("flood")) await flood(a, "Flood", 20_000);
     if (want("paced")) await flood(a, "Paced", 3_000, 1);
     if (want("lag")) await lagByShape(a);
     if (want("hidden")) await hiddenPanel(a);
-    if (want("huge")) await hugeSession(a);
     if (want("concurrent")) await concurrentSessions(a);
     const replayed = want("replay") ? await hourReplay(a) : undefined;
     if (want("checkpoint")) await checkpointCost();
