@@ -1322,7 +1322,7 @@ describe("the thought panel", function () {
     // Each answer is two words 4,000 line breaks apart: markdown draws it in three lines. Taken as
     // 4,000 lines, every box was tens of thousands of pixels high, far taller than its text: the
     // pick left a blank box in view.
-    const { long: padded } = await answersThenShort("Padded", Array.from({ length: 300 }, (_, i) => `PAD${i} ${"\n".repeat(4_000)}end of ${i}`), "padded all");
+    const { long: padded } = await answersThenShort("Padded", Array.from({ length: 300 }, (_, i) => `PAD${i} <b>&x</b> ${"\n".repeat(4_000)}end of ${i}`), "padded all");
     await pickInSwitcher(padded);
     await waitFor(() => (document.getElementById("transcript")?.textContent ?? "").includes("padded all"), undefined, { view: "sidebar", what: "the padded session picked" });
     const seen = await evaluate(() => {
@@ -1346,16 +1346,27 @@ describe("the thought panel", function () {
     assert.ok(seen.waiting >= 30, `most answers still wait: drawn ${seen.drawn}, waiting ${seen.waiting}`);
     // Select all and copy: the copy holds the answers that wait far above the view, as their text, and draws none of them.
     const selected = await evaluate(() => {
-      const w = window as unknown as { copied?: string };
+      const w = window as unknown as { copied?: string; copiedHtml?: string; copyMs?: number };
       delete w.copied;
-      // After the panel's own listener (on the document): what the copy put on the clipboard.
-      window.addEventListener("copy", (e) => { w.copied = e.clipboardData?.getData("text/plain") ?? ""; }, { once: true });
+      // Before and after the panel's own listener (on the document): how long it took, and what it put on the clipboard.
+      let t0 = 0;
+      window.addEventListener("copy", () => { t0 = performance.now(); }, { once: true, capture: true });
+      window.addEventListener("copy", (e) => {
+        w.copyMs = performance.now() - t0;
+        w.copied = e.clipboardData?.getData("text/plain") ?? "";
+        w.copiedHtml = e.clipboardData?.getData("text/html") ?? "";
+      }, { once: true });
       const sel = document.getSelection()!;
       sel.selectAllChildren(document.getElementById("transcript")!);
       return sel.toString().length;
     }, undefined, "sidebar");
     await press("#transcript", "Control+c", "sidebar");
     const copied = await waitFor(() => (window as unknown as { copied?: string }).copied, undefined, { view: "sidebar", what: "the copy" }) ?? "";
+    const { copiedHtml, copyMs } = await evaluate(() => {
+      const w = window as unknown as { copiedHtml?: string; copyMs?: number };
+      return { copiedHtml: w.copiedHtml ?? "", copyMs: w.copyMs ?? NaN };
+    }, undefined, "sidebar");
+    log(`copy of the selection: ${copyMs.toFixed(1)} ms in the panel's handler, ${copied.length} characters of text, ${copiedHtml.length} of HTML`);
     const after = await evaluate(() => ({
       waiting: document.querySelectorAll("[data-entry-type='message'] .message-body.waiting").length,
       selected: document.getSelection()?.toString().length ?? 0,
@@ -1369,6 +1380,11 @@ describe("the thought panel", function () {
     assert.deepEqual(ends, ends.slice().sort((a, b) => Number(a.slice(7)) - Number(b.slice(7))), "in order");
     assert.ok(ends.includes("end of 299") && copied.includes(`PAD${300 - after.onPage}`), "from the first on the page to the last");
     assert.ok(copied.includes("padded all"), "with the drawn text after them");
+    // As HTML too: the drawn answers as the page has them, the waiting ones as their text, the agent's markup in either escaped.
+    assert.deepEqual(copiedHtml.match(/end of \d+/g) ?? [], ends, "the HTML holds the same answers, in the same order");
+    assert.equal((copiedHtml.match(/&lt;b&gt;&amp;x&lt;\/b&gt;/g) ?? []).length, after.onPage, "each answer's markup as text");
+    assert.ok(!copiedHtml.includes("<b>"), "no markup of the agent's");
+    assert.ok(/<p>[^<]*padded all/.test(copiedHtml), "the drawn answer after them as its HTML");
   });
 
   it("a live turn's newest rows are drawn as they come (not settled by the browser one a frame), the rest only near the view; once the turn ends, all alike", async () => {

@@ -119,13 +119,13 @@ export class Nearby {
   }
 
   /**
-   * Writes the copy's plain text itself when the selection holds elements still waiting to be
-   * drawn (which have no text on the page): the selection as the browser serialises it, with each
-   * waiting element's source text (markdown, as the agent wrote it) in its place. Nothing is
-   * drawn: each gets a mark of its own for the one serialisation, taken out in the same task.
-   * (Drawing them first took seconds for select all in a session of long answers; selecting the
-   * parts between them one at a time, 2.4 ms a part.) A selection with none waiting is the
-   * browser's to copy, text and HTML.
+   * Writes the copy itself when the selection holds elements still waiting to be drawn (which have
+   * no text on the page): the selection as the browser serialises it, as text and as HTML, with
+   * each waiting element's source text (markdown, as the agent wrote it) in its place (in the
+   * HTML, escaped, its line breaks kept). Nothing is drawn: each gets a mark of its own for the
+   * one serialisation, taken out in the same task. (Drawing them first took seconds for select
+   * all in a session of long answers; selecting the parts between them one at a time, 2.4 ms a
+   * part.) A selection with none waiting is the browser's to copy, text and HTML.
    */
   private copy(e: ClipboardEvent): void {
     const sel = this.root.ownerDocument.getSelection();
@@ -141,13 +141,25 @@ export class Nearby {
     const nonce = `\ue000${Math.random().toString(36).slice(2)}:`;
     const marks = held.map(({ el }, i) => el.appendChild(el.ownerDocument.createTextNode(`${nonce}${i}\ue001`)));
     let text: string;
+    let html: string;
     try {
       text = sel.toString();
+      // The drawn parts as the page has them (no styles: the panel's theme colours stay out of a document pasted into).
+      const box = this.root.ownerDocument.createElement("div");
+      box.appendChild(range.cloneContents());
+      html = box.innerHTML;
     } finally {
       for (const m of marks) m.remove();
     }
     const marked = new RegExp(`${nonce}(\\d+)\ue001`, "g");
     e.clipboardData.setData("text/plain", text.replace(marked, (_, i: string) => held[Number(i)]?.text ?? ""));
+    // A waiting element's text as text (the DOM escapes it), its line breaks kept.
+    const source = this.root.ownerDocument.createElement("span");
+    source.style.whiteSpace = "pre-wrap";
+    e.clipboardData.setData("text/html", html.replace(marked, (_, i: string) => {
+      source.textContent = held[Number(i)]?.text ?? "";
+      return source.outerHTML;
+    }));
     e.preventDefault();
   }
 
