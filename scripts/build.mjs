@@ -82,12 +82,12 @@ const node = {
   sourcemap: production ? false : "linked",
   minify,
   logLevel: "warning",
-  plugins: [reportPlugin, zodEnglishOnly, vscodeOnce],
+  plugins: [reportPlugin, zodEnglishOnly],
   absWorkingDir: root,
 };
 
 const contexts = [
-  { ...node, entryPoints: ["src/extension.ts"], outfile: "dist/extension.js", external: ["vscode"] },
+  { ...node, plugins: [...node.plugins, vscodeOnce], entryPoints: ["src/extension.ts"], outfile: "dist/extension.js", external: ["vscode"] },
   { ...node, entryPoints: ["src/demo/demoAgent.ts"], outfile: "dist/demoAgent.js" },
 ];
 if (existsSync(join(root, "src/webview/main.ts"))) {
@@ -105,7 +105,7 @@ if (!production) {
     const entries = files(`test/${suite}`, (n) => n.endsWith(".ts"));
     if (entries.length) {
       contexts.push({
-        ...node, minify: false, entryPoints: entries, outdir: `out/${suite}`, outbase: `test/${suite}`,
+        ...node, minify: false, plugins: [...node.plugins, vscodeOnce], entryPoints: entries, outdir: `out/${suite}`, outbase: `test/${suite}`,
         external: ["vscode", "mocha"],
       });
     }

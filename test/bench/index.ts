@@ -26,7 +26,7 @@ import { concurrentSessions, hourReplay } from "./load";
 import { coldStart } from "./coldStart";
 import { prepareStartup } from "./startup";
 import { terminalLoad } from "./terminals";
-import { api, benchFile, fmt, gcPauses, hostHeap as heldHeap, percentile, profileHost, removeBenchFiles, sampleHostAllocations, useScenario } from "./util";
+import { api, benchFile, EXTENSION_ID, fmt, gcPauses, hostHeap as heldHeap, percentile, profileHost, removeBenchFiles, sampleHostAllocations, useScenario } from "./util";
 
 const CHUNK = 24;
 
@@ -306,7 +306,7 @@ export async function run(): Promise<void> {
   log("[agent-thoughts-tests] start bench");
   log(`Agent Thoughts benchmark (real VS Code host, scripted flood agent; ${sharedRenderer ? "webviews on the workbench's origin and main thread, as code-server serves them" : "each webview on an origin and in a renderer process of its own, as VS Code serves them"})`);
   // What the figures are of: the bundles the .vsix ships are minified (`npm run bench` builds them so).
-  const bundle = path.join(vscode.extensions.getExtension("agent-thoughts.agent-thoughts")?.extensionPath ?? "", "dist", "extension.js");
+  const bundle = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, "dist", "extension.js");
   const bundleText = fs.existsSync(bundle) ? fs.readFileSync(bundle, "utf8") : "";
   const minified = bundleText.length / bundleText.split("\n").length > 1_000;
   log(`  extension bundle: ${Math.round(bundleText.length / 1024)} KB, ${minified ? "minified, as the .vsix ships it" : "NOT minified (a development build: npm run bench builds the bundles the .vsix ships)"}`);

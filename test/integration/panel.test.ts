@@ -1371,6 +1371,7 @@ describe("the thought panel", function () {
       waiting: document.querySelectorAll("[data-entry-type='message'] .message-body.waiting").length,
       selected: document.getSelection()?.toString().length ?? 0,
       onPage: document.querySelectorAll("[data-entry-type='message'] .message-body").length - 1,
+      hiddenOnPage: document.querySelectorAll("#transcript [hidden]").length,
     }), undefined, "sidebar");
     assert.equal(after.waiting, seen.waiting, "the copy drew nothing");
     assert.equal(after.selected, selected, "the reader's selection is as it was");
@@ -1384,6 +1385,7 @@ describe("the thought panel", function () {
     assert.deepEqual(copiedHtml.match(/end of \d+/g) ?? [], ends, "the HTML holds the same answers, in the same order");
     assert.equal((copiedHtml.match(/&lt;b&gt;&amp;x&lt;\/b&gt;/g) ?? []).length, after.onPage, "each answer's markup as text");
     assert.ok(!copiedHtml.includes("<b>"), "no markup of the agent's");
+    assert.ok(after.hiddenOnPage > 0 && !/<[^>]*\shidden[\s=>]/.test(copiedHtml), `nothing the page does not show (${after.hiddenOnPage} hidden elements selected)`);
     assert.ok(/<p>[^<]*padded all/.test(copiedHtml), "the drawn answer after them as its HTML");
   });
 

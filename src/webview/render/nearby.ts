@@ -87,6 +87,13 @@ export function estimateBox(el: HTMLElement, text: string, plainFrom?: number): 
   return extent;
 }
 
+/**
+ * What a copy's HTML leaves out, as the browser's copy and the selection's text do: what is not
+ * shown (a closed thought drawn before, a closed raw input or output, a session leaving), the
+ * page's script, and the prompt box's fields.
+ */
+const NOT_SHOWN = "[hidden], script, style, template, textarea, input, select, .turns.leaving, details:not([open]) > :not(summary)";
+
 /** A waiting element's work: `draw` it; `text`, the source text it will draw (what a copy holds of it meanwhile). */
 interface Waiting {
   draw: () => void;
@@ -139,28 +146,41 @@ export class Nearby {
     if (held.length === 0) return;
     // A mark no text can hold: made for this copy (an agent's text cannot name another's place).
     const nonce = `\ue000${Math.random().toString(36).slice(2)}:`;
-    const marks = held.map(({ el }, i) => el.appendChild(el.ownerDocument.createTextNode(`${nonce}${i}\ue001`)));
+    const doc = this.root.ownerDocument;
+    const marks: Text[] = [];
     let text: string;
-    let html: string;
+    let html = "";
     try {
+      for (const [i, { el }] of held.entries()) marks.push(el.appendChild(doc.createTextNode(`${nonce}${i}\ue001`)));
       text = sel.toString();
-      // The drawn parts as the page has them (no styles: the panel's theme colours stay out of a document pasted into).
-      const box = this.root.ownerDocument.createElement("div");
-      box.appendChild(range.cloneContents());
-      html = box.innerHTML;
+      try {
+        // The drawn parts as the page has them (no styles: the panel's theme colours stay out of a
+        // document pasted into), without what is not shown, which the text leaves out too.
+        const box = doc.createElement("div");
+        box.appendChild(range.cloneContents());
+        for (const el of box.querySelectorAll(NOT_SHOWN)) el.remove();
+        html = box.innerHTML;
+      } catch {
+        // (No HTML, then: the text alone.)
+      }
     } finally {
       for (const m of marks) m.remove();
     }
     const marked = new RegExp(`${nonce}(\\d+)\ue001`, "g");
     e.clipboardData.setData("text/plain", text.replace(marked, (_, i: string) => held[Number(i)]?.text ?? ""));
-    // A waiting element's text as text (the DOM escapes it), its line breaks kept.
-    const source = this.root.ownerDocument.createElement("span");
-    source.style.whiteSpace = "pre-wrap";
-    e.clipboardData.setData("text/html", html.replace(marked, (_, i: string) => {
-      source.textContent = held[Number(i)]?.text ?? "";
-      return source.outerHTML;
-    }));
     e.preventDefault();
+    if (!html) return;
+    try {
+      // A waiting element's text as text (the DOM escapes it), its line breaks kept.
+      const source = doc.createElement("span");
+      source.style.whiteSpace = "pre-wrap";
+      e.clipboardData.setData("text/html", html.replace(marked, (_, i: string) => {
+        source.textContent = held[Number(i)]?.text ?? "";
+        return source.outerHTML;
+      }));
+    } catch {
+      // (Too long to escape in one string: the text is on the clipboard.)
+    }
   }
 
   /** Keeps `--text-cols` on the root: about how many characters of text fit in a line `width` wide. */
