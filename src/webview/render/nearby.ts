@@ -15,6 +15,8 @@
  * it takes its own height; scroll anchoring keeps what the reader sees where it is (one drawn
  * above the view as they scroll up), or the bottom in view while the view follows it.
  */
+import { LEAVING } from "./entryBase";
+
 /** At most this many new waiting elements in a frame are drawn without looking where they are. */
 const FEW = 4;
 /** Text of the kind agents write, whose width per character is the view's average. */
@@ -92,7 +94,7 @@ export function estimateBox(el: HTMLElement, text: string, plainFrom?: number): 
  * shown (a closed thought drawn before, a closed raw input or output, a session leaving), the
  * page's script, and the prompt box's fields.
  */
-const NOT_SHOWN = "[hidden], script, style, template, textarea, input, select, .turns.leaving, details:not([open]) > :not(summary)";
+const NOT_SHOWN = `[hidden], script, style, template, textarea, input, select, .${LEAVING}, details:not([open]) > :not(summary)`;
 
 /** A waiting element's work: `draw` it; `text`, the source text it will draw (what a copy holds of it meanwhile). */
 interface Waiting {
@@ -167,7 +169,8 @@ export class Nearby {
       for (const m of marks) m.remove();
     }
     const marked = new RegExp(`${nonce}(\\d+)\ue001`, "g");
-    e.clipboardData.setData("text/plain", text.replace(marked, (_, i: string) => held[Number(i)]?.text ?? ""));
+    const sourceOf = (i: string): string => held[Number(i)]?.text ?? "";
+    e.clipboardData.setData("text/plain", text.replace(marked, (_, i: string) => sourceOf(i)));
     e.preventDefault();
     if (!html) return;
     try {
@@ -175,7 +178,7 @@ export class Nearby {
       const source = doc.createElement("span");
       source.style.whiteSpace = "pre-wrap";
       e.clipboardData.setData("text/html", html.replace(marked, (_, i: string) => {
-        source.textContent = held[Number(i)]?.text ?? "";
+        source.textContent = sourceOf(i);
         return source.outerHTML;
       }));
     } catch {
